@@ -1,0 +1,65 @@
+import type { AggFn, JoinType, ScalarFn } from './functions.js';
+import type { TypeKind } from './types.js';
+
+/**
+ * What a source can run with exactly Junction's (PostgreSQL's, C collation) meaning.
+ * Everything defaults to "not supported"; query-core pushes nothing a connector has not
+ * declared, and keeps its own operator above the remote scan otherwise.
+ */
+export interface Capabilities {
+  /** true: for every argument type; { argKinds }: only when every argument's kind is listed */
+  readonly functions: Readonly<Partial<Record<ScalarFn, true | { readonly argKinds: readonly TypeKind[] }>>>;
+  readonly aggregates: Readonly<Partial<Record<AggFn, true>>>;
+  readonly distinctAggregates: boolean;
+  readonly joins: Readonly<Partial<Record<Exclude<JoinType, 'semi' | 'anti'>, true>>>;
+  readonly in: boolean;
+  readonly case: boolean;
+  /** casts the source renders exactly, as target type kinds */
+  readonly casts: readonly TypeKind[];
+  readonly groupBy: boolean;
+  readonly having: boolean;
+  readonly distinct: boolean;
+  readonly orderBy: boolean;
+  /** ORDER BY … NULLS FIRST/LAST rendered with Junction's meaning (natively or emulated) */
+  readonly nullsOrdering: boolean;
+  readonly limit: boolean;
+  readonly offset: boolean;
+  readonly subqueryInFrom: boolean;
+  /**
+   * String semantics, decided from the probed collation. Exact means code-point order,
+   * case- and accent-sensitive, trailing blanks significant for varchar/text and ignored for
+   * char(n) (PostgreSQL's bpchar). Equality covers =, <>, IN, GROUP BY, DISTINCT and join keys;
+   * ordering covers <, >, BETWEEN, ORDER BY, MIN and MAX.
+   */
+  readonly exactStringEquality: boolean;
+  readonly exactStringOrdering: boolean;
+  readonly caseSensitiveLike: boolean;
+  readonly maxBindParams: number;
+  /** values per IN list the dependent join may send (Teiid's default is 1000) */
+  readonly maxInList: number;
+  readonly maxIdentifierLength: number;
+}
+
+export const NO_CAPABILITIES: Capabilities = {
+  functions: {},
+  aggregates: {},
+  distinctAggregates: false,
+  joins: {},
+  in: false,
+  case: false,
+  casts: [],
+  groupBy: false,
+  having: false,
+  distinct: false,
+  orderBy: false,
+  nullsOrdering: false,
+  limit: false,
+  offset: false,
+  subqueryInFrom: false,
+  exactStringEquality: false,
+  exactStringOrdering: false,
+  caseSensitiveLike: false,
+  maxBindParams: 0,
+  maxInList: 0,
+  maxIdentifierLength: 63,
+};

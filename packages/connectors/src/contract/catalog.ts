@@ -1,0 +1,60 @@
+import type { JType } from './types.js';
+
+export interface ColumnInfo {
+  readonly name: string;
+  readonly type: JType;
+  /** the source's own spelling, e.g. "character varying(25)" */
+  readonly nativeType: string;
+  readonly nullable: boolean;
+  readonly default?: string | null;
+}
+
+export interface ForeignKeyInfo {
+  readonly name: string;
+  readonly columns: readonly string[];
+  readonly refSchema: string;
+  readonly refTable: string;
+  readonly refColumns: readonly string[];
+}
+
+export interface IndexInfo {
+  readonly name: string;
+  readonly columns: readonly string[];
+  readonly unique: boolean;
+}
+
+export interface TableInfo {
+  /** SQL Server database; absent elsewhere */
+  readonly catalog?: string;
+  readonly schema: string;
+  readonly name: string;
+  readonly kind: 'table' | 'view';
+  readonly columns: readonly ColumnInfo[];
+  readonly primaryKey?: readonly string[];
+  readonly foreignKeys: readonly ForeignKeyInfo[];
+  readonly indexes: readonly IndexInfo[];
+  /** estimate from the engine's statistics; absent when the engine has none */
+  readonly rowCount?: number;
+}
+
+export interface CatalogSnapshot {
+  /** the schema `source.table` resolves in (public, the MySQL database, dbo, main) */
+  readonly defaultSchema: string;
+  /** SQL Server: the connected database */
+  readonly defaultCatalog?: string;
+  readonly tables: readonly TableInfo[];
+  readonly introspectedAt: string;
+}
+
+/** Measured at registration and stored with the source. */
+export interface SourceSemantics {
+  readonly serverVersion: string;
+  readonly defaultCollation: string;
+  readonly caseSensitive: boolean;
+  readonly accentSensitive: boolean;
+  /** 'a' = 'a ' is true for varchar */
+  readonly padSpace: boolean;
+  readonly timeZone: string;
+  readonly maxBindParams: number;
+  readonly maxIdentifierLength: number;
+}

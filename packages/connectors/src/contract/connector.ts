@@ -1,0 +1,96 @@
+import type { Capabilities } from './capabilities.js';
+import type { CatalogSnapshot, SourceSemantics } from './catalog.js';
+import type { RemoteQuery, RenderedQuery } from './remote-query.js';
+import type { ColumnMeta, Batch, Row, Value } from './types.js';
+
+export type EngineName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
+
+export interface PoolOptions {
+  readonly max?: number; // default 10
+  readonly idleTimeoutMs?: number; // default 30_000
+  readonly maxLifetimeMs?: number; // default 30 min
+}
+
+export interface TlsOptions {
+  readonly enabled: boolean;
+  readonly rejectUnauthorized?: boolean;
+  readonly ca?: string;
+}
+
+export interface SourceConfig {
+  readonly name: string;
+  readonly engine: EngineName;
+  readonly host?: string;
+  readonly port?: number;
+  readonly database?: string;
+  readonly user?: string;
+  readonly password?: string;
+  /** sqlite: path of the database file (":memory:" for tests) */
+  readonly file?: string;
+  readonly options?: {
+    /** the schema `source.table` resolves in, when not the engine's default */
+    readonly schema?: string;
+    readonly pool?: PoolOptions;
+    readonly tls?: TlsOptions;
+    readonly connectTimeoutMs?: number; // default 10_000
+    readonly statementTimeoutMs?: number; // default none
+  };
+}
+
+/** Result of testing a connection, phrased for the person who typed the settings. */
+export type ConnectionDiagnosis =
+  | { readonly ok: true; readonly serverVersion: string; readonly latencyMs: number }
+  | {
+      readonly ok: false;
+      readonly code:
+        | 'host_unreachable'
+        | 'port_closed'
+        | 'auth_failed'
+        | 'database_missing'
+        | 'tls_required'
+        | 'timeout'
+        | 'file_missing'
+        | 'unknown';
+      readonly message: string;
+      readonly hint: string;
+    };
+
+export interface StreamOptions {
+  readonly signal?: AbortSignal;
+  /** rows per batch, default 1024 */
+  readonly batchSize?: number;
+  readonly timeoutMs?: number;
+}
+
+export interface BulkTable {
+  readonly schema?: string;
+  readonly name: string;
+  readonly columns: readonly ColumnMeta[];
+}
+
+/**
+ * One source. Driver types never leave the connector: everything that crosses this
+ * interface is Junction's value model (contract/types.ts).
+ */
+export interface Connector {
+  readonly name: string;
+  readonly engine: EngineName;
+  /** after probe(): derived from the measured semantics; before: conservative */
+  capabilities(): Capabilities;
+  render(query: RemoteQuery): RenderedQuery;
+  test(): Promise<ConnectionDiagnosis>;
+  probe(): Promise<SourceSemantics>;
+  introspect(): Promise<CatalogSnapshot>;
+  /**
+   * Streams a rendered query in batches through a cursor; never buffers the whole result.
+   * Aborting the signal cancels the statement on the server and returns the connection to
+   * the pool; the iterator then throws JunctionError kind 'cancelled' (or 'timeout').
+   * Breaking out of the loop early closes the cursor.
+   */
+  stream(query: RenderedQuery, options?: StreamOptions): AsyncIterable<Batch>;
+  /** Native SQL for administration, loading and tests (DDL, direct benchmark queries). */
+  execute(sql: string, params?: readonly Value[]): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }>;
+  /** The engine's bulk path (COPY, multi-row INSERT/LOAD DATA, bulk load). Returns rows written. */
+  bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number>;
+  close(): Promise<void>;
+}

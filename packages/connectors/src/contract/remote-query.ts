@@ -1,0 +1,70 @@
+import type { AggFn, JoinType, ScalarFn } from './functions.js';
+import type { ColumnMeta, JType, Value } from './types.js';
+
+/**
+ * The small IR query-core hands a connector: one SELECT that runs entirely inside one
+ * source. query-core only builds it from parts the connector's capabilities declare,
+ * so a dialect may throw `unsupported` for anything else (that is a planner bug).
+ */
+export type RemoteExpr =
+  | { readonly kind: 'column'; readonly table: string; readonly column: string; readonly type: JType }
+  /** always rendered as a bound parameter, never spliced into the SQL text */
+  | { readonly kind: 'literal'; readonly value: Value; readonly type: JType }
+  | { readonly kind: 'call'; readonly fn: ScalarFn; readonly args: readonly RemoteExpr[]; readonly type: JType }
+  | { readonly kind: 'in'; readonly expr: RemoteExpr; readonly list: readonly RemoteExpr[]; readonly negated: boolean; readonly type: JType }
+  | {
+      readonly kind: 'case';
+      readonly operand?: RemoteExpr;
+      readonly whens: readonly { readonly when: RemoteExpr; readonly then: RemoteExpr }[];
+      readonly else?: RemoteExpr;
+      readonly type: JType;
+    }
+  | { readonly kind: 'cast'; readonly expr: RemoteExpr; readonly type: JType }
+  /** only inside select/having/orderBy of a query with groupBy or aggregates */
+  | { readonly kind: 'agg'; readonly fn: AggFn; readonly distinct: boolean; readonly args: readonly RemoteExpr[]; readonly type: JType };
+
+export type RemoteFrom =
+  | {
+      readonly kind: 'table';
+      /** the alias every column reference uses */
+      readonly alias: string;
+      /** SQL Server database (4-part names); absent elsewhere */
+      readonly catalog?: string;
+      readonly schema?: string;
+      readonly table: string;
+    }
+  | {
+      readonly kind: 'join';
+      readonly type: Exclude<JoinType, 'semi' | 'anti'>;
+      readonly left: RemoteFrom;
+      readonly right: RemoteFrom;
+      readonly on?: RemoteExpr;
+    }
+  | { readonly kind: 'subquery'; readonly alias: string; readonly query: RemoteQuery };
+
+export interface RemoteOrderKey {
+  readonly expr: RemoteExpr;
+  readonly desc: boolean;
+  /** always explicit: Junction's default is NULLS LAST for ASC and NULLS FIRST for DESC (PostgreSQL's) */
+  readonly nullsFirst: boolean;
+}
+
+export interface RemoteQuery {
+  readonly select: readonly { readonly expr: RemoteExpr; readonly alias: string }[];
+  readonly distinct?: boolean;
+  readonly from: RemoteFrom;
+  readonly where?: RemoteExpr;
+  readonly groupBy?: readonly RemoteExpr[];
+  readonly having?: RemoteExpr;
+  readonly orderBy?: readonly RemoteOrderKey[];
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+/** What a dialect makes of a RemoteQuery: SQL text, its bound values, and the columns it yields. */
+export interface RenderedQuery {
+  readonly sql: string;
+  readonly params: readonly Value[];
+  /** the expected output columns: connectors decode each value to exactly this type */
+  readonly columns: readonly ColumnMeta[];
+}

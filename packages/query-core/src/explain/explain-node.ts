@@ -1,0 +1,23 @@
+/** What EXPLAIN returns: a tree the text printer, the web viewer and golden files all read. */
+export interface ExplainNode {
+  /** operator name: RemoteQuery, HashJoin, DependentJoin, Filter, HashAggregate, Sort, Limit, Union, … */
+  readonly operator: string;
+  /** 'junction' or the source name the step runs in */
+  readonly runsIn: string;
+  /** short, human-readable details: join keys, predicates, sort keys */
+  readonly detail?: string;
+  /** source fragments: the exact SQL and its parameters (long IN lists summarised) */
+  readonly sql?: string;
+  readonly params?: readonly unknown[];
+  /** predicates or operators kept in Junction, with why: missing capability, collation, spans sources */
+  readonly notPushed?: readonly { readonly what: string; readonly reason: string }[];
+  readonly estimatedRows?: number;
+  /** EXPLAIN ANALYZE only */
+  readonly actual?: {
+    readonly rows: number;
+    readonly batches: number;
+    readonly timeMs: number;
+    readonly statements?: number;
+  };
+  readonly children: readonly ExplainNode[];
+}
