@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# What `npm test` runs: servers, typecheck, every Vitest project, then the Playwright suite.
+# Stops at the first failing stage and exits non-zero.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export TEST_PG_URL="${TEST_PG_URL:-postgres://junction:junction@127.0.0.1:5432/junction_test}"
+export TEST_MYSQL_URL="${TEST_MYSQL_URL:-mysql://junction:junction@127.0.0.1:3306/junction_test}"
+
+stage() { printf '\n=== %s ===\n' "$*"; }
+
+stage 'services (scripts/services.sh)'
+bash scripts/services.sh
+
+stage 'typecheck (npm run typecheck)'
+npm run --silent typecheck
+
+stage 'unit and integration tests (vitest run)'
+npx vitest run "$@"
+
+if [[ -f e2e/playwright.config.ts ]]; then
+  stage 'end-to-end tests (playwright)'
+  npx playwright test -c e2e/playwright.config.ts
+else
+  stage 'end-to-end tests: e2e/playwright.config.ts not found, skipped'
+fi
+
+stage 'all test stages passed'
