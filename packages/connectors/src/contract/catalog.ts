@@ -44,6 +44,8 @@ export interface CatalogSnapshot {
   readonly defaultCatalog?: string;
   readonly tables: readonly TableInfo[];
   readonly introspectedAt: string;
+  /** things read with less fidelity, e.g. 'public.t.c: type "point" is read as text: …' */
+  readonly warnings?: readonly string[];
 }
 
 /** Measured at registration and stored with the source. */

@@ -1,0 +1,13 @@
+import type { Connector, SourceConfig } from './contract/connector.js';
+import { JunctionError } from './contract/errors.js';
+import { PostgresConnector } from './postgres/connector.js';
+
+/** One connector per registered source; each owns its own pool. */
+export function createConnector(config: SourceConfig): Connector {
+  switch (config.engine) {
+    case 'postgresql':
+      return new PostgresConnector(config);
+    default:
+      throw new JunctionError('engine_unsupported', 'unsupported', `Engine "${config.engine}" is not supported yet (source "${config.name}").`);
+  }
+}

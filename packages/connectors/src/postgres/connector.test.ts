@@ -1,0 +1,321 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Connector, SourceConfig } from '../contract/connector.js';
+import { isJunctionError, type JunctionError } from '../contract/errors.js';
+import { t, type ColumnMeta, type Row } from '../contract/types.js';
+import { createConnector } from '../create-connector.js';
+import { closedPort, collect, sourceFromUrl, uniqueName } from '../../test/support/sources.js';
+
+const url = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
+const db = uniqueName('pg');
+const base = sourceFromUrl(url, 'pgsrc');
+const cfg: SourceConfig = { ...base, database: db, options: { pool: { max: 3 }, connectTimeoutMs: 5000 } };
+let admin: pg.Client;
+let conn: Connector;
+
+async function caught(p: Promise<unknown>): Promise<JunctionError> {
+  try {
+    await p;
+  } catch (e) {
+    if (isJunctionError(e)) return e;
+    throw e;
+  }
+  throw new Error('expected a JunctionError');
+}
+
+beforeAll(async () => {
+  admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${db}`);
+  // a non-UTC session time zone for every connection to this database: values must not shift
+  await admin.query(`ALTER DATABASE ${db} SET timezone = 'Europe/Berlin'`);
+  conn = createConnector(cfg);
+});
+
+afterAll(async () => {
+  await conn?.close();
+  await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+  await admin.end();
+});
+
+describe('postgres connector', () => {
+  it('introspects a known schema exactly', async () => {
+    await conn.execute(`CREATE SCHEMA shop`);
+    await conn.execute(`CREATE TABLE shop.region (r_id integer PRIMARY KEY, r_name char(25) NOT NULL, r_comment varchar(152))`);
+    await conn.execute(`CREATE TABLE shop.nation (
+      n_id bigint NOT NULL, n_code smallint NOT NULL DEFAULT 7, n_region integer REFERENCES shop.region (r_id),
+      n_price numeric(15,2), n_ts timestamp(3), n_tz timestamptz, n_data bytea, n_doc jsonb, n_uid uuid, n_pos point,
+      PRIMARY KEY (n_id, n_code))`);
+    await conn.execute(`CREATE INDEX nation_region_idx ON shop.nation (n_region)`);
+    await conn.execute(`CREATE UNIQUE INDEX nation_uid_idx ON shop.nation (n_uid, n_price)`);
+    await conn.execute(`CREATE VIEW shop.v_region AS SELECT r_id, r_name FROM shop.region`);
+    await conn.execute(`INSERT INTO shop.region SELECT g, 'r' || g, NULL FROM generate_series(1, 5) g`);
+    await conn.execute(`ANALYZE shop.region`);
+
+    const snap = await conn.introspect();
+    expect(snap.defaultSchema).toBe('public');
+    const shop = snap.tables.filter((x) => x.schema === 'shop');
+    expect(shop.map((x) => `${x.name}:${x.kind}`)).toEqual(['nation:table', 'region:table', 'v_region:view']);
+    const region = shop[1];
+    expect(region).toEqual({
+      schema: 'shop',
+      name: 'region',
+      kind: 'table',
+      columns: [
+        { name: 'r_id', type: t.int32, nativeType: 'integer', nullable: false, default: null },
+        { name: 'r_name', type: t.char(25), nativeType: 'character(25)', nullable: false, default: null },
+        { name: 'r_comment', type: t.varchar(152), nativeType: 'character varying(152)', nullable: true, default: null },
+      ],
+      primaryKey: ['r_id'],
+      foreignKeys: [],
+      indexes: [{ name: 'region_pkey', columns: ['r_id'], unique: true }],
+      rowCount: 5,
+    });
+    const nation = shop[0];
+    expect(nation.columns).toEqual([
+      { name: 'n_id', type: t.int64, nativeType: 'bigint', nullable: false, default: null },
+      { name: 'n_code', type: t.int16, nativeType: 'smallint', nullable: false, default: '7' },
+      { name: 'n_region', type: t.int32, nativeType: 'integer', nullable: true, default: null },
+      { name: 'n_price', type: t.decimal(15, 2), nativeType: 'numeric(15,2)', nullable: true, default: null },
+      { name: 'n_ts', type: { kind: 'timestamp', precision: 3 }, nativeType: 'timestamp(3) without time zone', nullable: true, default: null },
+      { name: 'n_tz', type: t.timestamptz, nativeType: 'timestamp with time zone', nullable: true, default: null },
+      { name: 'n_data', type: t.binary, nativeType: 'bytea', nullable: true, default: null },
+      { name: 'n_doc', type: t.json, nativeType: 'jsonb', nullable: true, default: null },
+      { name: 'n_uid', type: t.uuid, nativeType: 'uuid', nullable: true, default: null },
+      { name: 'n_pos', type: t.unknown, nativeType: 'point', nullable: true, default: null },
+    ]);
+    expect(nation.primaryKey).toEqual(['n_id', 'n_code']);
+    expect(nation.foreignKeys).toEqual([
+      { name: 'nation_n_region_fkey', columns: ['n_region'], refSchema: 'shop', refTable: 'region', refColumns: ['r_id'] },
+    ]);
+    expect(nation.indexes).toEqual([
+      { name: 'nation_pkey', columns: ['n_id', 'n_code'], unique: true },
+      { name: 'nation_region_idx', columns: ['n_region'], unique: false },
+      { name: 'nation_uid_idx', columns: ['n_uid', 'n_price'], unique: true },
+    ]);
+    // never analyzed and small: counted exactly
+    expect(nation.rowCount).toBe(0);
+    expect(shop[2].columns.map((c) => c.name)).toEqual(['r_id', 'r_name']);
+    expect(shop[2].rowCount).toBeUndefined();
+    expect(snap.warnings).toEqual(['shop.nation.n_pos: type "point" is read as text: it has no Junction equivalent']);
+  });
+
+  it('probes the semantics by running real comparisons', async () => {
+    const s = await conn.probe();
+    expect(s.serverVersion).toMatch(/^15\./);
+    expect(s.defaultCollation).toBe('C.UTF-8');
+    expect(s.caseSensitive).toBe(true);
+    expect(s.accentSensitive).toBe(true);
+    expect(s.padSpace).toBe(false);
+    expect(s.timeZone).toBe('Europe/Berlin');
+    expect(s.maxBindParams).toBe(65535);
+    expect(s.maxIdentifierLength).toBe(63);
+  });
+
+  it('round-trips edge values of every type exactly', async () => {
+    await conn.execute(`CREATE TABLE types_rt (id int, i8 bigint, i4 integer, i2 smallint, d numeric(38,10), f8 double precision, f4 real,
+      b boolean, c char(5), vc varchar(20), tx text, dt date, tm time, ts timestamp, tz timestamptz, bin bytea, js json, jb jsonb, u uuid, iv interval)`);
+    const rows: Row[] = [
+      [1, 9223372036854775807n, 2147483647, 32767, '9999999999999999999999999999.9999999999', 1.7976931348623157e308, 3.5, true, 'ab', '', 'emoji 😀 ü 中', '2024-02-29',
+        '23:59:59.999999', '2021-03-28T02:30:00', '2021-03-28T00:59:59.123456Z', new Uint8Array([0, 1, 92, 255]), '{"a": [1, 2]}', '{"a": [1, 2]}',
+        'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 'P1Y2M3DT4H5M6S'],
+      [2, -9223372036854775808n, -2147483648, -32768, '-9999999999999999999999999999.9999999999', -0.5, -1.25, false, 'abcde', 'trail  ', 'x\ty\nz\\', '0001-01-01',
+        '00:00:00', '2021-10-31T02:30:00.5', '2021-03-28T01:00:00Z', new Uint8Array([]), 'null', '[]', '00000000-0000-0000-0000-000000000000', 'PT0S'],
+      [3, 9007199254740993n, 0, 0, '0.0000000001', 0, 0, null, null, null, null, null, null, null, '2021-10-31T00:30:00Z', null, null, null, null, null],
+      [4, null, null, null, null, null, null, null, null, null, null, null, null, null, '2021-10-31T01:30:00Z', null, null, null, null, null],
+    ];
+    for (const r of rows) {
+      await conn.execute(`INSERT INTO types_rt VALUES (${r.map((_, i) => `$${i + 1}`).join(', ')})`, r);
+    }
+    const columns: ColumnMeta[] = [
+      ['id', t.int32], ['i8', t.int64], ['i4', t.int32], ['i2', t.int16], ['d', t.decimal(38, 10)], ['f8', t.float64], ['f4', t.float32], ['b', t.bool],
+      ['c', t.char(5)], ['vc', t.varchar(20)], ['tx', t.string], ['dt', t.date], ['tm', t.time], ['ts', t.timestamp], ['tz', t.timestamptz], ['bin', t.binary],
+      ['js', t.json], ['jb', t.json], ['u', t.uuid], ['iv', t.interval],
+    ].map(([name, type]) => ({ name: name as string, type: type as ColumnMeta['type'], nullable: true }));
+    const expected: Row[] = [
+      [1, 9223372036854775807n, 2147483647, 32767, '9999999999999999999999999999.9999999999', 1.7976931348623157e308, 3.5, true, 'ab   ', '', 'emoji 😀 ü 中', '2024-02-29',
+        '23:59:59.999999', '2021-03-28T02:30:00', '2021-03-28T00:59:59.123456Z', new Uint8Array([0, 1, 92, 255]), '{"a": [1, 2]}', '{"a": [1, 2]}',
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'P1Y2M3DT4H5M6S'],
+      [2, -9223372036854775808n, -2147483648, -32768, '-9999999999999999999999999999.9999999999', -0.5, -1.25, false, 'abcde', 'trail  ', 'x\ty\nz\\', '0001-01-01',
+        '00:00:00', '2021-10-31T02:30:00.5', '2021-03-28T01:00:00Z', new Uint8Array([]), 'null', '[]', '00000000-0000-0000-0000-000000000000', 'PT0S'],
+      [3, 9007199254740993n, 0, 0, '0.0000000001', 0, 0, null, null, null, null, null, null, null, '2021-10-31T00:30:00Z', null, null, null, null, null],
+      [4, null, null, null, null, null, null, null, null, null, null, null, null, null, '2021-10-31T01:30:00Z', null, null, null, null, null],
+    ];
+    const sql = `SELECT ${columns.map((c) => c.name).join(', ')} FROM types_rt ORDER BY id`;
+    const streamed = await collect(conn.stream({ sql, params: [], columns }));
+    expect(streamed.rows).toEqual(expected);
+    const executed = await conn.execute(sql);
+    expect(executed.rows).toEqual(expected);
+    expect(executed.columns.map((c) => c.type)).toEqual([
+      t.int32, t.int64, t.int32, t.int16, t.decimal(38, 10), t.float64, t.float32, t.bool, t.char(5), t.varchar(20), t.string, t.date, t.time,
+      t.timestamp, t.timestamptz, t.binary, t.json, t.json, t.uuid, t.interval,
+    ]);
+    // the server itself sees the Berlin-local wall time, proving the value was bound in UTC
+    const local = await conn.execute(`SELECT tz::text FROM types_rt WHERE id = 1`);
+    expect(local.rows).toEqual([['2021-03-28 01:59:59.123456+01']]);
+    // parameters bind exactly: a bigint past 2^53 and a decimal with 10 fraction digits find their rows
+    const found = await conn.execute(`SELECT id FROM types_rt WHERE i8 = $1 OR d = $2 ORDER BY id`, [9007199254740993n, '-9999999999999999999999999999.9999999999']);
+    expect(found.rows).toEqual([[2], [3]]);
+  });
+
+  it('coerces to the column types the query expects', async () => {
+    const columns: ColumnMeta[] = [
+      { name: 'a', type: t.int64, nullable: false },
+      { name: 'b', type: t.decimal(10, 2), nullable: false },
+      { name: 'c', type: t.char(4), nullable: false },
+    ];
+    const r = await collect(conn.stream({ sql: `SELECT 42::int4 AS a, 5::int4 AS b, 'x'::text AS c`, params: [], columns }));
+    expect(r.rows).toEqual([[42n, '5.00', 'x   ']]);
+  });
+
+  it('streams 100k rows in many batches', async () => {
+    const columns: ColumnMeta[] = [{ name: 'g', type: t.int64, nullable: false }];
+    let rows = 0;
+    let batches = 0;
+    let sum = 0n;
+    for await (const b of conn.stream({ sql: `SELECT g::int8 FROM generate_series(1, 100000) g`, params: [], columns }, { batchSize: 1000 })) {
+      batches++;
+      rows += b.rows.length;
+      for (const r of b.rows) sum += r[0] as bigint;
+      expect(b.rows.length).toBeLessThanOrEqual(1000);
+    }
+    expect(rows).toBe(100000);
+    expect(batches).toBe(100);
+    expect(sum).toBe(5000050000n);
+  });
+
+  it('breaking out early closes the cursor and releases the connection', async () => {
+    const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
+    // more early exits than the pool (max 3) has connections: each must come back
+    for (let i = 0; i < 6; i++) {
+      for await (const b of conn.stream({ sql: `SELECT g FROM generate_series(1, 1000000) g`, params: [], columns }, { batchSize: 100 })) {
+        expect(b.rows[0]).toEqual([1]);
+        break;
+      }
+    }
+    const r = await conn.execute(`SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()`);
+    expect(r.rows).toEqual([[0]]);
+  });
+
+  it('cancels a running statement on the server and keeps the pool healthy', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    const started = Date.now();
+    const err = await caught(collect(conn.stream({ sql: `SELECT pg_sleep(30)`, params: [], columns: [] }, { signal: ac.signal })));
+    expect(err.kind).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const active = await conn.execute(`SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`);
+    expect(active.rows).toEqual([[0]]);
+    // every pooled connection still answers (a stale cancel would kill one of these)
+    const answers = await Promise.all([1, 2, 3].map((i) => conn.execute(`SELECT $1::int, pg_sleep(0.2)`, [i])));
+    expect(answers.map((a) => a.rows[0][0])).toEqual([1, 2, 3]);
+  });
+
+  it('a timeout stops the statement with kind timeout', async () => {
+    const err = await caught(collect(conn.stream({ sql: `SELECT pg_sleep(30)`, params: [], columns: [] }, { timeoutMs: 300 })));
+    expect(err.kind).toBe('timeout');
+    const active = await conn.execute(`SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`);
+    expect(active.rows).toEqual([[0]]);
+  });
+
+  it('an aborted signal before the start throws cancelled without running', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const err = await caught(collect(conn.stream({ sql: `SELECT 1`, params: [], columns: [] }, { signal: ac.signal })));
+    expect(err.kind).toBe('cancelled');
+  });
+
+  it('reports a failing statement as external, naming the source', async () => {
+    const err = await caught(conn.execute(`SELECT * FROM no_such_table`));
+    expect(err.kind).toBe('external');
+    expect(err.message).toBe('Source "pgsrc" failed the statement: relation "no_such_table" does not exist');
+    expect(err.details).toEqual({ source: 'pgsrc', driverCode: '42P01' });
+  });
+
+  it('bulk loads through COPY with exact escaping', async () => {
+    await conn.execute(`CREATE TABLE bulk (id bigint, s text, d numeric(12,2), b bytea, f boolean, ts timestamp)`);
+    const tricky = ['tab\there', 'new\nline', 'back\\slash', '\\N', 'cr\rx', '', 'emoji 😀', "quote ' \""];
+    async function* gen(): AsyncIterable<Row[]> {
+      for (let b = 0; b < 10; b++) {
+        const batch: Row[] = [];
+        for (let i = 0; i < 1000; i++) {
+          const id = b * 1000 + i;
+          batch.push([BigInt(id), id % 100 === 0 ? null : tricky[id % tricky.length], `${id}.25`, new Uint8Array([id % 256, 92, 9]), id % 2 === 0, '2020-01-01T00:00:00.25']);
+        }
+        yield batch;
+      }
+    }
+    const table = {
+      name: 'bulk',
+      columns: [
+        { name: 'id', type: t.int64, nullable: false },
+        { name: 's', type: t.string, nullable: true },
+        { name: 'd', type: t.decimal(12, 2), nullable: true },
+        { name: 'b', type: t.binary, nullable: true },
+        { name: 'f', type: t.bool, nullable: true },
+        { name: 'ts', type: t.timestamp, nullable: true },
+      ],
+    };
+    expect(await conn.bulkLoad(table, gen())).toBe(10000);
+    const r = await conn.execute(`SELECT id, s, d, b, f, ts FROM bulk WHERE id IN (0, 1, 2, 3, 4, 5, 6, 7, 8, 9999) ORDER BY id`);
+    expect(r.rows).toEqual([
+      [0n, null, '0.25', new Uint8Array([0, 92, 9]), true, '2020-01-01T00:00:00.25'],
+      ...[1, 2, 3, 4, 5, 6, 7, 8].map((id) => [BigInt(id), tricky[id % tricky.length], `${id}.25`, new Uint8Array([id, 92, 9]), id % 2 === 0, '2020-01-01T00:00:00.25']),
+      [9999n, tricky[9999 % tricky.length], '9999.25', new Uint8Array([9999 % 256, 92, 9]), false, '2020-01-01T00:00:00.25'],
+    ]);
+  });
+});
+
+describe('postgres connection diagnosis', () => {
+  it('answers ok with the server version', async () => {
+    const d = await conn.test();
+    expect(d.ok).toBe(true);
+    if (d.ok) expect(d.serverVersion).toMatch(/^15\./);
+  });
+
+  it('a wrong password is auth_failed and never echoed', async () => {
+    const secret = 'Wr0ng-S3cret-pw!';
+    const c = createConnector({ ...cfg, password: secret });
+    const d = await c.test();
+    await c.close();
+    expect(d.ok).toBe(false);
+    if (d.ok) return;
+    expect(d.code).toBe('auth_failed');
+    expect(d.message + d.hint).not.toContain(secret);
+    expect(d.message).toBe('The server of source "pgsrc" rejected the user name or password for user "junction".');
+  });
+
+  it('a closed port is port_closed', async () => {
+    const port = await closedPort();
+    const c = createConnector({ ...cfg, host: '127.0.0.1', port, password: 'S3cret-pw-closed' });
+    const d = await c.test();
+    await c.close();
+    expect(d).toMatchObject({ ok: false, code: 'port_closed' });
+    if (!d.ok) expect(d.message + d.hint).not.toContain('S3cret-pw-closed');
+  });
+
+  it('an unresolvable host is host_unreachable', async () => {
+    const c = createConnector({ ...cfg, host: 'no-such-host.invalid' });
+    const d = await c.test();
+    await c.close();
+    expect(d).toMatchObject({ ok: false, code: 'host_unreachable' });
+    if (!d.ok) expect(d.message).toBe('The host name "no-such-host.invalid" of source "pgsrc" could not be resolved.');
+  });
+
+  it('a missing database is database_missing', async () => {
+    const c = createConnector({ ...cfg, database: 'jt_does_not_exist' });
+    const d = await c.test();
+    await c.close();
+    expect(d).toMatchObject({ ok: false, code: 'database_missing' });
+  });
+
+  it('a query on an unreachable source fails as external with the diagnosis', async () => {
+    const port = await closedPort();
+    const c = createConnector({ ...cfg, port, password: 'S3cret-pw-q' });
+    const err = await caught(c.execute('SELECT 1'));
+    await c.close();
+    expect(err.kind).toBe('external');
+    expect(err.details).toMatchObject({ source: 'pgsrc', diagnosis: 'port_closed' });
+    expect(err.message).not.toContain('S3cret-pw-q');
+  });
+});

@@ -1,0 +1,351 @@
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { from as copyFrom } from 'pg-copy-streams';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Capabilities } from '../contract/capabilities.js';
+import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
+import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
+import { JunctionError } from '../contract/errors.js';
+import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
+import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
+import {
+  authDiagnosis,
+  databaseMissingDiagnosis,
+  diagnoseNetworkError,
+  failed,
+  timeoutDiagnosis,
+  tlsRequiredDiagnosis,
+  unknownDiagnosis,
+  withDeadline,
+  type FailedDiagnosis,
+  type Target,
+} from '../runtime/diagnosis.js';
+import { sourceError } from '../runtime/errors.js';
+import { StatementControl } from '../runtime/statement-control.js';
+import { coerce, sameRepresentation } from '../runtime/values.js';
+import { sendCancelRequest } from './cancel.js';
+import { copyRows } from './copy.js';
+import { introspectPostgres, quoteIdent } from './introspect.js';
+import { capabilitiesFor, render } from './sql-glue.js';
+import { decoderForOid, mapOid, type Decoder } from './type-map.js';
+
+// Every value arrives as the server's text so int8/numeric/timestamps never pass through
+// a JS number or Date; type-map.ts decodes them exactly.
+const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
+
+// ISO dates and ISO 8601 intervals are the value model's spellings.
+const SESSION_OPTIONS = '-c DateStyle=ISO,YMD -c IntervalStyle=iso_8601 -c client_encoding=UTF8';
+
+const QUERY_CANCELED = '57014';
+
+interface FieldLike {
+  readonly name: string;
+  readonly dataTypeID: number;
+  readonly dataTypeModifier: number;
+}
+
+function toParam(v: Value): unknown {
+  if (v === null || typeof v === 'string') return v;
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN' : v === Infinity ? 'Infinity' : v === -Infinity ? '-Infinity' : String(v);
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+export class PostgresConnector implements Connector {
+  readonly name: string;
+  readonly engine = 'postgresql' as const;
+  /** Types read as text only, collected from introspection and ad-hoc statements. */
+  readonly warnings: string[] = [];
+  private semantics: SourceSemantics | undefined;
+  private readonly pool: pg.Pool;
+  private readonly host: string;
+  private readonly port: number;
+  private readonly connectTimeoutMs: number;
+  private readonly statementTimeoutMs: number | undefined;
+  private readonly secrets: readonly (string | undefined)[];
+
+  constructor(private readonly config: SourceConfig) {
+    this.name = config.name;
+    this.host = config.host ?? '127.0.0.1';
+    this.port = config.port ?? 5432;
+    this.connectTimeoutMs = config.options?.connectTimeoutMs ?? 10_000;
+    this.statementTimeoutMs = config.options?.statementTimeoutMs;
+    this.secrets = [config.password];
+    this.pool = new pg.Pool({ ...this.clientConfig(), ...this.poolConfig() });
+    // an idle connection dropped by the server must not crash the process; the pool replaces it
+    this.pool.on('error', () => undefined);
+  }
+
+  private clientConfig(): pg.ClientConfig {
+    const tls = this.config.options?.tls;
+    return {
+      host: this.host,
+      port: this.port,
+      database: this.config.database,
+      user: this.config.user,
+      password: this.config.password ?? '',
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      ssl: tls?.enabled ? { rejectUnauthorized: tls.rejectUnauthorized ?? true, ...(tls.ca ? { ca: tls.ca } : {}) } : false,
+      options: this.config.options?.schema
+        ? `${SESSION_OPTIONS} -c search_path=${this.config.options.schema.replace(/[^A-Za-z0-9_$]/g, '')}`
+        : SESSION_OPTIONS,
+      types: RAW_TYPES,
+      application_name: 'junction',
+      keepAlive: true,
+    };
+  }
+
+  private poolConfig(): pg.PoolConfig {
+    const p = this.config.options?.pool;
+    return {
+      max: p?.max ?? 10,
+      idleTimeoutMillis: p?.idleTimeoutMs ?? 30_000,
+      maxLifetimeSeconds: Math.max(1, Math.round((p?.maxLifetimeMs ?? 30 * 60_000) / 1000)),
+    };
+  }
+
+  private get target(): Target {
+    return { source: this.name, host: this.host, port: this.port, connectTimeoutMs: this.connectTimeoutMs, secrets: this.secrets };
+  }
+
+  capabilities(): Capabilities {
+    return capabilitiesFor(this.semantics);
+  }
+
+  render(query: RemoteQuery): RenderedQuery {
+    return render(query);
+  }
+
+  async test(): Promise<ConnectionDiagnosis> {
+    const started = performance.now();
+    const client = new pg.Client(this.clientConfig());
+    client.on('error', () => undefined);
+    try {
+      const r = await withDeadline(
+        client.connect().then(() => client.query({ text: 'SHOW server_version', rowMode: 'array' })),
+        this.connectTimeoutMs + 250,
+      );
+      if ('timedOut' in r) return timeoutDiagnosis(this.target);
+      return { ok: true, serverVersion: String(r.value.rows[0][0]), latencyMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      return this.diagnose(err);
+    } finally {
+      client.end().catch(() => undefined);
+    }
+  }
+
+  private diagnose(err: unknown): FailedDiagnosis {
+    const t = this.target;
+    const net = diagnoseNetworkError(err, t);
+    if (net) return net;
+    const e = err as { code?: string; message?: string };
+    const msg = e?.message ?? '';
+    if (e?.code === '28P01') return authDiagnosis(t, this.config.user);
+    if (e?.code === '28000') return /no encryption|SSL off/i.test(msg) && !this.config.options?.tls?.enabled ? tlsRequiredDiagnosis(t) : authDiagnosis(t, this.config.user);
+    if (e?.code === '3D000') return databaseMissingDiagnosis(t, this.config.database);
+    if (/does not support SSL/i.test(msg))
+      return failed('unknown', `The server of source "${this.name}" does not accept TLS connections.`, 'Turn TLS off in the source settings, or enable SSL on the server.', t);
+    if (/timeout|timed out/i.test(msg)) return timeoutDiagnosis(t);
+    return unknownDiagnosis(t, err);
+  }
+
+  private async connect(control?: StatementControl): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      const d = this.diagnose(err);
+      throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
+    }
+    if (control?.stopped) {
+      client.release();
+      throw control.error();
+    }
+    return client;
+  }
+
+  /** Installs a canceller for `client`; the returned promise settles once a sent cancel was processed. */
+  private armCancel(client: pg.PoolClient, control: StatementControl): { settled: () => Promise<void> } {
+    let pending: Promise<void> | undefined;
+    const c = client as unknown as { processID: number; secretKey: number };
+    control.setCanceller(() => {
+      pending ??= sendCancelRequest(this.host, this.port, c.processID, c.secretKey);
+    });
+    return { settled: () => pending ?? Promise.resolve() };
+  }
+
+  private failure(err: unknown, control: StatementControl | undefined, what: string): JunctionError {
+    if (control?.stopped) return control.error();
+    const e = err as { code?: string; message?: string };
+    if (e?.code === QUERY_CANCELED && /statement timeout/i.test(e.message ?? '')) {
+      return new JunctionError('source_statement_timeout', 'timeout', `The statement on source "${this.name}" hit the server's statement_timeout.`, {
+        details: { source: this.name },
+      });
+    }
+    return sourceError(this.name, err, this.secrets, what);
+  }
+
+  async probe(): Promise<SourceSemantics> {
+    const r = await this.execute(
+      `SELECT current_setting('server_version') AS version,
+              (SELECT datcollate FROM pg_database WHERE datname = current_database()) AS collation,
+              NOT ('a' = 'A') AS case_sensitive,
+              NOT ('é' = 'e') AS accent_sensitive,
+              ('a'::varchar = 'a '::varchar) AS pad_space,
+              current_setting('TimeZone') AS time_zone,
+              current_setting('max_identifier_length')::int AS max_ident`,
+    );
+    const row = r.rows[0];
+    this.semantics = {
+      serverVersion: String(row[0]),
+      defaultCollation: String(row[1]),
+      caseSensitive: row[2] === true,
+      accentSensitive: row[3] === true,
+      padSpace: row[4] === true,
+      timeZone: String(row[5]),
+      // the protocol's Bind message carries a 16-bit parameter count
+      maxBindParams: 65535,
+      maxIdentifierLength: Number(row[6]),
+    };
+    return this.semantics;
+  }
+
+  async introspect(): Promise<CatalogSnapshot> {
+    const client = await this.connect();
+    try {
+      const snap = await introspectPostgres(async (sql, params) => (await client.query({ text: sql, values: params, types: pg.types })).rows, this.config.options?.schema);
+      this.warnings.push(...snap.warnings);
+      return snap;
+    } catch (err) {
+      throw sourceError(this.name, err, this.secrets, 'introspection');
+    } finally {
+      client.release();
+    }
+  }
+
+  private decoders(fields: readonly FieldLike[], expected: readonly ColumnMeta[] | undefined): Decoder[] {
+    return fields.map((f, i) => {
+      const base = decoderForOid(f.dataTypeID);
+      const want: JType | undefined = expected?.[i]?.type;
+      const mapped = mapOid(f.dataTypeID, f.dataTypeModifier);
+      if (mapped.warning) this.warnings.push(`${this.name}: column "${f.name}": ${mapped.warning}`);
+      if (!want || want.kind === 'unknown' || sameRepresentation(mapped.type, want)) return base;
+      return (s: string) => coerce(base(s), want);
+    });
+  }
+
+  async *stream(query: RenderedQuery, options: StreamOptions = {}): AsyncIterable<Batch> {
+    const batchSize = options.batchSize ?? 1024;
+    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
+    let client: pg.PoolClient | undefined;
+    let cursor: Cursor | undefined;
+    let cancel: { settled: () => Promise<void> } | undefined;
+    let broken = false;
+    try {
+      client = await this.connect(control);
+      cancel = this.armCancel(client, control);
+      cursor = client.query(new Cursor(query.sql, query.params.map(toParam), { rowMode: 'array', types: RAW_TYPES }));
+      let decoders: Decoder[] | undefined;
+      for (;;) {
+        let rows: unknown[][];
+        let fields: FieldLike[];
+        try {
+          [rows, fields] = await new Promise<[unknown[][], FieldLike[]]>((resolve, reject) =>
+            cursor!.read(batchSize, (err, r, result) => (err ? reject(err) : resolve([r as unknown[][], (result?.fields ?? []) as FieldLike[]]))),
+          );
+        } catch (err) {
+          throw this.failure(err, control, 'query');
+        }
+        control.throwIfStopped();
+        if (rows.length === 0) break;
+        decoders ??= this.decoders(fields, query.columns);
+        const out: Row[] = new Array(rows.length);
+        for (let r = 0; r < rows.length; r++) {
+          const raw = rows[r];
+          const row: Row = new Array(raw.length);
+          for (let c = 0; c < raw.length; c++) {
+            const v = raw[c];
+            row[c] = v === null ? null : decoders[c](v as string);
+          }
+          out[r] = row;
+        }
+        yield { rows: out };
+        control.throwIfStopped();
+        if (rows.length < batchSize) break;
+      }
+    } catch (err) {
+      broken = !(err instanceof JunctionError) || (err.kind !== 'cancelled' && err.kind !== 'timeout' && err.code !== 'source_error');
+      throw err;
+    } finally {
+      control.dispose();
+      if (cursor) await cursor.close().catch(() => undefined);
+      if (cancel) await cancel.settled();
+      client?.release(broken ? true : undefined);
+    }
+  }
+
+  async execute(sql: string, params: readonly Value[] = []): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
+    const control = new StatementControl(this.name, undefined, this.statementTimeoutMs);
+    const client = await this.connect(control);
+    const cancel = this.armCancel(client, control);
+    try {
+      let res: pg.QueryResult | pg.QueryResult[];
+      try {
+        res = (await client.query({ text: sql, values: params.map(toParam), rowMode: 'array', types: RAW_TYPES })) as pg.QueryResult | pg.QueryResult[];
+      } catch (err) {
+        throw this.failure(err, control, 'statement');
+      }
+      control.throwIfStopped();
+      // a multi-statement script answers with one result per statement: the last one counts
+      const last = Array.isArray(res) ? res[res.length - 1] : res;
+      const fields = (last.fields ?? []) as FieldLike[];
+      const decoders = this.decoders(fields, undefined);
+      const columns: ColumnMeta[] = fields.map((f) => ({ name: f.name, type: mapOid(f.dataTypeID, f.dataTypeModifier).type, nullable: true }));
+      const rows = (last.rows as unknown[][]).map((raw) => raw.map((v, i) => (v === null ? null : decoders[i](v as string))));
+      return { rowCount: last.rowCount ?? rows.length, rows, columns };
+    } finally {
+      control.dispose();
+      await cancel.settled();
+      client.release();
+    }
+  }
+
+  async bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
+    const target = (table.schema ? quoteIdent(table.schema) + '.' : '') + quoteIdent(table.name);
+    const cols = table.columns.map((c) => quoteIdent(c.name)).join(', ');
+    const client = await this.connect();
+    let broken = false;
+    try {
+      const copy = client.query(copyFrom(`COPY ${target} (${cols}) FROM STDIN`));
+      async function* encode(): AsyncIterable<string> {
+        // COPY is cheaper per round trip with bigger chunks; ~64k rows of text stay well under 16 MB
+        let buf: string[] = [];
+        let size = 0;
+        for await (const batch of rows) {
+          const s = copyRows(batch);
+          buf.push(s);
+          size += s.length;
+          if (size >= 1 << 20) {
+            yield buf.join('');
+            buf = [];
+            size = 0;
+          }
+        }
+        if (buf.length) yield buf.join('');
+      }
+      await pipeline(Readable.from(encode(), { objectMode: false }), copy);
+      return Number(copy.rowCount);
+    } catch (err) {
+      broken = true;
+      throw sourceError(this.name, err, this.secrets, `bulk load into ${table.name}`);
+    } finally {
+      client.release(broken ? true : undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

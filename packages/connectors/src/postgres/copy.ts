@@ -1,0 +1,48 @@
+import type { Row, Value } from '../contract/types.js';
+import { toHex } from '../runtime/values.js';
+
+const special = /[\\\t\n\r]/;
+
+function escapeText(s: string): string {
+  if (!special.test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '\\') out += '\\\\';
+    else if (c === '\t') out += '\\t';
+    else if (c === '\n') out += '\\n';
+    else if (c === '\r') out += '\\r';
+    else out += c;
+  }
+  return out;
+}
+
+/** One value in COPY's text format: tab-separated, backslash-escaped, \N for NULL. */
+export function copyField(v: Value): string {
+  if (v === null) return '\\N';
+  switch (typeof v) {
+    case 'string':
+      return escapeText(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+    case 'bigint':
+      return v.toString();
+    case 'boolean':
+      return v ? 't' : 'f';
+    default:
+      // bytea's hex input form; its backslash must itself be escaped in COPY text
+      return '\\\\x' + toHex(v);
+  }
+}
+
+export function copyRows(rows: readonly Row[]): string {
+  let out = '';
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      if (i > 0) out += '\t';
+      out += copyField(row[i]);
+    }
+    out += '\n';
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+import type { SourceSemantics } from '../contract/catalog.js';
+import type { JType, Value } from '../contract/types.js';
+import { Dialect } from '../sql/dialect.js';
+
+/** Collations that already order by code point, so no COLLATE "C" is needed. */
+export function isCodePointCollation(collation: string | undefined): boolean {
+  if (collation === undefined) return false;
+  return /^(c|posix|c\.utf-?8|ucs_basic)$/i.test(collation.trim());
+}
+
+/**
+ * PostgreSQL is Junction's reference: the standard spellings are already right. Only string
+ * ordering may need COLLATE "C" when the database's collation is a linguistic one, and bound
+ * values get an explicit type so `$1 + $2` or `length($1)` never meets an ambiguous "unknown".
+ */
+export class PostgresDialect extends Dialect {
+  readonly engine = 'postgresql' as const;
+  private readonly codePointOrder: boolean;
+
+  constructor(semantics?: SourceSemantics) {
+    super();
+    this.codePointOrder = isCodePointCollation(semantics?.defaultCollation);
+  }
+
+  quoteIdentifier(name: string): string {
+    this.checkIdentifier(name);
+    return `"${name.replace(/"/g, '""')}"`;
+  }
+
+  placeholder(n: number): string {
+    return `$${n}`;
+  }
+
+  castType(type: JType): string | undefined {
+    switch (type.kind) {
+      case 'bool':
+        return 'boolean';
+      case 'int16':
+        return 'smallint';
+      case 'int32':
+        return 'integer';
+      case 'int64':
+        return 'bigint';
+      case 'decimal':
+        return type.precision !== undefined ? `numeric(${type.precision},${type.scale ?? 0})` : 'numeric';
+      case 'float32':
+        return 'real';
+      case 'float64':
+        return 'double precision';
+      case 'string':
+        if (type.fixed) return type.length !== undefined ? `character(${type.length})` : 'bpchar';
+        return type.length !== undefined ? `character varying(${type.length})` : 'text';
+      case 'date':
+        return 'date';
+      case 'time':
+        return type.precision !== undefined ? `time(${type.precision})` : 'time';
+      case 'timestamp':
+        return type.precision !== undefined ? `timestamp(${type.precision})` : 'timestamp';
+      case 'timestamptz':
+        return type.precision !== undefined ? `timestamp(${type.precision}) with time zone` : 'timestamp with time zone';
+      case 'interval':
+        return 'interval';
+      case 'binary':
+        return 'bytea';
+      case 'json':
+        return 'jsonb';
+      case 'uuid':
+        return 'uuid';
+      default:
+        return undefined;
+    }
+  }
+
+  /** The value's own type without a typmod: numeric(15,2) on a literal would round it. */
+  private paramType(type: JType): string | undefined {
+    switch (type.kind) {
+      case 'decimal':
+        return 'numeric';
+      case 'string':
+        return type.fixed ? 'bpchar' : 'text';
+      case 'time':
+      case 'timestamp':
+      case 'timestamptz':
+        return this.castType({ kind: type.kind });
+      case 'json':
+        return 'json';
+      case 'unknown':
+        return 'text';
+      default:
+        return this.castType(type);
+    }
+  }
+
+  override literal(value: Value, type: JType, bind: (v: Value) => string): string {
+    const name = this.paramType(type);
+    return name === undefined ? bind(value) : `${bind(value)}::${name}`;
+  }
+
+  override nullLiteral(type: JType): string {
+    const name = this.paramType(type);
+    return name === undefined ? 'NULL' : `NULL::${name}`;
+  }
+
+  override orderingOperand(sql: string, _type: JType): string {
+    return this.codePointOrder ? sql : `${sql} COLLATE "C"`;
+  }
+}

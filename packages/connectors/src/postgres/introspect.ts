@@ -1,0 +1,117 @@
+import type { CatalogSnapshot, ColumnInfo, ForeignKeyInfo, IndexInfo, TableInfo } from '../contract/catalog.js';
+import { mapNativeType } from './type-map.js';
+
+type Query = (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
+
+const SYSTEM_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'`;
+
+// Tables never analyzed have reltuples = -1 (PostgreSQL 14+); small ones are counted instead.
+const SMALL_TABLE_BYTES = 8 * 1024 * 1024;
+
+export async function introspectPostgres(q: Query, defaultSchema: string | undefined): Promise<CatalogSnapshot & { warnings: string[] }> {
+  const warnings: string[] = [];
+  const schema = defaultSchema ?? String((await q(`SELECT current_schema() AS s`))[0].s ?? 'public');
+  const rels = await q(
+    `SELECT c.oid::int8 AS oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,
+            c.reltuples::float8 AS reltuples,
+            CASE WHEN c.relkind IN ('r','p','m') THEN pg_relation_size(c.oid) ELSE NULL END AS bytes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r','p','v','m','f') AND ${SYSTEM_SCHEMAS} AND NOT c.relispartition
+      ORDER BY n.nspname, c.relname`,
+  );
+  const cols = await q(
+    `SELECT a.attrelid::int8 AS oid, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS native,
+            NOT a.attnotnull AS nullable, pg_get_expr(d.adbin, d.adrelid) AS dflt
+       FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r','p','v','m','f') AND ${SYSTEM_SCHEMAS}
+      ORDER BY a.attrelid, a.attnum`,
+  );
+  const cons = await q(
+    `SELECT con.conrelid::int8 AS oid, con.conname AS name, con.contype AS type,
+            ARRAY(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY k(num, ord)
+                  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num ORDER BY k.ord)::text[] AS cols,
+            rn.nspname AS ref_schema, rc.relname AS ref_table,
+            ARRAY(SELECT a.attname FROM unnest(con.confkey) WITH ORDINALITY k(num, ord)
+                  JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num ORDER BY k.ord)::text[] AS ref_cols
+       FROM pg_constraint con
+       JOIN pg_class c ON c.oid = con.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       LEFT JOIN pg_class rc ON rc.oid = con.confrelid LEFT JOIN pg_namespace rn ON rn.oid = rc.relnamespace
+      WHERE con.contype IN ('p','f') AND ${SYSTEM_SCHEMAS}
+      ORDER BY con.conrelid, con.conname`,
+  );
+  const idx = await q(
+    `SELECT i.indrelid::int8 AS oid, ic.relname AS name, i.indisunique AS uniq,
+            ARRAY(SELECT pg_get_indexdef(i.indexrelid, k, true) FROM generate_series(1, i.indnkeyatts) k ORDER BY k)::text[] AS cols
+       FROM pg_index i
+       JOIN pg_class ic ON ic.oid = i.indexrelid
+       JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE ${SYSTEM_SCHEMAS}
+      ORDER BY i.indrelid, ic.relname`,
+  );
+
+  const byOid = <T>(rows: Record<string, unknown>[], f: (r: Record<string, unknown>) => T): Map<string, T[]> => {
+    const m = new Map<string, T[]>();
+    for (const r of rows) {
+      const k = String(r.oid);
+      let list = m.get(k);
+      if (!list) m.set(k, (list = []));
+      list.push(f(r));
+    }
+    return m;
+  };
+  const columns = byOid<ColumnInfo>(cols, (r) => {
+    const native = String(r.native);
+    const mapped = mapNativeType(native);
+    if (mapped.warning) warnings.push(`${String(r.oid)}:${String(r.name)}: ${mapped.warning}`);
+    return { name: String(r.name), type: mapped.type, nativeType: native, nullable: r.nullable === true, default: (r.dflt as string | null) ?? null };
+  });
+  const pks = new Map<string, string[]>();
+  const fks = byOid<ForeignKeyInfo | undefined>(cons, (r) => {
+    if (r.type === 'p') {
+      pks.set(String(r.oid), r.cols as string[]);
+      return undefined;
+    }
+    return { name: String(r.name), columns: r.cols as string[], refSchema: String(r.ref_schema), refTable: String(r.ref_table), refColumns: r.ref_cols as string[] };
+  });
+  const indexes = byOid<IndexInfo>(idx, (r) => ({ name: String(r.name), columns: r.cols as string[], unique: r.uniq === true }));
+
+  const tables: TableInfo[] = [];
+  for (const r of rels) {
+    const oid = String(r.oid);
+    const kind = r.kind === 'v' ? 'view' : 'table';
+    let rowCount: number | undefined;
+    const reltuples = Number(r.reltuples);
+    if (kind === 'table' && reltuples >= 0) rowCount = Math.round(reltuples);
+    else if (kind === 'table' && r.bytes !== null && Number(r.bytes) <= SMALL_TABLE_BYTES) {
+      const ident = `${quoteIdent(String(r.schema))}.${quoteIdent(String(r.name))}`;
+      rowCount = Number((await q(`SELECT count(*)::int8 AS n FROM ${ident}`))[0].n);
+    }
+    const pk = pks.get(oid);
+    tables.push({
+      schema: String(r.schema),
+      name: String(r.name),
+      kind,
+      columns: columns.get(oid) ?? [],
+      ...(pk ? { primaryKey: pk } : {}),
+      foreignKeys: (fks.get(oid) ?? []).filter((f): f is ForeignKeyInfo => f !== undefined),
+      indexes: indexes.get(oid) ?? [],
+      ...(rowCount !== undefined ? { rowCount } : {}),
+    });
+  }
+  const named = new Map(rels.map((r) => [String(r.oid), `${String(r.schema)}.${String(r.name)}`]));
+  return {
+    defaultSchema: schema,
+    tables,
+    introspectedAt: new Date().toISOString(),
+    warnings: warnings.map((w) => {
+      const oid = w.slice(0, w.indexOf(':'));
+      return `${named.get(oid) ?? oid}.${w.slice(oid.length + 1)}`;
+    }),
+  };
+}
+
+export function quoteIdent(name: string): string {
+  return '"' + name.replace(/"/g, '""') + '"';
+}

@@ -1,0 +1,59 @@
+import type { JunctionError } from '../contract/errors.js';
+import { cancelledError, timeoutError } from './errors.js';
+
+export type StopReason = 'cancelled' | 'timeout';
+
+/**
+ * Joins a caller's AbortSignal and a timeout into one "stop this statement" event. The
+ * connector installs the engine-specific canceller once it holds a connection; a stop that
+ * arrives earlier is remembered and honoured as soon as one is installed.
+ */
+export class StatementControl {
+  reason: StopReason | undefined;
+  private canceller: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onAbort = (): void => this.stop('cancelled');
+
+  constructor(
+    private readonly source: string,
+    private readonly signal: AbortSignal | undefined,
+    private readonly timeoutMs: number | undefined,
+  ) {
+    if (signal?.aborted) this.reason = 'cancelled';
+    else signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (timeoutMs !== undefined && timeoutMs > 0 && !this.reason) {
+      this.timer = setTimeout(() => this.stop('timeout'), timeoutMs);
+      this.timer.unref?.();
+    }
+  }
+
+  get stopped(): boolean {
+    return this.reason !== undefined;
+  }
+
+  /** Installs the engine's cancel; runs it at once if the stop already happened. */
+  setCanceller(fn: (() => void) | undefined): void {
+    this.canceller = fn;
+    if (fn && this.reason) fn();
+  }
+
+  stop(reason: StopReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.canceller?.();
+  }
+
+  error(): JunctionError {
+    return this.reason === 'timeout' ? timeoutError(this.source, this.timeoutMs) : cancelledError(this.source);
+  }
+
+  throwIfStopped(): void {
+    if (this.reason) throw this.error();
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.canceller = undefined;
+  }
+}
