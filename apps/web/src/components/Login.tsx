@@ -1,0 +1,46 @@
+import { useState, type FormEvent } from 'react';
+import { api, type User } from '../lib/api.js';
+import { ApiError } from '../lib/api-error.js';
+
+export function Login({ onLogin }: { onLogin(u: User): void }) {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setBusy(true);
+    setError(undefined);
+    try {
+      onLogin(await api.login(String(form.get('username')), String(form.get('password'))));
+    } catch (err) {
+      setError(err instanceof ApiError && err.kind === 'auth' ? 'Wrong username or password.' : err instanceof Error ? err.message : String(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main className="login">
+      <form className="card login-card" onSubmit={submit} aria-label="Sign in">
+        <h1>Junction</h1>
+        <p className="muted">Query every source through one SQL interface.</p>
+        <label>
+          Username
+          <input name="username" autoComplete="username" defaultValue="admin" required />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autoComplete="current-password" required autoFocus />
+        </label>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

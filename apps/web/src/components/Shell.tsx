@@ -1,0 +1,33 @@
+import type { User } from '../lib/api.js';
+import { useRoute } from '../lib/route.js';
+import { QueryPage } from './query/QueryPage.js';
+import { SourcesPage } from './sources/SourcesPage.js';
+
+export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
+  const route = useRoute();
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <span className="brand">Junction</span>
+        <nav aria-label="Main">
+          <a href="#/query" aria-current={route === 'query' ? 'page' : undefined}>
+            Query
+          </a>
+          <a href="#/sources" aria-current={route === 'sources' ? 'page' : undefined}>
+            Sources
+          </a>
+        </nav>
+        <span className="spacer" />
+        <span className="muted" data-testid="current-user">
+          {user.username} ({user.role})
+        </span>
+        <button type="button" onClick={onLogout}>
+          Sign out
+        </button>
+      </header>
+      {/* the workspace stays mounted so the editor text and results survive a visit to Sources */}
+      <QueryPage hidden={route !== 'query'} />
+      {route === 'sources' && <SourcesPage user={user} />}
+    </div>
+  );
+}

@@ -1,0 +1,24 @@
+import type { HistoryEntry } from '../../lib/api.js';
+import { formatElapsed } from '../../lib/query-protocol.js';
+
+export function HistoryList({ items, error, onLoad }: { items: readonly HistoryEntry[]; error?: string; onLoad(sql: string): void }) {
+  if (error) return <p className="error">{error}</p>;
+  if (items.length === 0) return <p className="muted">No queries run yet.</p>;
+  return (
+    <ul className="list" aria-label="Query history">
+      {items.map((h) => (
+        <li key={h.id}>
+          <button type="button" className="link mono" onClick={() => onLoad(h.sql)} title={h.sql}>
+            {h.sql.length > 90 ? `${h.sql.slice(0, 90)}…` : h.sql}
+          </button>
+          <div className="muted small">
+            <span className={`status-${h.status}`}>{h.status}</span>
+            {h.rows != null && ` · ${h.rows} rows`}
+            {h.elapsedMs != null && ` · ${formatElapsed(h.elapsedMs)}`}
+            {` · ${new Date(h.createdAt).toLocaleTimeString()}`}
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,130 @@
+import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { api, type ExplainResponse } from '../../lib/api.js';
+import { ApiError } from '../../lib/api-error.js';
+import { QueryRun } from '../../lib/query-run.js';
+import { useAsync } from '../../lib/use-async.js';
+import type { SqlEditorHandle } from '../../editor/SqlEditor.js';
+import { CatalogTree } from './CatalogTree.js';
+import { ErrorBox } from './ErrorBox.js';
+import { HistoryList } from './HistoryList.js';
+import { PlanView } from './PlanView.js';
+import { ResultsGrid } from './ResultsGrid.js';
+import { RunToolbar } from './RunToolbar.js';
+import { SavedQueries } from './SavedQueries.js';
+
+// Monaco is large: it loads after the shell has painted.
+const SqlEditor = lazy(() => import('../../editor/SqlEditor.js'));
+
+const DRAFT_KEY = 'junction.draft';
+const STARTER = 'SELECT * FROM dbB.customer WHERE c_custkey <= 100';
+
+type Side = 'catalog' | 'saved' | 'history';
+type Explain = { analyze: boolean; loading: boolean; data?: ExplainResponse; error?: ApiError };
+
+export function QueryPage({ hidden }: { hidden: boolean }) {
+  const editor = useRef<SqlEditorHandle>(null);
+  const [run] = useState(() => new QueryRun());
+  const snap = useSyncExternalStore(run.subscribe, run.getSnapshot);
+  const [side, setSide] = useState<Side>('catalog');
+  const [panel, setPanel] = useState<'results' | 'plan'>('results');
+  const [explain, setExplain] = useState<Explain>();
+  const catalog = useAsync(() => api.catalog());
+  const saved = useAsync(() => api.savedQueries());
+  const history = useAsync(() => api.history());
+
+  useEffect(() => () => run.dispose(), [run]);
+
+  const showPositionOf = (e: ApiError | undefined) => {
+    if (e?.position) editor.current?.showError(e.message, e.position);
+  };
+
+  async function onRun() {
+    const sql = editor.current?.getValue() ?? '';
+    if (sql.trim() === '') return;
+    editor.current?.clearError();
+    setPanel('results');
+    await run.start(sql);
+    showPositionOf(run.getSnapshot().error);
+    history.reload();
+  }
+
+  async function onExplain(analyze: boolean) {
+    const sql = editor.current?.getValue() ?? '';
+    if (sql.trim() === '') return;
+    editor.current?.clearError();
+    setPanel('plan');
+    setExplain({ analyze, loading: true });
+    try {
+      setExplain({ analyze, loading: false, data: await api.explain(sql, analyze) });
+    } catch (e) {
+      const error = e instanceof ApiError ? e : new ApiError(0, 'internal', 'CLIENT', String(e));
+      setExplain({ analyze, loading: false, error });
+      showPositionOf(error);
+    }
+  }
+
+  const load = (sql: string) => {
+    editor.current?.setValue(sql);
+    editor.current?.clearError();
+  };
+
+  return (
+    <main className="workspace" hidden={hidden}>
+      <aside className="sidebar">
+        <div className="tabs" role="tablist">
+          {(['catalog', 'saved', 'history'] as const).map((t) => (
+            <button key={t} type="button" role="tab" aria-selected={side === t} onClick={() => setSide(t)}>
+              {t === 'catalog' ? 'Catalog' : t === 'saved' ? 'Saved' : 'History'}
+            </button>
+          ))}
+        </div>
+        <div className="sidebar-body">
+          {side === 'catalog' && (
+            <CatalogTree catalog={catalog.data ?? []} loading={catalog.loading} error={catalog.error?.message} onInsert={(t) => editor.current?.insert(t)} onReload={catalog.reload} />
+          )}
+          {side === 'saved' && <SavedQueries items={saved.data ?? []} error={saved.error?.message} onLoad={(q) => load(q.sql)} />}
+          {side === 'history' && <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={load} />}
+        </div>
+      </aside>
+      <section className="main">
+        <RunToolbar run={snap} explaining={explain?.loading ?? false} onRun={onRun} onExplain={onExplain} onCancel={() => void run.cancel()} />
+        <div className="editor" data-testid="sql-editor">
+          <Suspense fallback={<div className="editor-loading">Loading editor…</div>}>
+            <SqlEditor
+              ref={editor}
+              defaultValue={localStorage.getItem(DRAFT_KEY) ?? STARTER}
+              catalog={catalog.data ?? []}
+              onChange={(sql) => localStorage.setItem(DRAFT_KEY, sql)}
+              onRun={onRun}
+            />
+          </Suspense>
+        </div>
+        <div className="tabs" role="tablist">
+          <button type="button" role="tab" aria-selected={panel === 'results'} onClick={() => setPanel('results')}>
+            Results
+          </button>
+          <button type="button" role="tab" aria-selected={panel === 'plan'} onClick={() => setPanel('plan')}>
+            Plan
+          </button>
+        </div>
+        <div className="panel">
+          {panel === 'results' && (
+            <>
+              {snap.error && <ErrorBox error={snap.error} />}
+              {snap.columns.length > 0 && <ResultsGrid columns={snap.columns} rows={snap.rows} rowCount={snap.rowCount} />}
+              {snap.status === 'idle' && <p className="muted pad">Run a query with Ctrl+Enter, or load a saved query.</p>}
+            </>
+          )}
+          {panel === 'plan' && (
+            <>
+              {explain?.loading && <p className="muted pad">Planning…</p>}
+              {explain?.error && <ErrorBox error={explain.error} />}
+              {explain?.data && <PlanView plan={explain.data.plan} analyze={explain.analyze} />}
+              {!explain && <p className="muted pad">Explain shows where each step runs and the SQL sent to each source.</p>}
+            </>
+          )}
+        </div>
+      </section>
+    </main>
+  );
+}

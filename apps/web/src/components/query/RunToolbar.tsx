@@ -1,0 +1,53 @@
+import type { RunSnapshot } from '../../lib/query-run.js';
+import { formatElapsed } from '../../lib/query-protocol.js';
+
+interface Props {
+  run: RunSnapshot;
+  explaining: boolean;
+  onRun(): void;
+  onExplain(analyze: boolean): void;
+  onCancel(): void;
+}
+
+const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform);
+
+export function RunToolbar({ run, explaining, onRun, onExplain, onCancel }: Props) {
+  const running = run.status === 'running';
+  return (
+    <div className="toolbar">
+      <button type="button" className="primary" onClick={onRun} disabled={running} title={`Run (${isMac ? '⌘' : 'Ctrl'}+Enter)`}>
+        Run
+      </button>
+      <button type="button" onClick={() => onExplain(false)} disabled={running || explaining}>
+        Explain
+      </button>
+      <button type="button" onClick={() => onExplain(true)} disabled={running || explaining}>
+        Explain Analyze
+      </button>
+      <button type="button" className="danger" onClick={onCancel} disabled={!running}>
+        Cancel
+      </button>
+      <span className="spacer" />
+      <span className="run-status" data-testid="run-status" aria-live="polite">
+        {statusText(run)}
+      </span>
+    </div>
+  );
+}
+
+function statusText(run: RunSnapshot): string {
+  const rows = `${run.rowCount.toLocaleString('en-US')} ${run.rowCount === 1 ? 'row' : 'rows'}`;
+  const t = formatElapsed(run.elapsedMs);
+  switch (run.status) {
+    case 'idle':
+      return '';
+    case 'running':
+      return `Running… ${rows} · ${t}`;
+    case 'done':
+      return `${rows} · ${t}`;
+    case 'cancelled':
+      return `Cancelled after ${rows} · ${t}`;
+    case 'error':
+      return `Failed after ${t}`;
+  }
+}

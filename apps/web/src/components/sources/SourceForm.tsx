@@ -1,0 +1,92 @@
+import { useState, type FormEvent } from 'react';
+import { api, type Engine, type Source } from '../../lib/api.js';
+import { ApiError } from '../../lib/api-error.js';
+import { DEFAULT_PORTS, ENGINE_LABELS, toNewSource } from '../../lib/source-form.js';
+
+/** Register a source; the password is write-only: sent once, never read back or shown. */
+export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void; onClose(): void }) {
+  const [engine, setEngine] = useState<Engine>('postgresql');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const fields = Object.fromEntries([...new FormData(form)].map(([k, v]) => [k, String(v)]));
+    setBusy(true);
+    setError(undefined);
+    try {
+      const created = await api.createSource(toNewSource({ host: '', port: '', database: '', user: '', password: '', ...fields }));
+      form.reset();
+      onCreated(created);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const server = engine !== 'sqlite';
+  return (
+    <form className="card source-form" onSubmit={submit} aria-label="Register a source" autoComplete="off">
+      <h2>Register a source</h2>
+      <div className="form-grid">
+        <label>
+          Name
+          <input name="name" required pattern="[A-Za-z_][A-Za-z0-9_]*" title="Letters, digits and _; used in SQL as name.table" />
+        </label>
+        <label>
+          Engine
+          <select name="engine" value={engine} onChange={(e) => setEngine(e.target.value as Engine)}>
+            {(Object.keys(ENGINE_LABELS) as Engine[]).map((k) => (
+              <option key={k} value={k}>
+                {ENGINE_LABELS[k]}
+              </option>
+            ))}
+          </select>
+        </label>
+        {server && (
+          <>
+            <label>
+              Host
+              <input name="host" required defaultValue="127.0.0.1" />
+            </label>
+            <label>
+              Port
+              <input name="port" inputMode="numeric" pattern="[0-9]*" placeholder={String(DEFAULT_PORTS[engine] ?? '')} />
+            </label>
+          </>
+        )}
+        <label>
+          {server ? 'Database' : 'File path'}
+          <input name="database" required />
+        </label>
+        {server && (
+          <>
+            <label>
+              User
+              <input name="user" required autoComplete="off" />
+            </label>
+            <label>
+              Password
+              <input name="password" type="password" autoComplete="new-password" />
+            </label>
+          </>
+        )}
+      </div>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="row">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Registering…' : 'Register'}
+        </button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </form>
+  );
+}

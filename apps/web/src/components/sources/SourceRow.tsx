@@ -1,0 +1,74 @@
+import { useState } from 'react';
+import { api, type Source, type TestResult } from '../../lib/api.js';
+import { ApiError } from '../../lib/api-error.js';
+import { ENGINE_LABELS } from '../../lib/source-form.js';
+
+type Diagnosis = { ok: boolean; message: string };
+
+export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAdmin: boolean; onChanged(): void }) {
+  const [busy, setBusy] = useState<string>();
+  const [diagnosis, setDiagnosis] = useState<Diagnosis>();
+
+  async function act(label: string, f: () => Promise<Diagnosis | void>) {
+    setBusy(label);
+    setDiagnosis(undefined);
+    try {
+      const d = await f();
+      if (d) setDiagnosis(d);
+    } catch (e) {
+      setDiagnosis({ ok: false, message: e instanceof ApiError ? e.message : String(e) });
+    } finally {
+      setBusy(undefined);
+      onChanged();
+    }
+  }
+
+  const test = () =>
+    act('test', async () => {
+      const r: TestResult = await api.testSource(source.id);
+      return { ok: r.ok, message: r.message || (r.ok ? 'Connection works.' : 'Connection failed.') };
+    });
+  const refresh = () =>
+    act('refresh', async () => {
+      await api.refreshSource(source.id);
+      return { ok: true, message: 'Catalog refreshed.' };
+    });
+  const remove = () => {
+    if (!confirm(`Delete source ${source.name}? Queries and views that use it will stop working.`)) return;
+    void act('delete', () => api.deleteSource(source.id));
+  };
+
+  const where = source.engine === 'sqlite' ? source.database : `${source.user ? `${source.user}@` : ''}${source.host ?? ''}${source.port ? `:${source.port}` : ''}/${source.database ?? ''}`;
+  return (
+    <tr data-testid={`source-${source.name}`}>
+      <td>
+        <strong>{source.name}</strong>
+        {source.demo && <span className="badge">demo</span>}
+      </td>
+      <td>{ENGINE_LABELS[source.engine] ?? source.engine}</td>
+      <td className="mono small">{where}</td>
+      <td>
+        <span className={`status status-${source.status}`}>{source.status}</span>
+        {source.statusMessage && <div className="muted small">{source.statusMessage}</div>}
+        {diagnosis && (
+          <div className={diagnosis.ok ? 'ok small' : 'error small'} role="status" data-testid="diagnosis">
+            {diagnosis.message}
+          </div>
+        )}
+      </td>
+      <td className="actions">
+        <button type="button" onClick={test} disabled={!!busy}>
+          {busy === 'test' ? 'Testing…' : 'Test'}
+        </button>
+        <button type="button" onClick={refresh} disabled={!!busy}>
+          {busy === 'refresh' ? 'Refreshing…' : 'Refresh catalog'}
+        </button>
+        {isAdmin && (
+          <button type="button" className="danger" onClick={remove} disabled={!!busy}>
+            Delete
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,51 @@
+import { useState } from 'react';
+import { api, type User } from '../../lib/api.js';
+import { useAsync } from '../../lib/use-async.js';
+import { SourceForm } from './SourceForm.js';
+import { SourceRow } from './SourceRow.js';
+
+export function SourcesPage({ user }: { user: User }) {
+  const sources = useAsync(() => api.sources());
+  const [adding, setAdding] = useState(false);
+  const isAdmin = user.role === 'admin';
+  return (
+    <main className="page">
+      <div className="row">
+        <h1>Sources</h1>
+        <span className="spacer" />
+        {isAdmin && !adding && (
+          <button type="button" className="primary" onClick={() => setAdding(true)}>
+            Register source
+          </button>
+        )}
+      </div>
+      {adding && (
+        <SourceForm
+          onCreated={() => {
+            setAdding(false);
+            sources.reload();
+          }}
+          onClose={() => setAdding(false)}
+        />
+      )}
+      {sources.error && <p className="error">{sources.error.message}</p>}
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Engine</th>
+            <th>Connection</th>
+            <th>Status</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {(sources.data ?? []).map((s) => (
+            <SourceRow key={s.id} source={s} isAdmin={isAdmin} onChanged={sources.reload} />
+          ))}
+        </tbody>
+      </table>
+      {sources.data?.length === 0 && <p className="muted">No sources registered.</p>}
+    </main>
+  );
+}

@@ -1,0 +1,111 @@
+import { toCatalog, type CatalogSource } from './catalog.js';
+import { request, requestJson, setCsrfToken } from './http.js';
+import type { PlanNode } from './plan.js';
+
+export type Role = 'admin' | 'analyst' | 'viewer';
+export interface User {
+  readonly id: string;
+  readonly username: string;
+  readonly role: Role;
+}
+
+export type Engine = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
+export interface Source {
+  readonly id: string;
+  readonly name: string;
+  readonly engine: Engine;
+  readonly status: string;
+  readonly statusMessage?: string;
+  readonly host?: string;
+  readonly port?: number;
+  readonly database?: string;
+  readonly user?: string;
+  readonly demo?: boolean;
+}
+export interface NewSource {
+  name: string;
+  engine: Engine;
+  host?: string;
+  port?: number;
+  database?: string;
+  user?: string;
+  password?: string;
+  options?: Record<string, unknown>;
+}
+export interface TestResult {
+  readonly ok: boolean;
+  readonly message: string;
+  readonly code?: string;
+  readonly details?: Record<string, unknown>;
+}
+export interface SavedQuery {
+  readonly id: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly sql: string;
+  readonly example?: boolean;
+}
+export interface HistoryEntry {
+  readonly id: string;
+  readonly sql: string;
+  readonly status: string;
+  readonly rows?: number | null;
+  readonly elapsedMs?: number | null;
+  readonly errorCode?: string | null;
+  readonly createdAt: string;
+}
+export interface ExplainResponse {
+  readonly plan: PlanNode;
+  readonly text: string;
+}
+
+type Obj = Record<string, unknown>;
+/** Lists come bare or wrapped (`{items}`, `{sources}`…): accept either. */
+function list<T>(body: unknown, key: string): T[] {
+  if (Array.isArray(body)) return body as T[];
+  const o = (body ?? {}) as Obj;
+  const v = o[key] ?? o.items ?? o.data;
+  return Array.isArray(v) ? (v as T[]) : [];
+}
+
+function userOf(body: unknown): User {
+  const o = (body ?? {}) as Obj;
+  return (o.user && typeof o.user === 'object' ? o.user : o) as User;
+}
+
+export const api = {
+  async login(username: string, password: string): Promise<User> {
+    const body = await requestJson<Obj>('/auth/login', { body: { username, password } });
+    setCsrfToken(typeof body?.csrfToken === 'string' ? body.csrfToken : undefined);
+    return userOf(body);
+  },
+  async logout(): Promise<void> {
+    await request('/auth/logout', { method: 'POST', body: {} }).catch(() => undefined);
+    setCsrfToken(undefined);
+  },
+  async me(): Promise<User> {
+    const body = await requestJson<Obj>('/auth/me');
+    if (typeof body?.csrfToken === 'string') setCsrfToken(body.csrfToken);
+    return userOf(body);
+  },
+
+  async sources(): Promise<Source[]> {
+    return list<Source>(await requestJson('/sources'), 'sources');
+  },
+  createSource: (s: NewSource) => requestJson<Source>('/sources', { body: s }),
+  deleteSource: (id: string) => requestJson<void>(`/sources/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+  testSource: (id: string) => requestJson<TestResult>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
+  refreshSource: (id: string) => requestJson<unknown>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),
+
+  async catalog(): Promise<CatalogSource[]> {
+    return toCatalog(await requestJson('/catalog'));
+  },
+
+  async savedQueries(): Promise<SavedQuery[]> {
+    return list<SavedQuery>(await requestJson('/saved-queries'), 'savedQueries');
+  },
+  async history(): Promise<HistoryEntry[]> {
+    return list<HistoryEntry>(await requestJson('/history'), 'history');
+  },
+  explain: (sql: string, analyze: boolean) => requestJson<ExplainResponse>('/explain', { body: { sql, analyze } }),
+};

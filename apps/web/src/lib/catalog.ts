@@ -1,0 +1,115 @@
+/** The catalog as the studio shows it: sources → schemas → tables → columns. */
+export interface CatalogColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly nativeType?: string;
+  readonly nullable?: boolean;
+}
+export interface CatalogTable {
+  readonly name: string;
+  readonly kind: 'table' | 'view';
+  readonly columns: readonly CatalogColumn[];
+}
+export interface CatalogSchema {
+  readonly name: string;
+  readonly tables: readonly CatalogTable[];
+}
+export interface CatalogSource {
+  readonly name: string;
+  readonly engine?: string;
+  readonly status?: string;
+  readonly schemas: readonly CatalogSchema[];
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown, d = ''): string => (typeof v === 'string' ? v : d);
+
+function toColumn(c: unknown): CatalogColumn {
+  const o = obj(c);
+  return {
+    name: str(o.name),
+    type: str(o.type, str(o.nativeType)),
+    ...(typeof o.nativeType === 'string' ? { nativeType: o.nativeType } : {}),
+    ...(typeof o.nullable === 'boolean' ? { nullable: o.nullable } : {}),
+  };
+}
+
+function toTable(t: unknown): CatalogTable {
+  const o = obj(t);
+  return { name: str(o.name), kind: o.kind === 'view' ? 'view' : 'table', columns: arr(o.columns).map(toColumn) };
+}
+
+/**
+ * Accepts a source either with nested `schemas: [{name, tables}]` or with a flat
+ * `tables: [{schema, name, columns}]` list (the connectors' CatalogSnapshot shape).
+ */
+export function toCatalogSource(s: unknown): CatalogSource {
+  const o = obj(s);
+  const snapshot = obj(o.catalog);
+  const base = {
+    name: str(o.name, str(o.source)),
+    ...(typeof o.engine === 'string' ? { engine: o.engine } : {}),
+    ...(typeof o.status === 'string' ? { status: o.status } : {}),
+  };
+  if (Array.isArray(o.schemas)) {
+    return { ...base, schemas: o.schemas.map((sc) => ({ name: str(obj(sc).name), tables: arr(obj(sc).tables).map(toTable) })) };
+  }
+  const flat = arr(o.tables).length > 0 ? arr(o.tables) : arr(snapshot.tables);
+  const bySchema = new Map<string, CatalogTable[]>();
+  for (const t of flat) {
+    const schema = str(obj(t).schema, str(snapshot.defaultSchema, str(o.defaultSchema, 'default')));
+    const list = bySchema.get(schema) ?? [];
+    list.push(toTable(t));
+    bySchema.set(schema, list);
+  }
+  return { ...base, schemas: [...bySchema].map(([name, tables]) => ({ name, tables })) };
+}
+
+/** Accepts `[...]`, `{sources: [...]}` or `{items: [...]}`. */
+export function toCatalog(body: unknown): CatalogSource[] {
+  const o = obj(body);
+  const list = Array.isArray(body) ? body : arr(o.sources ?? o.items ?? o.catalog);
+  return list.map(toCatalogSource).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * Keeps what matches `query` (case-insensitive substring of a source, schema, table or
+ * column name); a matching container keeps all its children, a matching child keeps its path.
+ */
+export function filterCatalog(sources: readonly CatalogSource[], query: string): CatalogSource[] {
+  const q = query.trim().toLowerCase();
+  if (q === '') return [...sources];
+  const hit = (name: string) => name.toLowerCase().includes(q);
+  const out: CatalogSource[] = [];
+  for (const s of sources) {
+    if (hit(s.name)) {
+      out.push(s);
+      continue;
+    }
+    const schemas: CatalogSchema[] = [];
+    for (const sc of s.schemas) {
+      if (hit(sc.name)) {
+        schemas.push(sc);
+        continue;
+      }
+      const tables: CatalogTable[] = [];
+      for (const t of sc.tables) {
+        if (hit(t.name)) tables.push(t);
+        else {
+          const columns = t.columns.filter((c) => hit(c.name));
+          if (columns.length > 0) tables.push({ ...t, columns });
+        }
+      }
+      if (tables.length > 0) schemas.push({ ...sc, tables });
+    }
+    if (schemas.length > 0) out.push({ ...s, schemas });
+  }
+  return out;
+}
+
+/** The name a query uses for a table: `source.table` in the default schema, else 3 parts. */
+export function qualifiedName(source: string, schema: string, table: string, defaultSchema?: string): string {
+  return schema === defaultSchema || defaultSchema === undefined ? `${source}.${table}` : `${source}.${schema}.${table}`;
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { CatalogSource } from './catalog.js';
+import { suggest, tableReferences } from './sql-completion.js';
+
+const catalog: CatalogSource[] = [
+  {
+    name: 'dbA',
+    engine: 'postgresql',
+    schemas: [
+      {
+        name: 'public',
+        tables: [
+          { name: 'orders', kind: 'table', columns: [{ name: 'o_orderkey', type: 'int32' }, { name: 'o_custkey', type: 'int32' }] },
+          { name: 'lineitem', kind: 'table', columns: [{ name: 'l_orderkey', type: 'int32' }] },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'dbB',
+    engine: 'postgresql',
+    schemas: [{ name: 'public', tables: [{ name: 'customer', kind: 'table', columns: [{ name: 'c_custkey', type: 'int32' }, { name: 'c_name', type: 'varchar' }] }] }],
+  },
+];
+
+const labels = (s: { label: string }[]) => s.map((x) => x.label);
+
+describe('suggest', () => {
+  it('offers the tables of a source after "source."', () => {
+    expect(labels(suggest(catalog, 'SELECT * FROM dbA.', 'SELECT * FROM dbA.'))).toEqual(['orders', 'lineitem']);
+    expect(suggest(catalog, 'SELECT * FROM dbb.cu', '')[0]).toEqual({ label: 'customer', kind: 'table', detail: 'table · dbB.public' });
+  });
+
+  it('offers tables after "source.schema." and columns after "source.table."', () => {
+    expect(labels(suggest(catalog, 'FROM dbA.public.', ''))).toEqual(['orders', 'lineitem']);
+    expect(labels(suggest(catalog, 'SELECT dbB.customer.', ''))).toEqual(['c_custkey', 'c_name']);
+  });
+
+  it('resolves an alias declared after the cursor', () => {
+    const all = 'SELECT c. FROM dbA.orders o JOIN dbB.customer AS c ON c_custkey = o_custkey';
+    expect(labels(suggest(catalog, 'SELECT c.', all))).toEqual(['c_custkey', 'c_name']);
+    expect(labels(suggest(catalog, 'SELECT o.', all))).toEqual(['o_orderkey', 'o_custkey']);
+  });
+
+  it('offers sources, columns of the referenced tables and keywords elsewhere', () => {
+    const all = 'SELECT  FROM dbB.customer WHERE x';
+    const s = suggest(catalog, 'SELECT ', all);
+    expect(labels(s.filter((x) => x.kind !== 'keyword'))).toEqual(['dbA', 'dbB', 'c_custkey', 'c_name']);
+    expect(s.find((x) => x.label === 'c_name')?.detail).toBe('varchar · dbB.customer');
+    expect(s.some((x) => x.kind === 'keyword' && x.label === 'GROUP BY')).toBe(true);
+  });
+
+  it('offers nothing after an unknown qualifier', () => {
+    expect(suggest(catalog, 'SELECT zz.', 'SELECT zz.')).toEqual([]);
+  });
+});
+
+describe('tableReferences', () => {
+  it('does not take a keyword for an alias', () => {
+    const refs = tableReferences(catalog, 'SELECT * FROM dbA.orders WHERE o_custkey = 1');
+    expect([...refs.keys()]).toEqual(['orders']);
+  });
+});
