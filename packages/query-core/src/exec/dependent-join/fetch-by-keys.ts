@@ -1,0 +1,112 @@
+import type { Row, Value } from '@junction/connectors';
+import type { ExecContext } from '../context.js';
+import type { RemoteScanOp } from '../remote-scan.js';
+import { streamStatement } from '../remote-scan.js';
+import { planKeyBatches, restrictToKeys } from './key-batches.js';
+
+export interface FetchByKeysOptions {
+  readonly maxInList: number;
+  readonly maxParallel: number;
+}
+
+/** How a dependent fetch was split, for EXPLAIN ANALYZE. */
+export interface FetchReport {
+  statements: number;
+  keys: number;
+}
+
+/**
+ * Reads the rows of `scan` whose output column `column` equals one of `keys`, as bound IN
+ * lists batched to the source's limits, up to `maxParallel` statements at a time. The
+ * batches come out in whatever order the statements deliver them.
+ */
+export async function* fetchByKeys(
+  ctx: ExecContext,
+  scan: RemoteScanOp,
+  column: number,
+  keys: readonly Value[],
+  options: FetchByKeysOptions,
+  report: FetchReport,
+): AsyncIterable<Row[]> {
+  report.keys += keys.length;
+  if (keys.length === 0) return;
+  const caps = scan.connector.capabilities();
+  const statements = planKeyBatches(keys, {
+    maxInList: Math.max(1, Math.min(options.maxInList, caps.maxInList || options.maxInList)),
+    maxBindParams: caps.maxBindParams,
+    baseParams: scan.rendered.params.length,
+  });
+  report.statements += statements.length;
+  const rendered = statements.map((lists) => scan.connector.render(restrictToKeys(scan.query, column, lists)));
+  if (rendered.length === 1) {
+    yield* streamStatement(ctx, scan.source, scan.connector, rendered[0], scan.id);
+    return;
+  }
+  yield* mergeBounded(
+    rendered.map((r) => () => streamStatement(ctx, scan.source, scan.connector, r, scan.id)),
+    Math.max(1, options.maxParallel),
+  );
+}
+
+/**
+ * Runs up to `parallel` streams at once and yields their batches as they arrive. Each
+ * stream waits while the consumer is behind, so memory stays bounded by the
+ * in-flight batches. Stopping early closes every open stream.
+ */
+export async function* mergeBounded(factories: readonly (() => AsyncIterable<Row[]>)[], parallel: number): AsyncIterable<Row[]> {
+  const queue: Row[][] = [];
+  let next = 0;
+  let active = 0;
+  let failure: { error: unknown } | undefined;
+  let stopped = false;
+  let wakeConsumer: (() => void) | undefined;
+  const waitingProducers: (() => void)[] = [];
+  const open = new Set<AsyncIterator<Row[]>>();
+  const cap = parallel * 2;
+
+  const startOne = (): void => {
+    const f = factories[next++];
+    active++;
+    const it = f()[Symbol.asyncIterator]();
+    open.add(it);
+    void (async () => {
+      try {
+        for (;;) {
+          if (stopped) break;
+          const r = await it.next();
+          if (r.done) break;
+          queue.push(r.value);
+          wakeConsumer?.();
+          while (queue.length >= cap && !stopped) await new Promise<void>((res) => waitingProducers.push(res));
+        }
+      } catch (e) {
+        failure ??= { error: e };
+      } finally {
+        open.delete(it);
+        active--;
+        if (!stopped && !failure && next < factories.length) startOne();
+        wakeConsumer?.();
+      }
+    })();
+  };
+
+  try {
+    while (next < factories.length && active < parallel) startOne();
+    for (;;) {
+      if (failure) throw failure.error;
+      if (queue.length > 0) {
+        const b = queue.shift()!;
+        waitingProducers.shift()?.();
+        yield b;
+        continue;
+      }
+      if (active === 0 && next >= factories.length) return;
+      await new Promise<void>((res) => (wakeConsumer = res));
+      wakeConsumer = undefined;
+    }
+  } finally {
+    stopped = true;
+    for (const w of waitingProducers.splice(0)) w();
+    await Promise.all([...open].map((it) => it.return?.(undefined).catch(() => undefined)));
+  }
+}

@@ -1,0 +1,80 @@
+import type { RemoteExpr, RemoteQuery, Value } from '@junction/connectors';
+
+/** Teiid sends at most this many IN lists in one statement (OR-ed together). */
+export const MAX_IN_LISTS_PER_STATEMENT = 50;
+
+export interface KeyBatchLimits {
+  /** values per IN list */
+  readonly maxInList: number;
+  /** bound parameters per statement, all of them (the query's own included) */
+  readonly maxBindParams: number;
+  /** parameters the base query already binds */
+  readonly baseParams: number;
+}
+
+/** Splits distinct keys into statements, each a list of IN lists, within the source's limits. */
+export function planKeyBatches(keys: readonly Value[], limits: KeyBatchLimits): Value[][][] {
+  const perList = Math.max(1, limits.maxInList);
+  const room = limits.maxBindParams > 0 ? limits.maxBindParams - limits.baseParams : Infinity;
+  const perStatement = Math.max(1, Math.min(perList * MAX_IN_LISTS_PER_STATEMENT, room));
+  const statements: Value[][][] = [];
+  for (let i = 0; i < keys.length; i += perStatement) {
+    const slice = keys.slice(i, i + perStatement);
+    const lists: Value[][] = [];
+    for (let j = 0; j < slice.length; j += perList) lists.push(slice.slice(j, j + perList));
+    statements.push(lists);
+  }
+  return statements;
+}
+
+const BOOL = { kind: 'bool' } as const;
+
+/**
+ * The base query restricted to rows whose output column `column` is in one of `lists`.
+ * A plain SELECT gets the IN lists in its WHERE; one with GROUP BY, DISTINCT or LIMIT is
+ * wrapped in a derived table first, since a WHERE there would change what it computes.
+ */
+export function restrictToKeys(query: RemoteQuery, column: number, lists: readonly (readonly Value[])[]): RemoteQuery {
+  const needsWrap =
+    (query.groupBy?.length ?? 0) > 0 ||
+    query.having !== undefined ||
+    query.distinct === true ||
+    query.limit !== undefined ||
+    query.offset !== undefined ||
+    query.select.some((s) => s.expr.kind === 'agg');
+  const base = needsWrap ? wrap(query) : query;
+  const keyExpr = base.select[column].expr;
+  let cond: RemoteExpr | undefined;
+  for (const list of lists) {
+    const inExpr: RemoteExpr = {
+      kind: 'in',
+      expr: keyExpr,
+      list: list.map((value) => ({ kind: 'literal', value, type: keyExpr.type })),
+      negated: false,
+      type: BOOL,
+    };
+    cond = cond ? { kind: 'call', fn: 'or', args: [cond, inExpr], type: BOOL } : inExpr;
+  }
+  if (!cond) return base;
+  return { ...base, where: base.where ? { kind: 'call', fn: 'and', args: [base.where, cond], type: BOOL } : cond };
+}
+
+/** Whether restrictToKeys can run on a source with these abilities. */
+export function canRestrict(query: RemoteQuery, subqueryInFrom: boolean): boolean {
+  const needsWrap =
+    (query.groupBy?.length ?? 0) > 0 ||
+    query.having !== undefined ||
+    query.distinct === true ||
+    query.limit !== undefined ||
+    query.offset !== undefined ||
+    query.select.some((s) => s.expr.kind === 'agg');
+  return !needsWrap || subqueryInFrom;
+}
+
+function wrap(query: RemoteQuery): RemoteQuery {
+  const alias = 'dj';
+  return {
+    select: query.select.map((s) => ({ expr: { kind: 'column', table: alias, column: s.alias, type: s.expr.type }, alias: s.alias })),
+    from: { kind: 'subquery', alias, query },
+  };
+}

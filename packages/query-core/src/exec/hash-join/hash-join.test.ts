@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { JunctionError, t, type Row } from '@junction/connectors';
+import { makeKeyFn } from '../hash-key.js';
+import { RowsOp, bag, run, testContext } from '../test-support.js';
+import { HashJoinOp } from './index.js';
+import type { HashJoinType, JoinSpec } from './join-core.js';
+
+const L: Row[] = [
+  [1, 'a'],
+  [2, 'b'],
+  [null, 'c'],
+  [2, 'b2'],
+];
+const R: Row[] = [
+  [2n, 'x'],
+  [3n, 'y'],
+  [null, 'z'],
+  [2n, 'x2'],
+];
+
+function spec(type: HashJoinType, buildSide: 'left' | 'right', residual?: (r: Row) => boolean): JoinSpec {
+  return {
+    type,
+    buildSide,
+    // int32 on the left, int64 on the right: 2 = 2n must match
+    leftKey: makeKeyFn([0], [t.int32], false),
+    rightKey: makeKeyFn([0], [t.int64], false),
+    residual,
+    leftWidth: 2,
+    rightWidth: 2,
+  };
+}
+
+const inner: Row[] = [
+  [2, 'b', 2n, 'x'],
+  [2, 'b', 2n, 'x2'],
+  [2, 'b2', 2n, 'x'],
+  [2, 'b2', 2n, 'x2'],
+];
+const expected: Record<HashJoinType, Row[]> = {
+  inner,
+  left: [...inner, [1, 'a', null, null], [null, 'c', null, null]],
+  right: [...inner, [null, null, 3n, 'y'], [null, null, null, 'z']],
+  full: [...inner, [1, 'a', null, null], [null, 'c', null, null], [null, null, 3n, 'y'], [null, null, null, 'z']],
+  semi: [
+    [2, 'b'],
+    [2, 'b2'],
+  ],
+  anti: [
+    [1, 'a'],
+    [null, 'c'],
+  ],
+};
+
+describe('HashJoinOp', () => {
+  for (const type of Object.keys(expected) as HashJoinType[]) {
+    for (const build of ['left', 'right'] as const) {
+      it(`${type} join, build ${build}: NULL keys never match`, async () => {
+        const op = new HashJoinOp(new RowsOp([L.slice(0, 2), L.slice(2)]), new RowsOp([R.slice(0, 1), R.slice(1)]), spec(type, build), '');
+        expect(bag(await run(op))).toEqual(bag(expected[type]));
+      });
+    }
+  }
+
+  it('applies the residual condition as part of the match (left join keeps unmatched rows)', async () => {
+    const op = new HashJoinOp(new RowsOp([L]), new RowsOp([R]), spec('left', 'right', (r) => r[3] !== 'x2'), '');
+    expect(bag(await run(op))).toEqual(
+      bag([
+        [2, 'b', 2n, 'x'],
+        [2, 'b2', 2n, 'x'],
+        [1, 'a', null, null],
+        [null, 'c', null, null],
+      ]),
+    );
+  });
+
+  it('semi join with the left side built honours the residual', async () => {
+    const op = new HashJoinOp(new RowsOp([L]), new RowsOp([R]), spec('semi', 'left', (r) => r[1] === 'b2'), '');
+    expect(await run(op)).toEqual([[2, 'b2']]);
+  });
+
+  it('matches decimal text against integers and char(n) ignoring trailing blanks', async () => {
+    const op = new HashJoinOp(
+      new RowsOp([
+        [
+          ['5.00', 'ab  '],
+          ['6.5', 'cd'],
+        ],
+      ]),
+      new RowsOp([
+        [
+          [5n, 'ab'],
+          [6, 'cd'],
+        ],
+      ]),
+      {
+        type: 'inner',
+        buildSide: 'right',
+        leftKey: makeKeyFn([0, 1], [t.decimal(10, 2), t.char(4)], false),
+        rightKey: makeKeyFn([0, 1], [t.int64, t.varchar(4)], false),
+        leftWidth: 2,
+        rightWidth: 2,
+      },
+      '',
+    );
+    expect(await run(op)).toEqual([['5.00', 'ab  ', 5n, 'ab']]);
+  });
+
+  it('does not read the probe side past its start when the build side is empty (inner join)', async () => {
+    const probe = new RowsOp([[[1, 'a']], [[2, 'b']], [[3, 'c']], [[4, 'd']], [[5, 'e']], [[6, 'f']], [[7, 'g']]]);
+    const op = new HashJoinOp(probe, new RowsOp([]), spec('inner', 'right'), '');
+    expect(await run(op)).toEqual([]);
+    expect(probe.closed).toBe(true);
+    expect(probe.pulled).toBeLessThan(7);
+  });
+
+  it('fails with memory_budget_exceeded when the build side passes the budget', async () => {
+    const big: Row[] = Array.from({ length: 5000 }, (_, i) => [i, 'x'.repeat(100)]);
+    const op = new HashJoinOp(new RowsOp([L]), new RowsOp([big]), spec('inner', 'right'), '');
+    const ctx = testContext({ budget: 100_000 });
+    const err = await run(op, ctx).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JunctionError);
+    expect((err as JunctionError).kind).toBe('resources');
+    expect((err as JunctionError).code).toBe('memory_budget_exceeded');
+    expect(ctx.memory.usedBytes).toBe(0);
+  });
+
+  it('counts rows and batches for EXPLAIN ANALYZE', async () => {
+    const op = new HashJoinOp(new RowsOp([L]), new RowsOp([R]), spec('inner', 'right'), '');
+    await run(op);
+    expect(op.metrics.rows).toBe(4);
+    expect(op.metrics.batches).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,106 @@
+import type { JType, Row } from '@junction/connectors';
+import type { NotPushed } from '../../plan/logical.js';
+import { checkAborted, type ExecContext } from '../context.js';
+import { distinctKeys } from '../dependent-join/distinct-keys.js';
+import { fetchByKeys, type FetchReport } from '../dependent-join/fetch-by-keys.js';
+import type { RowFn } from '../expr-fn.js';
+import { Operator, type OperatorInfo } from '../operator.js';
+import { prefetch } from '../prefetch.js';
+import type { RemoteScanOp } from '../remote-scan.js';
+import { JoinCore, type JoinSpec } from './join-core.js';
+
+/**
+ * When the probe side is a statement on a source that takes IN lists, a hash join can
+ * turn dependent at run time: if the build side, fully read, has few distinct keys, the
+ * probe statement is sent restricted to those keys instead of read whole.
+ */
+export interface DependentSwitch {
+  readonly scan: RemoteScanOp;
+  /** probe output column restricted by the IN lists */
+  readonly probeColumn: number;
+  /** the matching build-side key column */
+  readonly buildColumn: number | RowFn;
+  readonly buildType: JType;
+  /** at most this many distinct keys turn the join dependent */
+  readonly maxKeys: number;
+  readonly maxInList: number;
+  readonly maxParallel: number;
+}
+
+/**
+ * Hash join: reads the build side into a hash table while the probe side's statement
+ * already runs (prefetched, bounded), then streams the probe side through it.
+ */
+export class HashJoinOp extends Operator {
+  readonly children: readonly Operator[];
+  /** set when the join turned dependent at run time */
+  readonly report: FetchReport & { switched: boolean } = { statements: 0, keys: 0, switched: false };
+
+  constructor(
+    private readonly left: Operator,
+    private readonly right: Operator,
+    private readonly spec: JoinSpec,
+    private readonly detail: string,
+    private readonly dependent?: DependentSwitch,
+    private readonly notPushed?: readonly NotPushed[],
+    private readonly estimatedRows?: number,
+  ) {
+    super();
+    this.children = [left, right];
+  }
+
+  info(): OperatorInfo {
+    const switchText = this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '';
+    return {
+      operator: 'HashJoin',
+      runsIn: 'junction',
+      detail: `${this.spec.type} build=${this.spec.buildSide} ${this.detail}${switchText}`,
+      notPushed: this.notPushed,
+      estimatedRows: this.estimatedRows,
+    };
+  }
+
+  protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
+    const buildOp = this.spec.buildSide === 'right' ? this.right : this.left;
+    const probeOp = this.spec.buildSide === 'right' ? this.left : this.right;
+    const core = new JoinCore(this.spec, ctx.memory);
+    // with a possible dependent switch the probe statement must wait for the build side's keys
+    const probeAhead = this.dependent ? undefined : prefetch(probeOp.execute(ctx), 4);
+    const dep = this.dependent;
+    const buildRows: Row[] | undefined = dep ? [] : undefined;
+    try {
+      for await (const batch of buildOp.execute(ctx)) {
+        checkAborted(ctx.signal);
+        core.addBuild(batch);
+        if (buildRows) for (const r of batch) buildRows.push(r);
+      }
+      let probe: AsyncIterable<Row[]>;
+      if (probeAhead) {
+        if (core.buildRows === 0 && !core.probePreserved && this.spec.type !== 'anti') {
+          // nothing can match and no probe row survives unmatched: never read the probe side
+          await probeAhead.close();
+          return;
+        }
+        probe = probeAhead;
+      } else {
+        const keys = distinctKeys(buildRows!, dep!.buildColumn, dep!.buildType);
+        buildRows!.length = 0;
+        if (keys.length <= dep!.maxKeys && !core.probePreserved) {
+          this.report.switched = true;
+          probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, keys, dep!, this.report);
+        } else {
+          probe = probeOp.execute(ctx);
+        }
+      }
+      for await (const batch of probe) {
+        checkAborted(ctx.signal);
+        const out = core.probe(batch);
+        if (out.length > 0) yield out;
+      }
+      yield* core.finish(ctx.batchSize);
+    } finally {
+      if (probeAhead) await probeAhead.close();
+      core.release();
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+
+/**
+ * The worker threads large hash joins run in: one pool per Engine, sized to the cores,
+ * closed by Engine.close(). Workers load TypeScript through tsx like the main thread.
+ */
+export class WorkerPool {
+  private readonly pool: Piscina;
+  constructor(size: number = availableParallelism()) {
+    this.pool = new Piscina({
+      filename: new URL('./worker.ts', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: Math.max(1, size),
+      idleTimeout: 30_000,
+      execArgv: ['--import', 'tsx'],
+    });
+  }
+
+  run<T>(task: unknown, transferList: ArrayBuffer[]): Promise<T> {
+    return this.pool.run(task, { transferList: transferList as never }) as Promise<T>;
+  }
+
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

@@ -1,0 +1,332 @@
+import { JunctionError, type Connector, type Row, type Value } from '@junction/connectors';
+import type { AggregateCall, Expr, Field, LogicalPlan, WindowCall } from '../plan/logical.js';
+import { outputFields } from '../plan/fields.js';
+import { printExpr } from '../plan/print.js';
+import type { Operator } from '../exec/operator.js';
+import type { RowFn } from '../exec/expr-fn.js';
+import type { AggregateSpec } from '../exec/hash-aggregate.js';
+import { HashAggregateOp } from '../exec/hash-aggregate.js';
+import { RemoteScanOp } from '../exec/remote-scan.js';
+import { FilterOp } from '../exec/filter.js';
+import { ProjectOp } from '../exec/project.js';
+import { LimitOp } from '../exec/limit.js';
+import { TopNOp } from '../exec/top-n.js';
+import { SortOp } from '../exec/sort/index.js';
+import { DistinctOp } from '../exec/distinct.js';
+import { SetOpOp } from '../exec/set-op.js';
+import { ValuesOp } from '../exec/values.js';
+import { NestedLoopJoinOp } from '../exec/nested-loop-join.js';
+import { HashJoinOp, type DependentSwitch } from '../exec/hash-join/index.js';
+import { DependentJoinOp } from '../exec/dependent-join/index.js';
+import { canRestrict, MAX_IN_LISTS_PER_STATEMENT } from '../exec/dependent-join/key-batches.js';
+import type { HashJoinType, JoinSpec } from '../exec/hash-join/join-core.js';
+import { makeKeyFn } from '../exec/hash-key.js';
+import type { SortKeySpec } from '../exec/sort-keys.js';
+import { WindowOp, type WindowSpec } from '../exec/window.js';
+import { toRemoteQuery } from './remote-query.js';
+import { conjoin, refs, splitJoinCondition } from './join-keys.js';
+
+/** Field id → position in the rows an operator produces. */
+export type Layout = ReadonlyMap<number, number>;
+
+/** Turns bound expressions into functions over rows of a given layout (the expr/ layer's job). */
+export interface ExprCompiler {
+  expr(e: Expr, layout: Layout): RowFn;
+  aggregate(call: AggregateCall, layout: Layout): AggregateSpec;
+  /** an aggregate used as a window function (running or whole-partition) */
+  windowAggregate(call: WindowCall, layout: Layout): AggregateSpec;
+}
+
+export interface PhysicalOptions {
+  readonly sources: ReadonlyMap<string, { readonly connector: Connector }>;
+  readonly params: readonly Value[];
+  readonly compiler: ExprCompiler;
+  /** estimated rows per logical node, for EXPLAIN */
+  readonly estimate?: (plan: LogicalPlan) => number | undefined;
+  /** a hash join whose build side has at most this many distinct keys turns dependent at run time; 0 disables */
+  readonly dependentSwitchKeys?: number;
+}
+
+export interface PhysicalPlan {
+  readonly root: Operator;
+  readonly fields: readonly Field[];
+}
+
+interface Planned {
+  readonly op: Operator;
+  readonly layout: Layout;
+  readonly fields: readonly Field[];
+}
+
+type RemoteNode = Extract<LogicalPlan, { kind: 'Remote' }>;
+
+export function planPhysical(plan: LogicalPlan, options: PhysicalOptions): PhysicalPlan {
+  const names = new Map<number, string>();
+  collectNames(plan, names);
+  const p = new Planner(options, names).plan(plan);
+  return { root: p.op, fields: p.fields };
+}
+
+class Planner {
+  constructor(
+    private readonly o: PhysicalOptions,
+    private readonly names: Map<number, string>,
+  ) {}
+
+  private text(e: Expr): string {
+    return printExpr(e, this.names).replace(/#\d+/g, '');
+  }
+
+  private layoutOf(fields: readonly Field[]): Map<number, number> {
+    return new Map(fields.map((f, i) => [f.id, i]));
+  }
+
+  private column(e: Expr, layout: Layout): number | RowFn {
+    if (e.kind === 'ref') {
+      const p = layout.get(e.id);
+      if (p !== undefined) return p;
+    }
+    return this.o.compiler.expr(e, layout);
+  }
+
+  plan(plan: LogicalPlan): Planned {
+    const est = this.o.estimate?.(plan);
+    switch (plan.kind) {
+      case 'Scan':
+        // a bare scan (nothing pushed): read the table's columns through its source
+        return this.remote({ kind: 'Remote', source: plan.table.source, plan, fields: plan.fields }, est);
+      case 'Remote':
+        return this.remote(plan, est);
+      case 'Filter': {
+        const input = this.plan(plan.input);
+        const pred = this.o.compiler.expr(plan.predicate, input.layout);
+        return { ...input, op: new FilterOp(input.op, pred, this.text(plan.predicate), plan.notPushed) };
+      }
+      case 'Project': {
+        const input = this.plan(plan.input);
+        const cols = plan.exprs.map((x) => this.column(x.expr, input.layout));
+        const fields = plan.exprs.map((x) => x.field);
+        const detail = plan.exprs.map((x) => (x.expr.kind === 'ref' && this.names.get(x.expr.id) === x.field.name ? x.field.name : `${x.field.name} := ${this.text(x.expr)}`)).join(', ');
+        return { op: new ProjectOp(input.op, cols, detail, plan.notPushed), layout: this.layoutOf(fields), fields };
+      }
+      case 'Join':
+        return this.join(plan, est);
+      case 'Aggregate': {
+        const input = this.plan(plan.input);
+        const groupCols = plan.groupBy.map((g) => this.column(g.expr, input.layout));
+        const key = makeKeyFn(groupCols, plan.groupBy.map((g) => g.expr.type), true);
+        const aggs = plan.aggregates.map((a) => this.o.compiler.aggregate(a, input.layout));
+        const fields = outputFields(plan);
+        const detail = [
+          plan.groupBy.length ? `group by ${plan.groupBy.map((g) => this.text(g.expr)).join(', ')}` : '',
+          plan.aggregates.map((a) => `${a.field.name} := ${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${a.args.map((x) => this.text(x)).join(', ')})`).join(', '),
+        ]
+          .filter(Boolean)
+          .join('; ');
+        return { op: new HashAggregateOp(input.op, groupCols, key, aggs, detail, plan.notPushed, est), layout: this.layoutOf(fields), fields };
+      }
+      case 'Sort': {
+        const input = this.plan(plan.input);
+        return { ...input, op: new SortOp(input.op, this.sortKeys(plan.keys, input.layout), this.sortText(plan.keys), plan.notPushed) };
+      }
+      case 'Limit': {
+        if (plan.input.kind === 'Sort' && plan.limit !== undefined) {
+          const sort = plan.input;
+          const input = this.plan(sort.input);
+          const op = new TopNOp(input.op, this.sortKeys(sort.keys, input.layout), plan.limit, plan.offset, this.sortText(sort.keys), plan.notPushed ?? sort.notPushed);
+          return { ...input, op };
+        }
+        const input = this.plan(plan.input);
+        return { ...input, op: new LimitOp(input.op, plan.limit, plan.offset, plan.notPushed) };
+      }
+      case 'Distinct': {
+        const input = this.plan(plan.input);
+        const key = makeKeyFn(
+          input.fields.map((_, i) => i),
+          input.fields.map((f) => f.type),
+          true,
+        );
+        return { ...input, op: new DistinctOp(input.op, key) };
+      }
+      case 'SetOp': {
+        const left = this.plan(plan.left);
+        const right = this.plan(plan.right);
+        const key = makeKeyFn(
+          plan.fields.map((_, i) => i),
+          plan.fields.map((f) => f.type),
+          true,
+        );
+        return { op: new SetOpOp(plan.op, plan.all, left.op, right.op, key, plan.notPushed), layout: this.layoutOf(plan.fields), fields: plan.fields };
+      }
+      case 'Window': {
+        const input = this.plan(plan.input);
+        const specs: WindowSpec[] = plan.windows.map((w) => this.windowSpec(w, input.layout));
+        const fields = outputFields(plan);
+        const detail = plan.windows.map((w) => `${w.field.name} := ${w.fn}(${w.args.map((x) => this.text(x)).join(', ')})`).join(', ');
+        return { op: new WindowOp(input.op, specs, detail, plan.notPushed), layout: this.layoutOf(fields), fields };
+      }
+      case 'Values': {
+        const empty = new Map<number, number>();
+        const rows: Row[] = plan.rows.map((r) => r.map((e) => this.o.compiler.expr(e, empty)([])));
+        return { op: new ValuesOp(rows), layout: this.layoutOf(plan.fields), fields: plan.fields };
+      }
+    }
+  }
+
+  private sortKeys(keys: readonly { expr: Expr; desc: boolean; nullsFirst: boolean }[], layout: Layout): SortKeySpec[] {
+    return keys.map((k) => ({ column: this.column(k.expr, layout), type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst }));
+  }
+
+  private sortText(keys: readonly { expr: Expr; desc: boolean; nullsFirst: boolean }[]): string {
+    return keys.map((k) => `${this.text(k.expr)}${k.desc ? ' DESC' : ''}${k.nullsFirst !== k.desc ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
+  }
+
+  private windowSpec(w: WindowCall, layout: Layout): WindowSpec {
+    const partition = w.partitionBy.map((e) => this.column(e, layout));
+    const partitionKey = makeKeyFn(partition, w.partitionBy.map((e) => e.type), true);
+    const order = this.sortKeys(w.orderBy, layout);
+    const args = w.args.map((a) => this.column(a, layout));
+    const isAgg = !['row_number', 'rank', 'dense_rank', 'lag', 'lead', 'first_value', 'last_value', 'ntile'].includes(w.fn);
+    if (w.frame !== undefined) {
+      throw new JunctionError('window_frame_unsupported', 'unsupported', `Window frames other than the default (${w.frame}) are not supported yet.`);
+    }
+    return {
+      fn: w.fn,
+      partition,
+      partitionKey: w.partitionBy.length ? partitionKey : undefined,
+      order,
+      args,
+      aggregate: isAgg ? this.o.compiler.windowAggregate(w, layout) : undefined,
+    };
+  }
+
+  private remote(node: RemoteNode, est: number | undefined): Planned {
+    const src = this.o.sources.get(node.source);
+    if (!src) throw new JunctionError('source_not_found', 'user', `Source "${node.source}" is not registered.`, { details: { source: node.source } });
+    const query = toRemoteQuery(node, this.o.params);
+    const rendered = src.connector.render(query);
+    const op = new RemoteScanOp(node.source, src.connector, query, rendered, est);
+    return { op, layout: this.layoutOf(node.fields), fields: node.fields };
+  }
+
+  private join(plan: Extract<LogicalPlan, { kind: 'Join' }>, est: number | undefined): Planned {
+    const left = this.plan(plan.left);
+    const right = this.plan(plan.right);
+    const fields = outputFields(plan);
+    const combined = new Map<number, number>();
+    left.fields.forEach((f, i) => combined.set(f.id, i));
+    right.fields.forEach((f, i) => combined.set(f.id, left.fields.length + i));
+    const layout = this.layoutOf(fields);
+    const leftIds = new Set(left.fields.map((f) => f.id));
+    const rightIds = new Set(right.fields.map((f) => f.id));
+    const { keys, residual } = splitJoinCondition(plan.condition, leftIds, rightIds);
+    const residualExpr = conjoin(residual);
+    const detail = plan.condition ? `on ${this.text(plan.condition)}` : '';
+    const lw = left.fields.length;
+    const rw = right.fields.length;
+
+    if (plan.type === 'cross' || keys.length === 0 || plan.strategy?.kind === 'nested-loop') {
+      const cond = plan.condition ? this.o.compiler.expr(plan.condition, combined) : undefined;
+      const type = plan.type === 'cross' ? 'inner' : plan.type;
+      return { op: new NestedLoopJoinOp(left.op, right.op, type, cond, lw, rw, detail, plan.notPushed), layout, fields };
+    }
+
+    const type = plan.type as HashJoinType;
+    const leftCols = keys.map((k) => this.column(k.left, left.layout));
+    const rightCols = keys.map((k) => this.column(k.right, right.layout));
+    // each side canonicalises by its own types (char(n) trims, decimals normalise), so int32 5, int64 5 and 5.00 meet
+    const leftTypes = keys.map((k) => k.left.type);
+    const rightTypes = keys.map((k) => k.right.type);
+    const spec = (buildSide: 'left' | 'right'): JoinSpec => ({
+      type,
+      buildSide,
+      leftKey: makeKeyFn(leftCols, leftTypes, false),
+      rightKey: makeKeyFn(rightCols, rightTypes, false),
+      residual: residualExpr ? this.o.compiler.expr(residualExpr, combined) : undefined,
+      leftWidth: lw,
+      rightWidth: rw,
+    });
+
+    const strategy = plan.strategy;
+    if (strategy?.kind === 'dependent') {
+      const driverSide = strategy.driver;
+      const other = driverSide === 'left' ? right : left;
+      const dep = this.dependentTarget(other, keys.map((k) => (driverSide === 'left' ? k.right : k.left)));
+      const preservedOther = driverSide === 'left' ? type === 'right' || type === 'full' : type === 'left' || type === 'full' || type === 'semi' || type === 'anti';
+      if (dep && !preservedOther) {
+        const driverCols = driverSide === 'left' ? leftCols : rightCols;
+        const op = new DependentJoinOp(
+          driverSide === 'left' ? left.op : right.op,
+          dep.scan,
+          spec(driverSide),
+          {
+            driverColumn: driverCols[dep.keyIndex],
+            driverType: (driverSide === 'left' ? leftTypes : rightTypes)[dep.keyIndex],
+            remoteColumn: dep.column,
+            maxInList: Math.min(strategy.maxInList, dep.scan.connector.capabilities().maxInList || strategy.maxInList),
+            maxParallel: strategy.maxParallel,
+          },
+          detail,
+          plan.notPushed,
+          est,
+        );
+        return { op, layout, fields };
+      }
+    }
+
+    const buildSide = strategy?.kind === 'hash' ? strategy.buildSide : strategy?.kind === 'dependent' ? strategy.driver : 'right';
+    const probe = buildSide === 'right' ? left : right;
+    const probeKeys = keys.map((k) => (buildSide === 'right' ? k.left : k.right));
+    const buildCols = buildSide === 'right' ? rightCols : leftCols;
+    let dependentSwitch: DependentSwitch | undefined;
+    const switchKeys = this.o.dependentSwitchKeys ?? 0;
+    const probePreserved = buildSide === 'right' ? type === 'left' || type === 'full' || type === 'semi' || type === 'anti' : type === 'right' || type === 'full';
+    if (switchKeys > 0 && !probePreserved) {
+      const dep = this.dependentTarget(probe, probeKeys);
+      if (dep) {
+        const caps = dep.scan.connector.capabilities();
+        const maxInList = caps.maxInList || 1000;
+        dependentSwitch = {
+          scan: dep.scan,
+          probeColumn: dep.column,
+          buildColumn: buildCols[dep.keyIndex],
+          buildType: (buildSide === 'right' ? rightTypes : leftTypes)[dep.keyIndex],
+          maxKeys: Math.min(switchKeys, maxInList * MAX_IN_LISTS_PER_STATEMENT),
+          maxInList,
+          maxParallel: 4,
+        };
+      }
+    }
+    return { op: new HashJoinOp(left.op, right.op, spec(buildSide), detail, dependentSwitch, plan.notPushed, est), layout, fields };
+  }
+
+  /** The remote statement a dependent fetch can restrict, and which key column it restricts. */
+  private dependentTarget(side: Planned, sideKeys: readonly Expr[]): { scan: RemoteScanOp; column: number; keyIndex: number } | undefined {
+    if (!(side.op instanceof RemoteScanOp)) return undefined;
+    const caps = side.op.connector.capabilities();
+    if (!caps.in || !canRestrict(side.op.query, caps.subqueryInFrom)) return undefined;
+    for (let i = 0; i < sideKeys.length; i++) {
+      const k = sideKeys[i];
+      if (k.kind !== 'ref') continue;
+      const column = side.layout.get(k.id);
+      if (column === undefined) continue;
+      const t = side.op.query.select[column].expr.type;
+      // the IN values are compared by the source: only where its equality is Junction's
+      if (t.kind === 'string' && !caps.exactStringEquality) continue;
+      if (t.kind === 'float32' || t.kind === 'float64') continue;
+      return { scan: side.op, column, keyIndex: i };
+    }
+    return undefined;
+  }
+}
+
+function collectNames(plan: LogicalPlan, names: Map<number, string>): void {
+  for (const f of outputFields(plan)) names.set(f.id, f.name);
+  if (plan.kind === 'Remote') collectNames(plan.plan, names);
+  else if (plan.kind === 'Join' || plan.kind === 'SetOp') {
+    collectNames(plan.left, names);
+    collectNames(plan.right, names);
+  } else if (plan.kind !== 'Scan' && plan.kind !== 'Values') collectNames(plan.input, names);
+}
+
+export { refs };
