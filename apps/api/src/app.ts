@@ -1,0 +1,144 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Db } from './db/client.js';
+import { installErrorHandler } from './lib/errors.js';
+import { ErrorReply } from './lib/schemas.js';
+import authPlugin, { CSRF_COOKIE, CSRF_HEADER } from './plugins/auth.js';
+import cryptoPlugin from './plugins/crypto.js';
+import dbPlugin from './plugins/db.js';
+import enginePlugin from './plugins/engine.js';
+import adminRoutes from './routes/admin.js';
+import authRoutes from './routes/auth.js';
+import catalogRoutes from './routes/catalog.js';
+import queryRoutes from './routes/query.js';
+import savedRoutes from './routes/saved.js';
+import sourceRoutes from './routes/sources.js';
+import viewRoutes from './routes/views.js';
+import { DEFAULT_LIMITS, type ConnectorFactory, type EngineFactory, type JunctionLimits } from './services/junction.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const DEFAULT_WEB_DIST = path.resolve(here, '../../web/dist');
+
+export interface AppOptions {
+  db: Db;
+  secretKey: Buffer;
+  limits?: Partial<JunctionLimits>;
+  engineFactory?: EngineFactory;
+  connectorFactory?: ConnectorFactory;
+  /** the built web app; served with SPA fallback when the folder exists */
+  webDist?: string | null;
+  /** origins allowed by CORS; none by default (the web app is same-origin) */
+  corsOrigins?: string[];
+  bodyLimit?: number;
+  logger?: FastifyServerOptions['logger'];
+  trustProxy?: boolean;
+}
+
+const API_DESCRIPTION = `Junction's REST API. Every route is under /api/v1.
+
+Authentication: either \`Authorization: Bearer <token>\` (create tokens with POST /api/v1/tokens) or the
+session cookie set by POST /api/v1/auth/login.
+
+CSRF: requests authenticated by the session cookie that change something (POST, PUT, PATCH, DELETE) must
+send the header \`${CSRF_HEADER}\` whose value is the CSRF token: it is in the login reply and GET
+/api/v1/auth/me (\`csrfToken\`) and in the readable cookie \`${CSRF_COOKIE}\`. Bearer requests need no CSRF header.
+
+Errors: \`{code, kind, message, position?, details?}\`; kind decides the status: user 400, auth 401,
+forbidden 403, not_found 404, conflict 409, unsupported 422, cancelled 499, internal 500, external 502,
+resources 503 (with Retry-After), timeout 504. A validation error names the field in details.field.`;
+
+/** Builds the app: external plugins, then Junction's service plugins, then routes. Does not listen. */
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    trustProxy: opts.trustProxy ?? false,
+    // unknown fields are errors, not silently dropped; query strings still coerce to numbers
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // ids of log lines, not of anything a client could guess its way into
+    genReqId: () => crypto.randomUUID(),
+  });
+  installErrorHandler(app);
+
+  // external plugins
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        // Monaco and React Flow set inline styles; Monaco starts its workers from blob: URLs
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        workerSrc: ["'self'", 'blob:'],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(cors, { origin: opts.corsOrigins && opts.corsOrigins.length ? opts.corsOrigins : false, credentials: true });
+  await app.register(cookie);
+  await app.register(rateLimit, { global: false });
+  app.addSchema(ErrorReply);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Junction API', version: '1', description: API_DESCRIPTION },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          session: { type: 'apiKey', in: 'cookie', name: 'junction_session' },
+        },
+      },
+      security: [{ bearer: [] }, { session: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: false });
+
+  // app plugins
+  await app.register(dbPlugin, { db: opts.db });
+  await app.register(cryptoPlugin, { secretKey: opts.secretKey });
+  await app.register(authPlugin);
+  await app.register(enginePlugin, { limits: { ...DEFAULT_LIMITS, ...opts.limits }, engineFactory: opts.engineFactory, connectorFactory: opts.connectorFactory });
+
+  // routes
+  await app.register(
+    async (api) => {
+      api.get('/health', { schema: { tags: ['meta'], security: [], response: { 200: Type.Object({ ok: Type.Boolean(), version: Type.String() }) } } }, async () => ({ ok: true, version: '0.1.0' }));
+      await api.register(authRoutes);
+      await api.register(adminRoutes);
+      await api.register(sourceRoutes);
+      await api.register(catalogRoutes);
+      await api.register(queryRoutes);
+      await api.register(savedRoutes);
+      await api.register(viewRoutes);
+    },
+    { prefix: '/api/v1' },
+  );
+
+  const webDist = opts.webDist === undefined ? DEFAULT_WEB_DIST : opts.webDist;
+  if (webDist && existsSync(path.join(webDist, 'index.html'))) {
+    await app.register(fastifyStatic, { root: webDist, wildcard: false, index: ['index.html'] });
+    // client-side routes fall back to the app shell; unknown API paths stay JSON 404s
+    app.setNotFoundHandler((request, reply) => {
+      if (request.method === 'GET' && !request.url.startsWith('/api/')) return reply.type('text/html').sendFile('index.html');
+      return reply.status(404).send({ code: 'route_not_found', kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` });
+    });
+  }
+  return app;
+}
+

@@ -1,0 +1,33 @@
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient as SqliteClient } from '../generated/prisma/client.js';
+import { PrismaClient as PgClient } from '../generated/prisma-pg/client.js';
+import { migratePostgres, migrateSqlite, type MetadataProvider } from './migrate.js';
+
+/** Both generated clients share one model API; the SQLite one's types stand for both. */
+export type Db = SqliteClient;
+
+export interface MetadataConfig {
+  /** postgres://… when set (DATABASE_URL), else SQLite at `sqliteFile` */
+  readonly databaseUrl?: string;
+  readonly sqliteFile: string;
+}
+
+export interface OpenedDb {
+  readonly db: Db;
+  readonly provider: MetadataProvider;
+  readonly applied: string[];
+  close(): Promise<void>;
+}
+
+/** Applies pending migrations, then opens the Prisma client through a driver adapter (no native engine). */
+export async function openMetadata(config: MetadataConfig): Promise<OpenedDb> {
+  if (config.databaseUrl && /^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    const applied = await migratePostgres(config.databaseUrl);
+    const db = new PgClient({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 5 }) }) as unknown as Db;
+    return { db, provider: 'postgresql', applied, close: () => db.$disconnect() };
+  }
+  const applied = await migrateSqlite(config.sqliteFile);
+  const db = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: config.sqliteFile }) });
+  return { db, provider: 'sqlite', applied, close: () => db.$disconnect() };
+}

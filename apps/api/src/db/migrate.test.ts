@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMetadata, type OpenedDb } from './client.js';
+import { loadMigrations } from './migrate.js';
+
+const TEST_PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
+
+/** Touches every model through the generated client, so a migration that drifts from the schema fails here. */
+async function exerciseAllModels(m: OpenedDb): Promise<void> {
+  const { db } = m;
+  const user = await db.user.create({ data: { id: 'u1', username: 'ann', passwordHash: 'h', role: 'analyst' } });
+  expect(user.disabled).toBe(false);
+  await db.session.create({ data: { id: 's1', userId: 'u1', csrfToken: 'c', expiresAt: new Date(Date.now() + 1000) } });
+  await db.apiToken.create({ data: { id: 't1', userId: 'u1', name: 'ci', tokenHash: 'x', prefix: 'jct_ab', scopes: '["query"]' } });
+  const src = await db.source.create({ data: { id: 'src1', name: 'dbA', engine: 'postgresql', port: 5432, options: '{}' } });
+  expect(src.status).toBe('unknown');
+  await expect(db.source.create({ data: { id: 'src2', name: 'dbA', engine: 'mysql' } })).rejects.toThrow();
+  await db.grant.create({ data: { id: 'g1', role: 'analyst', sourceName: 'dbA' } });
+  await db.virtualSchema.create({ data: { id: 'vs1', name: 'sales' } });
+  await db.view.create({ data: { id: 'v1', schemaId: 'vs1', name: 'big', sql: 'SELECT 1', layout: '{}', columns: '[]' } });
+  await db.savedQuery.create({ data: { id: 'q1', ownerId: 'u1', name: 'A', sql: 'SELECT 1', example: true } });
+  await db.queryHistory.create({ data: { id: 'h1', userId: 'u1', queryId: 'x', sql: 'SELECT 1', status: 'ok', rows: 1, elapsedMs: 3 } });
+  await db.auditLog.create({ data: { id: 'a1', action: 'source.create', target: 'dbA' } });
+  await db.benchmarkRun.create({ data: { id: 'b1', name: 'run', results: '{}' } });
+  // cascades declared in the schema are in the SQL
+  await db.user.delete({ where: { id: 'u1' } });
+  expect(await db.session.count()).toBe(0);
+  expect(await db.apiToken.count()).toBe(0);
+  expect(await db.queryHistory.count()).toBe(0);
+  expect((await db.savedQuery.findUniqueOrThrow({ where: { id: 'q1' } })).ownerId).toBeNull();
+  await db.virtualSchema.delete({ where: { id: 'vs1' } });
+  expect(await db.view.count()).toBe(0);
+}
+
+describe('metadata migrations on SQLite', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'jt-migrate-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('applies every committed migration once and the client works on the result', async () => {
+    const file = path.join(dir, 'meta.db');
+    const first = await openMetadata({ sqliteFile: file });
+    expect(first.provider).toBe('sqlite');
+    expect(first.applied).toEqual(loadMigrations('sqlite').map((m) => m.name));
+    await exerciseAllModels(first);
+    await first.close();
+    const second = await openMetadata({ sqliteFile: file });
+    expect(second.applied).toEqual([]);
+    await second.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare('SELECT count(*) AS n FROM _junction_migrations').get()).toEqual({ n: loadMigrations('sqlite').length });
+    raw.close();
+  });
+
+  it('refuses a migration whose text changed after it was applied', async () => {
+    const file = path.join(dir, 'meta2.db');
+    (await openMetadata({ sqliteFile: file })).close();
+    const raw = new Database(file);
+    raw.prepare("UPDATE _junction_migrations SET checksum = 'different'").run();
+    raw.close();
+    await expect(openMetadata({ sqliteFile: file })).rejects.toThrow(/was changed after it was applied/);
+  });
+});
+
+describe('metadata migrations on PostgreSQL', () => {
+  const dbName = `jt_api_migrate_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
+  const admin = new pg.Client({ connectionString: TEST_PG_URL });
+  let url = '';
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    const u = new URL(TEST_PG_URL);
+    u.pathname = `/${dbName}`;
+    url = u.toString();
+  });
+  afterAll(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('applies every committed migration once and the client works on the result', async () => {
+    const first = await openMetadata({ databaseUrl: url, sqliteFile: 'unused' });
+    expect(first.provider).toBe('postgresql');
+    expect(first.applied).toEqual(loadMigrations('postgresql').map((m) => m.name));
+    await exerciseAllModels(first);
+    await first.close();
+    const again = await Promise.all([openMetadata({ databaseUrl: url, sqliteFile: 'unused' }), openMetadata({ databaseUrl: url, sqliteFile: 'unused' })]);
+    expect(again.map((a) => a.applied)).toEqual([[], []]);
+    await Promise.all(again.map((a) => a.close()));
+  });
+});

@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { JunctionError, isJunctionError, type ErrorKind } from '@junction/connectors';
+
+export const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  user: 400,
+  unsupported: 422,
+  external: 502,
+  resources: 503,
+  timeout: 504,
+  cancelled: 499,
+  auth: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  internal: 500,
+};
+
+export const notFound = (what: string, id: string): JunctionError =>
+  new JunctionError(`${what}_not_found`, 'not_found', `No ${what.replace('_', ' ')} with id or name "${id}".`, { details: { id } });
+export const forbidden = (message = 'Your role does not allow this.'): JunctionError => new JunctionError('forbidden', 'forbidden', message);
+export const conflict = (code: string, message: string): JunctionError => new JunctionError(code, 'conflict', message);
+
+/** The body of every error reply. */
+export interface ErrorBody {
+  code: string;
+  kind: ErrorKind;
+  message: string;
+  position?: unknown;
+  details?: Record<string, unknown>;
+}
+
+function fieldOf(err: FastifyError): string {
+  const v = err.validation?.[0];
+  if (!v) return '';
+  const ctx = err.validationContext ?? 'body';
+  const base = v.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
+  const missing = (v.params as { missingProperty?: string; additionalProperty?: string } | undefined) ?? {};
+  const leaf = missing.missingProperty ?? missing.additionalProperty;
+  return [ctx, base, leaf].filter(Boolean).join('.');
+}
+
+/** Prisma's unique-constraint violation, without importing either generated client. */
+function isUniqueViolation(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'P2002';
+}
+
+export function toErrorBody(error: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  if (isJunctionError(error)) {
+    const status = STATUS_BY_KIND[error.kind] ?? 500;
+    if (status >= 500 && error.kind === 'internal') {
+      return { status, body: { code: 'internal', kind: 'internal', message: 'Internal error: the server log has the details.' } };
+    }
+    const body = error.toJSON() as unknown as ErrorBody;
+    const retry = error.details?.retryAfterSeconds;
+    return { status, body, ...(typeof retry === 'number' ? { headers: { 'retry-after': String(retry) } } : {}) };
+  }
+  const fe = error as FastifyError;
+  if (fe && fe.validation) {
+    const field = fieldOf(fe);
+    return { status: 400, body: { code: 'validation', kind: 'user', message: fe.message, details: { field } } };
+  }
+  if (isUniqueViolation(error)) {
+    return { status: 409, body: { code: 'already_exists', kind: 'conflict', message: 'An object with this name already exists.' } };
+  }
+  if (fe && typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    const code = fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'body_too_large' : fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'unsupported_media_type' : fe.statusCode === 429 ? 'rate_limited' : 'bad_request';
+    const kind: ErrorKind = fe.statusCode === 401 ? 'auth' : fe.statusCode === 403 ? 'forbidden' : fe.statusCode === 404 ? 'not_found' : 'user';
+    return { status: fe.statusCode, body: { code, kind, message: fe.message } };
+  }
+  return { status: 500, body: { code: 'internal', kind: 'internal', message: 'Internal error: the server log has the details.' } };
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body, headers } = toErrorBody(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: body.code }, 'request rejected');
+    if (headers) reply.headers(headers);
+    if (reply.sent || reply.raw.headersSent) return;
+    reply.status(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ code: 'route_not_found', kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` });
+  });
+}

@@ -1,0 +1,32 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const ErrorReply = Type.Object(
+  {
+    code: Type.String(),
+    kind: Type.String(),
+    message: Type.String(),
+    position: Type.Optional(Type.Object({ offset: Type.Integer(), line: Type.Integer(), column: Type.Integer(), length: Type.Optional(Type.Integer()) })),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { $id: 'Error' },
+);
+
+/** Error replies every authenticated route may give, so the OpenAPI document lists them. */
+export function errors(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const s of [400, 401, 403, ...statuses]) out[s] = Type.Ref('Error');
+  return out;
+}
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+export const Ok = Type.Object({ ok: Type.Boolean() });
+
+/** Names of sources, schemas, views: what an identifier may be without quoting tricks. */
+export const Name = Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
+
+export const Role = Type.Union([Type.Literal('admin'), Type.Literal('analyst'), Type.Literal('viewer')]);
+export const PERMISSIONS = ['read', 'query', 'run', 'design', 'admin'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+export const Scope = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
+
+export const Json = Type.Unknown();

@@ -1,0 +1,72 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { SourceConfig } from '@junction/connectors';
+import { buildApp } from './app.js';
+import { ensureAdmin, registerDemo } from './bootstrap.js';
+import { openMetadata } from './db/client.js';
+import { loadSecretKey } from './lib/secrets.js';
+
+// Entry point: `node --import tsx apps/api/src/main.ts` (npm start runs it through scripts/start.mjs).
+const dataDir = path.resolve(process.env.JUNCTION_DATA_DIR ?? './data');
+const host = process.env.HOST ?? '127.0.0.1';
+const port = Number(process.env.PORT ?? 8080);
+mkdirSync(dataDir, { recursive: true });
+
+const meta = await openMetadata({ databaseUrl: process.env.DATABASE_URL, sqliteFile: path.join(dataDir, 'junction.db') });
+const app = await buildApp({
+  db: meta.db,
+  secretKey: loadSecretKey(dataDir),
+  trustProxy: process.env.JUNCTION_TRUST_PROXY === '1',
+  corsOrigins: process.env.JUNCTION_CORS_ORIGINS ? process.env.JUNCTION_CORS_ORIGINS.split(',') : undefined,
+  logger: {
+    level: process.env.LOG_LEVEL ?? 'info',
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body.password', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+  },
+});
+
+let demo: { sources: SourceConfig[]; stop(): Promise<void> } | undefined;
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  app.log.info(`${signal}: stopping`);
+  const force = setTimeout(() => process.exit(1), 20_000);
+  force.unref();
+  try {
+    await app.close(); // closes the engine and the source pools (engine plugin's onClose)
+    await demo?.stop();
+    await meta.close();
+  } catch (e) {
+    app.log.error({ err: e }, 'error while stopping');
+    process.exitCode = 1;
+  }
+  clearTimeout(force);
+  process.exit();
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+try {
+  if (meta.applied.length) app.log.info(`metadata migrations applied: ${meta.applied.join(', ')}`);
+  const admin = await ensureAdmin(meta.db, process.env.JUNCTION_ADMIN_PASSWORD || undefined);
+  if (admin.generatedPassword) {
+    process.stdout.write(`\n  First start: user "admin" created with password ${admin.generatedPassword}\n  (shown once; set JUNCTION_ADMIN_PASSWORD to choose it)\n\n`);
+  }
+  await app.junction.start();
+  if (process.env.JUNCTION_DEMO !== '0') {
+    const { startDemo } = (await import('@junction/tpch')) as unknown as {
+      startDemo(dir: string, opts: { log: (m: string) => void }): Promise<{ sources: SourceConfig[]; stop(): Promise<void> }>;
+    };
+    demo = await startDemo(dataDir, { log: (m) => app.log.info(m) });
+    if (stopping) await demo.stop();
+    else await registerDemo(app, demo.sources);
+  }
+  await app.listen({ host, port });
+  process.stdout.write(`Junction is running on http://${host}:${port} (API docs: /api/docs)\n`);
+} catch (e) {
+  app.log.error({ err: e }, 'startup failed');
+  await demo?.stop().catch(() => undefined);
+  await app.close().catch(() => undefined);
+  await meta.close().catch(() => undefined);
+  process.exit(1);
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import { JunctionError } from '@junction/connectors';
+import { randomToken, sha256 } from '../lib/secrets.js';
+import { PERMISSIONS, type Permission } from '../lib/schemas.js';
+
+export type Role = 'admin' | 'analyst' | 'viewer';
+
+export interface Principal {
+  readonly userId: string;
+  readonly username: string;
+  readonly role: Role;
+  readonly via: 'session' | 'token';
+  readonly permissions: ReadonlySet<Permission>;
+  readonly sessionId?: string;
+  readonly tokenId?: string;
+  readonly csrfToken?: string;
+}
+
+export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
+  admin: PERMISSIONS,
+  analyst: ['read', 'query', 'run', 'design'],
+  viewer: ['read', 'run'],
+};
+
+export const SESSION_COOKIE = 'junction_session';
+export const CSRF_COOKIE = 'junction_csrf';
+export const CSRF_HEADER = 'x-junction-csrf';
+const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    /** preHandler: 401 without a principal, 403 without the permission */
+    authorize(permission?: Permission): preHandlerHookHandler;
+    startSession(reply: FastifyReply, request: FastifyRequest, userId: string): Promise<{ csrfToken: string }>;
+    audit(request: FastifyRequest, action: string, target?: string | null, details?: Record<string, unknown>): Promise<void>;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function unauthenticated(message = 'Sign in or send an API token (Authorization: Bearer …).'): JunctionError {
+  return new JunctionError('unauthenticated', 'auth', message);
+}
+
+/**
+ * Who is calling: a Bearer token (programs; scoped, no CSRF check since browsers never attach it
+ * on their own) or the session cookie (the web app). Cookie-authenticated writes must carry the
+ * X-Junction-CSRF header equal to the session's CSRF token (double submit: the token is in the
+ * readable `junction_csrf` cookie and in the login/me replies); another site can neither read
+ * the cookie nor set a custom header without a CORS preflight that we refuse.
+ */
+export default fp(
+  async (app) => {
+    app.decorateRequest('principal', null);
+
+    app.addHook('onRequest', async (request) => {
+      if (!request.url.startsWith('/api/v1/')) return;
+      const auth = request.headers.authorization;
+      if (auth !== undefined) {
+        const m = /^Bearer\s+(\S+)$/i.exec(auth);
+        if (!m) throw unauthenticated('The Authorization header must be "Bearer <token>".');
+        const token = await app.db.apiToken.findUnique({ where: { tokenHash: sha256(m[1]) }, include: { user: true } });
+        if (!token || token.revokedAt || token.user.disabled) throw unauthenticated('This API token is unknown, revoked, or its user is disabled.');
+        const scopes = new Set(JSON.parse(token.scopes) as Permission[]);
+        const role = token.user.role as Role;
+        request.principal = {
+          userId: token.user.id,
+          username: token.user.username,
+          role,
+          via: 'token',
+          tokenId: token.id,
+          permissions: new Set(ROLE_PERMISSIONS[role].filter((p) => scopes.has(p))),
+        };
+        // lastUsedAt at most once a minute per token keeps reads cheap
+        if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > 60_000) {
+          await app.db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date() } });
+        }
+        return;
+      }
+      const cookie = request.cookies[SESSION_COOKIE];
+      if (!cookie) return;
+      const session = await app.db.session.findUnique({ where: { id: sha256(cookie) }, include: { user: true } });
+      if (!session || session.expiresAt.getTime() < Date.now() || session.user.disabled) return;
+      const role = session.user.role as Role;
+      request.principal = {
+        userId: session.user.id,
+        username: session.user.username,
+        role,
+        via: 'session',
+        sessionId: session.id,
+        csrfToken: session.csrfToken,
+        permissions: new Set(ROLE_PERMISSIONS[role]),
+      };
+      if (!SAFE_METHODS.has(request.method)) {
+        const sent = request.headers[CSRF_HEADER];
+        if (typeof sent !== 'string' || sent !== session.csrfToken) {
+          throw new JunctionError('csrf_failed', 'forbidden', `Cookie-authenticated writes need the ${CSRF_HEADER} header with the value of the ${CSRF_COOKIE} cookie.`);
+        }
+      }
+    });
+
+    app.decorate('authorize', (permission?: Permission): preHandlerHookHandler => {
+      return async (request) => {
+        const p = request.principal;
+        if (!p) throw unauthenticated();
+        if (permission !== undefined && !p.permissions.has(permission)) {
+          throw new JunctionError('forbidden', 'forbidden', `This needs the "${permission}" permission, which ${p.via === 'token' ? 'this token' : `the role ${p.role}`} does not have.`, {
+            details: { permission },
+          });
+        }
+      };
+    });
+
+    app.decorate('startSession', async (reply: FastifyReply, request: FastifyRequest, userId: string) => {
+      const value = randomToken();
+      const csrfToken = randomToken(24);
+      await app.db.session.create({ data: { id: sha256(value), userId, csrfToken, expiresAt: new Date(Date.now() + SESSION_TTL_MS) } });
+      const secure = request.protocol === 'https';
+      reply.setCookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge: SESSION_TTL_MS / 1000 });
+      reply.setCookie(CSRF_COOKIE, csrfToken, { httpOnly: false, sameSite: 'strict', secure, path: '/', maxAge: SESSION_TTL_MS / 1000 });
+      return { csrfToken };
+    });
+
+    app.decorate('audit', async (request: FastifyRequest, action: string, target?: string | null, details?: Record<string, unknown>) => {
+      await app.db.auditLog.create({
+        data: {
+          id: randomUUID(),
+          actorId: request.principal?.userId ?? null,
+          actorName: request.principal?.username ?? null,
+          action,
+          target: target ?? null,
+          details: details ? JSON.stringify(details) : null,
+          ip: request.ip,
+        },
+      });
+    });
+  },
+  { name: 'auth', dependencies: ['db'] },
+);

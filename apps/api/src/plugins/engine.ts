@@ -1,0 +1,25 @@
+import fp from 'fastify-plugin';
+import { JunctionService, type ConnectorFactory, type EngineFactory, type JunctionLimits } from '../services/junction.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    junction: JunctionService;
+  }
+}
+
+export interface EnginePluginOptions {
+  limits: JunctionLimits;
+  engineFactory?: EngineFactory;
+  connectorFactory?: ConnectorFactory;
+}
+
+export default fp<EnginePluginOptions>(
+  async (app, opts) => {
+    const service = new JunctionService(app.db, app.secrets, opts.limits, opts.engineFactory, opts.connectorFactory);
+    app.decorate('junction', service);
+    app.addHook('onClose', async () => {
+      await service.close();
+    });
+  },
+  { name: 'engine', dependencies: ['db', 'crypto'] },
+);

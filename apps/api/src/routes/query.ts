@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isJunctionError, JunctionError, type Value } from '@junction/connectors';
+import type { QueryStats } from '@junction/query-core';
+import { notFound, toErrorBody } from '../lib/errors.js';
+import { errors } from '../lib/schemas.js';
+import { jsonColumns, jsonRow } from '../lib/values.js';
+import type { Principal } from '../plugins/auth.js';
+
+/** Parameter values as JSON carries them; strings stay strings and the engine casts them as PostgreSQL would. */
+const Param = Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Number(), Type.Boolean(), Type.Null()]);
+export const QueryBody = Type.Object(
+  {
+    sql: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    params: Type.Optional(Type.Array(Param, { maxItems: 10_000 })),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 3600_000 })),
+    maxRows: Type.Optional(Type.Integer({ minimum: 1 })),
+    queryId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: 'chosen by the client so it can cancel before the reply arrives' })),
+  },
+  { additionalProperties: false },
+);
+const Column = Type.Object({ name: Type.String(), type: Type.String(), nullable: Type.Boolean() });
+const Stats = Type.Object({
+  queryId: Type.String(),
+  rows: Type.Integer(),
+  elapsedMs: Type.Number(),
+  peakMemoryBytes: Type.Number(),
+  sourceStatements: Type.Array(Type.Object({ source: Type.String(), sql: Type.String(), rows: Type.Integer(), timeMs: Type.Number() })),
+});
+const QueryReply = Type.Object(
+  { queryId: Type.String(), columns: Type.Array(Column), rows: Type.Array(Type.Array(Type.Unknown())), stats: Stats },
+  { description: 'With Accept: application/x-ndjson the same content streams as lines: {"columns":…}, one JSON array per row, then {"stats":…} (or {"error":…}).' },
+);
+const ExplainBody = Type.Object(
+  { sql: Type.String({ minLength: 1, maxLength: 1_000_000 }), params: Type.Optional(Type.Array(Param, { maxItems: 10_000 })), analyze: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+const Running = Type.Object({ id: Type.String(), sql: Type.String(), startedAt: Type.String({ format: 'date-time' }), user: Type.String() });
+const History = Type.Object({
+  id: Type.String(),
+  queryId: Type.String(),
+  sql: Type.String(),
+  params: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
+  status: Type.String(),
+  rows: Type.Union([Type.Integer(), Type.Null()]),
+  elapsedMs: Type.Union([Type.Integer(), Type.Null()]),
+  errorCode: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+function statsOut(id: string, s: QueryStats): Static<typeof Stats> {
+  return { queryId: id, rows: s.rows, elapsedMs: s.elapsedMs, peakMemoryBytes: s.peakMemoryBytes, sourceStatements: s.sourceStatements.map((x) => ({ ...x })) };
+}
+
+export interface RunInput {
+  sql: string;
+  params?: (string | number | boolean | null)[];
+  timeoutMs?: number;
+  maxRows?: number;
+  queryId?: string;
+}
+
+/**
+ * Runs one query for a caller and answers as JSON or NDJSON. A client that goes away before the
+ * last row aborts the query, which cancels its statements at the sources.
+ */
+export async function runQuery(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, input: RunInput): Promise<unknown> {
+  const p = request.principal as Principal;
+  const ndjson = (request.headers.accept ?? '').includes('application/x-ndjson');
+  const abort = new AbortController();
+  let finished = false;
+  const onClose = () => {
+    if (!finished) abort.abort(new JunctionError('client_disconnected', 'cancelled', 'The client closed the connection.'));
+  };
+  request.raw.on('close', () => {
+    // 'close' on the request also fires once the body has been read; only a destroyed socket means the client left
+    if (request.raw.destroyed && reply.raw.writableEnded === false) onClose();
+  });
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) onClose();
+  });
+
+  const queryId = input.queryId ?? randomUUID();
+  const started = Date.now();
+  const record = async (status: string, rows: number | null, errorCode: string | null) => {
+    await app.db.queryHistory
+      .create({
+        data: {
+          id: randomUUID(),
+          userId: p.userId,
+          queryId,
+          sql: input.sql,
+          params: input.params ? JSON.stringify(input.params) : null,
+          status,
+          rows,
+          elapsedMs: Date.now() - started,
+          errorCode,
+        },
+      })
+      .catch((e) => request.log.warn({ err: e }, 'could not record query history'));
+  };
+
+  const maxRows = ndjson ? input.maxRows : Math.min(input.maxRows ?? app.junction.limits.maxRowsJson, app.junction.limits.maxRowsJson);
+  let run: Awaited<ReturnType<typeof app.junction.startQuery>>;
+  try {
+    run = await app.junction.startQuery(p, input.sql, { params: input.params as Value[] | undefined, timeoutMs: input.timeoutMs, maxRows, queryId, signal: abort.signal });
+  } catch (e) {
+    finished = true;
+    await record(statusOf(e), null, isJunctionError(e) ? e.code : 'internal');
+    throw e;
+  }
+  const abortListener = () => run.result.cancel('client disconnected');
+  abort.signal.addEventListener('abort', abortListener, { once: true });
+  reply.header('x-junction-query-id', run.id);
+
+  if (!ndjson) {
+    try {
+      const parts: string[] = [];
+      let rows = 0;
+      for await (const batch of run.result.rows) {
+        for (const row of batch) parts.push(JSON.stringify(jsonRow(row)));
+        rows += batch.length;
+      }
+      finished = true;
+      const stats = statsOut(run.id, run.result.stats());
+      await record('ok', rows, null);
+      reply.type('application/json; charset=utf-8');
+      return reply.send(`{"queryId":${JSON.stringify(run.id)},"columns":${JSON.stringify(jsonColumns(run.result.columns))},"rows":[${parts.join(',')}],"stats":${JSON.stringify(stats)}}`);
+    } catch (e) {
+      finished = true;
+      await record(statusOf(e), null, isJunctionError(e) ? e.code : 'internal');
+      throw e;
+    } finally {
+      run.release();
+    }
+  }
+
+  const result = run.result;
+  async function* lines(): AsyncGenerator<string> {
+    let rows = 0;
+    let ok = false;
+    try {
+      yield JSON.stringify({ queryId: run.id, columns: jsonColumns(result.columns) }) + '\n';
+      for await (const batch of result.rows) {
+        let chunk = '';
+        for (const row of batch) chunk += JSON.stringify(jsonRow(row)) + '\n';
+        rows += batch.length;
+        yield chunk;
+      }
+      ok = true;
+      finished = true;
+      await record('ok', rows, null);
+      yield JSON.stringify({ stats: statsOut(run.id, result.stats()) }) + '\n';
+    } catch (e) {
+      finished = true;
+      const { body } = toErrorBody(e);
+      await record(statusOf(e), rows, body.code);
+      if (body.code === 'internal') request.log.error({ err: e }, 'query failed mid-stream');
+      yield JSON.stringify({ error: body }) + '\n';
+    } finally {
+      if (!ok && !finished) {
+        // the consumer stopped early (client gone): stop the sources too
+        result.cancel('client disconnected');
+        await record('cancelled', rows, 'client_disconnected');
+      }
+      run.release();
+    }
+  }
+  reply.type('application/x-ndjson; charset=utf-8');
+  return reply.send(Readable.from(lines(), { objectMode: false }));
+}
+
+function statusOf(e: unknown): string {
+  return isJunctionError(e) && (e.kind === 'cancelled' || e.kind === 'timeout') ? e.kind : 'error';
+}
+
+export default async function queryRoutes(app: FastifyInstance): Promise<void> {
+  app.post<{ Body: Static<typeof QueryBody> }>(
+    '/query',
+    {
+      schema: {
+        tags: ['query'],
+        summary: 'Run SQL over all sources (PostgreSQL semantics)',
+        description:
+          'Values are exact: int64 and decimals are JSON strings, dates YYYY-MM-DD, timestamps ISO 8601, binary base64. Accept: application/x-ndjson streams the result.',
+        body: QueryBody,
+        response: { 200: QueryReply, ...errors(404, 409, 422, 499, 502, 503, 504) },
+      },
+      preHandler: app.authorize('query'),
+    },
+    async (request, reply) => runQuery(app, request, reply, request.body),
+  );
+
+  app.get('/queries', { schema: { tags: ['query'], summary: 'Running queries (yours; all for admins)', response: { 200: Type.Array(Running), ...errors() } }, preHandler: app.authorize('run') }, async (request) => {
+    const p = request.principal!;
+    return [...app.junction.running.values()]
+      .filter((q) => p.role === 'admin' || q.userId === p.userId)
+      .map((q) => ({ id: q.id, sql: q.sql, startedAt: q.startedAt.toISOString(), user: q.userId }));
+  });
+
+  app.delete<{ Params: { id: string } }>(
+    '/queries/:id',
+    {
+      schema: { tags: ['query'], summary: 'Cancel a running query', params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(404) } },
+      preHandler: app.authorize('run'),
+    },
+    async (request) => {
+      const p = request.principal!;
+      const q = app.junction.running.get(request.params.id);
+      if (!q || (q.userId !== p.userId && p.role !== 'admin')) throw notFound('query', request.params.id);
+      q.cancel(`cancelled by ${p.username}`);
+      return { ok: true };
+    },
+  );
+
+  app.post<{ Body: Static<typeof ExplainBody> }>(
+    '/explain',
+    {
+      schema: {
+        tags: ['query'],
+        summary: 'The plan Junction would run (analyze: run it and report per-step rows and times)',
+        body: ExplainBody,
+        response: { 200: Type.Object({ plan: Type.Unknown(), text: Type.String() }), ...errors(404, 422, 502, 503, 504) },
+      },
+      preHandler: app.authorize('query'),
+    },
+    async (request) => {
+      const out = await app.junction.explain(request.principal!, request.body.sql, { params: request.body.params, analyze: request.body.analyze });
+      return { plan: out.plan, text: out.text };
+    },
+  );
+
+  app.get<{ Querystring: { limit?: number } }>(
+    '/history',
+    {
+      schema: {
+        tags: ['history'],
+        summary: 'Your query history, newest first',
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
+        response: { 200: Type.Array(History), ...errors() },
+      },
+      preHandler: app.authorize('run'),
+    },
+    async (request) =>
+      (await app.db.queryHistory.findMany({ where: { userId: request.principal!.userId }, orderBy: { createdAt: 'desc' }, take: request.query.limit ?? 100 })).map((h) => ({
+        id: h.id,
+        queryId: h.queryId,
+        sql: h.sql,
+        params: h.params ? JSON.parse(h.params) : null,
+        status: h.status,
+        rows: h.rows,
+        elapsedMs: h.elapsedMs,
+        errorCode: h.errorCode,
+        createdAt: h.createdAt.toISOString(),
+      })),
+  );
+
+  app.delete('/history', { schema: { tags: ['history'], summary: 'Clear your query history', response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors() } }, preHandler: app.authorize('run') }, async (request) => {
+    await app.db.queryHistory.deleteMany({ where: { userId: request.principal!.userId } });
+    return { ok: true };
+  });
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { forbidden, notFound } from '../lib/errors.js';
+import { errors, IdParams, Ok } from '../lib/schemas.js';
+import { runQuery } from './query.js';
+
+const Param = Type.Union([Type.String({ maxLength: 100_000 }), Type.Number(), Type.Boolean(), Type.Null()]);
+const Saved = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  sql: Type.String(),
+  params: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
+  example: Type.Boolean(),
+  shared: Type.Boolean(),
+  owner: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+const CreateSaved = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    sql: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    params: Type.Optional(Type.Array(Param, { maxItems: 1000, description: 'default parameter values' })),
+    shared: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const UpdateSaved = Type.Partial(CreateSaved, { additionalProperties: false, minProperties: 1 });
+const RunSaved = Type.Object(
+  {
+    params: Type.Optional(Type.Array(Param, { maxItems: 1000 })),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 3600_000 })),
+    maxRows: Type.Optional(Type.Integer({ minimum: 1 })),
+    queryId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' })),
+  },
+  { additionalProperties: false },
+);
+
+type Row = { id: string; name: string; description: string | null; sql: string; params: string | null; example: boolean; shared: boolean; ownerId: string | null; createdAt: Date; updatedAt: Date; owner?: { username: string } | null };
+const out = (q: Row) => ({
+  id: q.id,
+  name: q.name,
+  description: q.description,
+  sql: q.sql,
+  params: q.params ? JSON.parse(q.params) : null,
+  example: q.example,
+  shared: q.shared,
+  owner: q.owner?.username ?? null,
+  createdAt: q.createdAt.toISOString(),
+  updatedAt: q.updatedAt.toISOString(),
+});
+
+/** Saved queries: yours, shared ones, and the examples. Viewers may run them (grants still apply). */
+export default async function savedRoutes(app: FastifyInstance): Promise<void> {
+  const visible = (userId: string) => ({ OR: [{ ownerId: userId }, { shared: true }, { example: true }] });
+
+  app.get('/saved-queries', { schema: { tags: ['saved queries'], response: { 200: Type.Array(Saved), ...errors() } }, preHandler: app.authorize('run') }, async (request) =>
+    (await app.db.savedQuery.findMany({ where: visible(request.principal!.userId), include: { owner: true }, orderBy: [{ example: 'desc' }, { name: 'asc' }] })).map(out),
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>('/saved-queries/:id', { schema: { tags: ['saved queries'], params: IdParams, response: { 200: Saved, ...errors(404) } }, preHandler: app.authorize('run') }, async (request) => {
+    const q = await app.db.savedQuery.findFirst({ where: { id: request.params.id, ...visible(request.principal!.userId) }, include: { owner: true } });
+    if (!q) throw notFound('saved_query', request.params.id);
+    return out(q);
+  });
+
+  app.post<{ Body: Static<typeof CreateSaved> }>('/saved-queries', { schema: { tags: ['saved queries'], body: CreateSaved, response: { 201: Saved, ...errors() } }, preHandler: app.authorize('query') }, async (request, reply) => {
+    const b = request.body;
+    const q = await app.db.savedQuery.create({
+      data: { id: randomUUID(), ownerId: request.principal!.userId, name: b.name, description: b.description ?? null, sql: b.sql, params: b.params ? JSON.stringify(b.params) : null, shared: b.shared ?? false },
+      include: { owner: true },
+    });
+    return reply.status(201).send(out(q));
+  });
+
+  async function editable(id: string, userId: string, role: string) {
+    const q = await app.db.savedQuery.findUnique({ where: { id } });
+    if (!q) throw notFound('saved_query', id);
+    if (q.ownerId !== userId && role !== 'admin') throw forbidden('Only the owner or an admin may change this saved query.');
+    return q;
+  }
+
+  app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateSaved> }>(
+    '/saved-queries/:id',
+    { schema: { tags: ['saved queries'], params: IdParams, body: UpdateSaved, response: { 200: Saved, ...errors(404) } }, preHandler: app.authorize('query') },
+    async (request) => {
+      const p = request.principal!;
+      await editable(request.params.id, p.userId, p.role);
+      const b = request.body;
+      const q = await app.db.savedQuery.update({
+        where: { id: request.params.id },
+        data: {
+          ...(b.name !== undefined ? { name: b.name } : {}),
+          ...(b.description !== undefined ? { description: b.description } : {}),
+          ...(b.sql !== undefined ? { sql: b.sql } : {}),
+          ...(b.params !== undefined ? { params: JSON.stringify(b.params) } : {}),
+          ...(b.shared !== undefined ? { shared: b.shared } : {}),
+        },
+        include: { owner: true },
+      });
+      return out(q);
+    },
+  );
+
+  app.delete<{ Params: Static<typeof IdParams> }>('/saved-queries/:id', { schema: { tags: ['saved queries'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: app.authorize('query') }, async (request) => {
+    const p = request.principal!;
+    await editable(request.params.id, p.userId, p.role);
+    await app.db.savedQuery.delete({ where: { id: request.params.id } });
+    return { ok: true };
+  });
+
+  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof RunSaved> }>(
+    '/saved-queries/:id/run',
+    {
+      schema: { tags: ['saved queries'], summary: 'Run a saved query (same reply as POST /query)', params: IdParams, body: RunSaved, response: { ...errors(404, 422, 499, 502, 503, 504) } },
+      preHandler: app.authorize('run'),
+    },
+    async (request, reply) => {
+      const q = await app.db.savedQuery.findFirst({ where: { id: request.params.id, ...visible(request.principal!.userId) } });
+      if (!q) throw notFound('saved_query', request.params.id);
+      const params = request.body.params ?? (q.params ? JSON.parse(q.params) : undefined);
+      return runQuery(app, request, reply, { sql: q.sql, params, timeoutMs: request.body.timeoutMs, maxRows: request.body.maxRows, queryId: request.body.queryId });
+    },
+  );
+}

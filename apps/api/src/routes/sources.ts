@@ -1,0 +1,191 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { CatalogSnapshot } from '@junction/connectors';
+import type { Source as SourceRow } from '../generated/prisma/client.js';
+import { notFound } from '../lib/errors.js';
+import { errors, IdParams, Name, Ok } from '../lib/schemas.js';
+
+const Engine = Type.Union([Type.Literal('postgresql'), Type.Literal('mysql'), Type.Literal('sqlserver'), Type.Literal('sqlite')]);
+const Options = Type.Object(
+  {
+    schema: Type.Optional(Type.String({ maxLength: 128 })),
+    pool: Type.Optional(
+      Type.Object(
+        { max: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 0 })), maxLifetimeMs: Type.Optional(Type.Integer({ minimum: 0 })) },
+        { additionalProperties: false },
+      ),
+    ),
+    tls: Type.Optional(
+      Type.Object({ enabled: Type.Boolean(), rejectUnauthorized: Type.Optional(Type.Boolean()), ca: Type.Optional(Type.String({ maxLength: 20000 })) }, { additionalProperties: false }),
+    ),
+    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+    statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+const Host = Type.String({ minLength: 1, maxLength: 255 });
+const Port = Type.Integer({ minimum: 1, maximum: 65535 });
+const Str = Type.String({ minLength: 1, maxLength: 255 });
+const Secret = Type.String({ maxLength: 1000, description: 'write-only: never returned' });
+
+const CreateSource = Type.Object(
+  {
+    name: Name,
+    engine: Engine,
+    host: Type.Optional(Host),
+    port: Type.Optional(Port),
+    database: Type.Optional(Str),
+    user: Type.Optional(Str),
+    password: Type.Optional(Secret),
+    file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'sqlite: database file path' })),
+    options: Type.Optional(Options),
+  },
+  { additionalProperties: false },
+);
+const UpdateSource = Type.Object(
+  {
+    host: Type.Optional(Host),
+    port: Type.Optional(Port),
+    database: Type.Optional(Str),
+    user: Type.Optional(Str),
+    password: Type.Optional(Secret),
+    file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    options: Type.Optional(Options),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const SourceSummary = Type.Object({ id: Type.String(), name: Type.String(), engine: Engine, status: Type.String(), demo: Type.Boolean() });
+// No password field: the serializer drops anything not declared, so a credential cannot slip out.
+const SourceDetail = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  engine: Engine,
+  host: Type.Union([Type.String(), Type.Null()]),
+  port: Type.Union([Type.Integer(), Type.Null()]),
+  database: Type.Union([Type.String(), Type.Null()]),
+  user: Type.Union([Type.String(), Type.Null()]),
+  file: Type.Union([Type.String(), Type.Null()]),
+  hasPassword: Type.Boolean(),
+  options: Type.Unknown(),
+  status: Type.String(),
+  statusMessage: Type.Union([Type.String(), Type.Null()]),
+  semantics: Type.Union([Type.Unknown(), Type.Null()]),
+  tables: Type.Integer(),
+  demo: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+  introspectedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+const Diagnosis = Type.Object({
+  ok: Type.Boolean(),
+  serverVersion: Type.Optional(Type.String()),
+  latencyMs: Type.Optional(Type.Number()),
+  code: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+  hint: Type.Optional(Type.String()),
+});
+
+type EngineT = Static<typeof Engine>;
+
+export function sourceDetail(s: SourceRow): Static<typeof SourceDetail> {
+  const catalog = s.catalog ? (JSON.parse(s.catalog) as CatalogSnapshot) : undefined;
+  return {
+    id: s.id,
+    name: s.name,
+    engine: s.engine as EngineT,
+    host: s.host,
+    port: s.port,
+    database: s.database,
+    user: s.user,
+    file: s.file,
+    hasPassword: s.passwordEncrypted !== null,
+    options: JSON.parse(s.options || '{}'),
+    status: s.status,
+    statusMessage: s.statusMessage,
+    semantics: s.semantics ? JSON.parse(s.semantics) : null,
+    tables: catalog?.tables.length ?? 0,
+    demo: s.demo,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+    introspectedAt: s.introspectedAt?.toISOString() ?? null,
+  };
+}
+
+export default async function sourceRoutes(app: FastifyInstance): Promise<void> {
+  const admin = app.authorize('admin');
+  const read = app.authorize('read');
+
+  app.get('/sources', { schema: { tags: ['sources'], response: { 200: Type.Array(SourceSummary), ...errors() } }, preHandler: read }, async (request) => {
+    const policy = await app.junction.accessPolicy(request.principal!);
+    const rows = await app.db.source.findMany({ orderBy: { name: 'asc' } });
+    return rows.filter((s) => policy.canReadSource(s.name)).map((s) => ({ id: s.id, name: s.name, engine: s.engine as EngineT, status: s.status, demo: s.demo }));
+  });
+
+  app.post<{ Body: Static<typeof CreateSource> }>(
+    '/sources',
+    {
+      schema: {
+        tags: ['sources'],
+        summary: 'Register a source: tests the connection, probes its semantics and introspects its catalog',
+        body: CreateSource,
+        response: { 201: SourceDetail, ...errors(409, 502) },
+      },
+      preHandler: admin,
+    },
+    async (request, reply) => {
+      const row = await app.junction.createSource(request.body);
+      await app.audit(request, 'source.create', row.name, { engine: row.engine, host: row.host, port: row.port, database: row.database, user: row.user });
+      return reply.status(201).send(sourceDetail(row));
+    },
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>('/sources/:id', { schema: { tags: ['sources'], params: IdParams, response: { 200: SourceDetail, ...errors(404) } }, preHandler: read }, async (request) => {
+    const row = await app.junction.findSource(request.params.id);
+    const policy = await app.junction.accessPolicy(request.principal!);
+    if (!policy.canReadSource(row.name)) throw notFound('source', request.params.id);
+    return sourceDetail(row);
+  });
+
+  app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateSource> }>(
+    '/sources/:id',
+    {
+      schema: {
+        tags: ['sources'],
+        summary: 'Change connection settings (e.g. rotate the password); the old pool drains, no restart needed',
+        params: IdParams,
+        body: UpdateSource,
+        response: { 200: SourceDetail, ...errors(404, 502) },
+      },
+      preHandler: admin,
+    },
+    async (request) => {
+      const row = await app.junction.updateSource(request.params.id, request.body);
+      const changed = Object.keys(request.body).filter((k) => k !== 'password');
+      await app.audit(request, 'source.update', row.name, { changed, ...(request.body.password !== undefined ? { passwordChanged: true } : {}) });
+      return sourceDetail(row);
+    },
+  );
+
+  app.delete<{ Params: Static<typeof IdParams> }>('/sources/:id', { schema: { tags: ['sources'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin }, async (request) => {
+    const row = await app.junction.deleteSource(request.params.id);
+    await app.audit(request, 'source.delete', row.name);
+    return { ok: true };
+  });
+
+  app.post<{ Params: Static<typeof IdParams> }>(
+    '/sources/:id/test',
+    { schema: { tags: ['sources'], summary: 'Test the stored connection settings', params: IdParams, response: { 200: Diagnosis, ...errors(404) } }, preHandler: admin },
+    async (request) => app.junction.testSource(request.params.id),
+  );
+
+  app.post<{ Params: Static<typeof IdParams> }>(
+    '/sources/:id/refresh',
+    { schema: { tags: ['sources'], summary: 'Re-introspect the catalog and re-probe semantics', params: IdParams, response: { 200: SourceDetail, ...errors(404, 502) } }, preHandler: admin },
+    async (request) => {
+      const row = await app.junction.refreshSource(request.params.id);
+      await app.audit(request, 'source.refresh', row.name);
+      return sourceDetail(row);
+    },
+  );
+}

@@ -1,0 +1,388 @@
+import { randomUUID } from 'node:crypto';
+import {
+  JunctionError,
+  type CatalogSnapshot,
+  type ColumnMeta,
+  type ConnectionDiagnosis,
+  type Connector,
+  type EngineName,
+  type SourceConfig,
+  type SourceSemantics,
+} from '@junction/connectors';
+import type { AccessPolicy, EngineOptions, ExplainResult, QueryOptions, QueryResult, RegisteredSource, ViewDefinition } from '@junction/query-core';
+import type { Db } from '../db/client.js';
+import type { Source } from '../generated/prisma/client.js';
+import { Admission, type AdmissionLimits } from '../lib/admission.js';
+import { notFound } from '../lib/errors.js';
+import type { SecretBox } from '../lib/secrets.js';
+import type { Principal } from '../plugins/auth.js';
+
+/** The part of query-core's Engine the API drives (src/api.ts of query-core). */
+export interface EngineLike {
+  addSource(source: RegisteredSource): unknown;
+  removeSource(name: string): unknown;
+  setView(view: ViewDefinition): unknown;
+  dropView(schema: string, name: string): unknown;
+  query(sql: string, options?: QueryOptions): Promise<QueryResult> | QueryResult;
+  explain(sql: string, options?: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> | ExplainResult;
+  close(): Promise<void> | void;
+}
+
+export type EngineFactory = (options: EngineOptions) => Promise<EngineLike>;
+export type ConnectorFactory = (config: SourceConfig) => Connector | Promise<Connector>;
+
+export const defaultEngineFactory: EngineFactory = async (options) => {
+  const { Engine } = await import('@junction/query-core');
+  return new Engine(options) as unknown as EngineLike;
+};
+export const defaultConnectorFactory: ConnectorFactory = async (config) => {
+  const { createConnector } = await import('@junction/connectors');
+  return createConnector(config);
+};
+
+export interface JunctionLimits extends AdmissionLimits {
+  readonly memoryBudgetBytes: number;
+  /** applied when a query names none, and the ceiling for one that does */
+  readonly defaultTimeoutMs: number;
+  readonly maxTimeoutMs: number;
+  /** JSON replies hold every row in memory: this caps them (NDJSON streams have no cap) */
+  readonly maxRowsJson: number;
+}
+
+export const DEFAULT_LIMITS: JunctionLimits = {
+  maxConcurrent: 8,
+  maxQueued: 32,
+  queueTimeoutMs: 10_000,
+  perUser: 4,
+  memoryBudgetBytes: 256 * 1024 * 1024,
+  defaultTimeoutMs: 5 * 60_000,
+  maxTimeoutMs: 60 * 60_000,
+  maxRowsJson: 100_000,
+};
+
+export interface SourceInput {
+  name: string;
+  engine: EngineName;
+  host?: string;
+  port?: number;
+  database?: string;
+  user?: string;
+  password?: string;
+  file?: string;
+  options?: Record<string, unknown>;
+}
+
+export interface RunningQuery {
+  readonly id: string;
+  readonly userId: string;
+  readonly sql: string;
+  readonly startedAt: Date;
+  cancel(reason?: string): void;
+}
+
+interface Live {
+  connector: Connector;
+  catalog: CatalogSnapshot;
+  semantics?: SourceSemantics;
+}
+
+/**
+ * Junction's running state: one Engine, one connector per registered source, admission control
+ * and the registry of running queries. Metadata rows are the truth; this mirrors them.
+ */
+export class JunctionService {
+  readonly admission: Admission;
+  readonly running = new Map<string, RunningQuery>();
+  readonly #live = new Map<string, Live>();
+  #engine: EngineLike | undefined;
+
+  constructor(
+    readonly db: Db,
+    readonly secrets: SecretBox,
+    readonly limits: JunctionLimits,
+    readonly engineFactory: EngineFactory = defaultEngineFactory,
+    readonly connectorFactory: ConnectorFactory = defaultConnectorFactory,
+  ) {
+    this.admission = new Admission(limits);
+  }
+
+  async engine(): Promise<EngineLike> {
+    this.#engine ??= await this.engineFactory({ memoryBudgetBytes: this.limits.memoryBudgetBytes });
+    return this.#engine;
+  }
+
+  /** Registers stored sources and views without contacting any source: a source that is down fails only its queries. */
+  async start(): Promise<void> {
+    const engine = await this.engine();
+    for (const row of await this.db.source.findMany()) {
+      if (!row.catalog) continue;
+      const connector = await this.connectorFactory(this.configOf(row));
+      const live: Live = { connector, catalog: JSON.parse(row.catalog), semantics: row.semantics ? JSON.parse(row.semantics) : undefined };
+      this.#live.set(row.name, live);
+      await engine.addSource({ name: row.name, ...live });
+    }
+    const views = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
+    for (const v of views) {
+      try {
+        await engine.setView({ schema: v.schema.name, name: v.name, sql: v.sql });
+      } catch {
+        // a view whose source is gone stays stored; validating it reports why
+      }
+    }
+  }
+
+  configOf(row: Source, password?: string): SourceConfig {
+    return {
+      name: row.name,
+      engine: row.engine as EngineName,
+      ...(row.host ? { host: row.host } : {}),
+      ...(row.port ? { port: row.port } : {}),
+      ...(row.database ? { database: row.database } : {}),
+      ...(row.user ? { user: row.user } : {}),
+      ...(row.file ? { file: row.file } : {}),
+      password: password ?? (row.passwordEncrypted ? this.secrets.decrypt(row.passwordEncrypted) : undefined),
+      options: JSON.parse(row.options || '{}'),
+    };
+  }
+
+  /** test() → probe() → introspect() on a fresh connector; closes it on failure. */
+  async #connect(config: SourceConfig): Promise<Live & { diagnosis: ConnectionDiagnosis }> {
+    const connector = await this.connectorFactory(config);
+    try {
+      const diagnosis = await connector.test();
+      if (!diagnosis.ok) {
+        throw new JunctionError('source_test_failed', 'user', `Could not connect to "${config.name}": ${diagnosis.message} ${diagnosis.hint}`.trim(), {
+          details: { source: config.name, diagnosis: diagnosis.code, hint: diagnosis.hint },
+        });
+      }
+      const semantics = await connector.probe();
+      const catalog = await connector.introspect();
+      return { connector, semantics, catalog, diagnosis };
+    } catch (e) {
+      await connector.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async createSource(input: SourceInput, opts: { demo?: boolean } = {}): Promise<Source> {
+    if (await this.db.source.findUnique({ where: { name: input.name } })) {
+      throw new JunctionError('source_exists', 'conflict', `A source named "${input.name}" already exists.`, { details: { name: input.name } });
+    }
+    const config: SourceConfig = { ...input, options: input.options ?? {} };
+    const live = await this.#connect(config);
+    try {
+      const row = await this.db.source.create({
+        data: {
+          id: randomUUID(),
+          name: input.name,
+          engine: input.engine,
+          host: input.host ?? null,
+          port: input.port ?? null,
+          database: input.database ?? null,
+          user: input.user ?? null,
+          file: input.file ?? null,
+          passwordEncrypted: input.password ? this.secrets.encrypt(input.password) : null,
+          options: JSON.stringify(input.options ?? {}),
+          status: 'online',
+          semantics: JSON.stringify(live.semantics),
+          catalog: JSON.stringify(live.catalog),
+          introspectedAt: new Date(),
+          demo: opts.demo ?? false,
+        },
+      });
+      this.#live.set(row.name, live);
+      await (await this.engine()).addSource({ name: row.name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+      return row;
+    } catch (e) {
+      this.#live.delete(input.name);
+      await live.connector.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async findSource(idOrName: string): Promise<Source> {
+    const row = (await this.db.source.findUnique({ where: { id: idOrName } })) ?? (await this.db.source.findUnique({ where: { name: idOrName } }));
+    if (!row) throw notFound('source', idOrName);
+    return row;
+  }
+
+  /**
+   * Connection settings change (a rotated password, a new host): connect with the new settings
+   * first, then swap the engine's source and drain the old pool, so no restart is needed and a
+   * wrong new setting leaves the working one in place.
+   */
+  async updateSource(id: string, patch: Partial<Omit<SourceInput, 'name' | 'engine'>>): Promise<Source> {
+    const row = await this.findSource(id);
+    const merged: Source = {
+      ...row,
+      host: patch.host !== undefined ? patch.host : row.host,
+      port: patch.port !== undefined ? patch.port : row.port,
+      database: patch.database !== undefined ? patch.database : row.database,
+      user: patch.user !== undefined ? patch.user : row.user,
+      file: patch.file !== undefined ? patch.file : row.file,
+      options: patch.options !== undefined ? JSON.stringify(patch.options) : row.options,
+    };
+    const password = patch.password !== undefined ? patch.password : row.passwordEncrypted ? this.secrets.decrypt(row.passwordEncrypted) : undefined;
+    const live = await this.#connect(this.configOf(merged, password ?? ''));
+    const updated = await this.db.source.update({
+      where: { id: row.id },
+      data: {
+        host: merged.host,
+        port: merged.port,
+        database: merged.database,
+        user: merged.user,
+        file: merged.file,
+        options: merged.options,
+        passwordEncrypted: password ? this.secrets.encrypt(password) : null,
+        status: 'online',
+        statusMessage: null,
+        semantics: JSON.stringify(live.semantics),
+        catalog: JSON.stringify(live.catalog),
+        introspectedAt: new Date(),
+      },
+    });
+    await this.#swap(updated.name, live);
+    return updated;
+  }
+
+  async #swap(name: string, live: Live): Promise<void> {
+    const engine = await this.engine();
+    const old = this.#live.get(name);
+    if (old) await engine.removeSource(name);
+    this.#live.set(name, live);
+    await engine.addSource({ name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+    if (old && old.connector !== live.connector) await old.connector.close().catch(() => undefined);
+  }
+
+  async deleteSource(id: string): Promise<Source> {
+    const row = await this.findSource(id);
+    const live = this.#live.get(row.name);
+    if (live) {
+      await (await this.engine()).removeSource(row.name);
+      this.#live.delete(row.name);
+      await live.connector.close().catch(() => undefined);
+    }
+    await this.db.source.delete({ where: { id: row.id } });
+    await this.db.grant.deleteMany({ where: { sourceName: row.name } });
+    return row;
+  }
+
+  async testSource(id: string): Promise<ConnectionDiagnosis> {
+    const row = await this.findSource(id);
+    const connector = await this.connectorFactory(this.configOf(row));
+    try {
+      const diagnosis = await connector.test();
+      await this.db.source.update({
+        where: { id: row.id },
+        data: { status: diagnosis.ok ? 'online' : 'offline', statusMessage: diagnosis.ok ? null : diagnosis.message },
+      });
+      return diagnosis;
+    } finally {
+      await connector.close().catch(() => undefined);
+    }
+  }
+
+  async refreshSource(id: string): Promise<Source> {
+    const row = await this.findSource(id);
+    let live: Live;
+    try {
+      live = await this.#connect(this.configOf(row));
+    } catch (e) {
+      await this.db.source.update({ where: { id: row.id }, data: { status: 'offline', statusMessage: e instanceof Error ? e.message : 'unreachable' } });
+      throw e;
+    }
+    const updated = await this.db.source.update({
+      where: { id: row.id },
+      data: { status: 'online', statusMessage: null, semantics: JSON.stringify(live.semantics), catalog: JSON.stringify(live.catalog), introspectedAt: new Date() },
+    });
+    await this.#swap(updated.name, live);
+    return updated;
+  }
+
+  /** Grants decide per source and per view; an admin may read everything. Loaded once per query. */
+  async accessPolicy(p: Principal): Promise<AccessPolicy> {
+    if (p.role === 'admin') return { canReadSource: () => true, canReadView: () => true };
+    const grants = await this.db.grant.findMany({ where: { OR: [{ role: p.role }, { userId: p.userId }] } });
+    const sources = new Set(grants.filter((g) => g.sourceName).map((g) => g.sourceName as string));
+    const views = new Set(grants.filter((g) => g.viewSchema).map((g) => `${g.viewSchema}.${g.viewName ?? '*'}`));
+    return {
+      canReadSource: (s) => sources.has(s) || sources.has('*'),
+      canReadView: (schema, view) => views.has(`${schema}.${view}`) || views.has(`${schema}.*`),
+    };
+  }
+
+  /**
+   * Admission first, then the engine. The returned release must be called exactly once when
+   * the rows have been consumed or the query failed.
+   */
+  async startQuery(
+    p: Principal,
+    sql: string,
+    opts: { params?: unknown[]; timeoutMs?: number; maxRows?: number; queryId?: string; signal: AbortSignal },
+  ): Promise<{ id: string; result: QueryResult; release: () => void }> {
+    const release = await this.admission.acquire(p.userId);
+    const id = opts.queryId ?? randomUUID();
+    try {
+      if (this.running.has(id)) throw new JunctionError('query_id_in_use', 'conflict', `A query with id "${id}" is already running.`);
+      const access = await this.accessPolicy(p);
+      const timeoutMs = Math.min(opts.timeoutMs ?? this.limits.defaultTimeoutMs, this.limits.maxTimeoutMs);
+      const engine = await this.engine();
+      const result = await engine.query(sql, {
+        params: (opts.params ?? []) as QueryOptions['params'],
+        signal: opts.signal,
+        timeoutMs,
+        maxRows: opts.maxRows,
+        access,
+        memoryBudgetBytes: this.limits.memoryBudgetBytes,
+      });
+      this.running.set(id, { id, userId: p.userId, sql, startedAt: new Date(), cancel: (r) => result.cancel(r) });
+      let done = false;
+      return {
+        id,
+        result,
+        release: () => {
+          if (done) return;
+          done = true;
+          this.running.delete(id);
+          release();
+        },
+      };
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  async explain(p: Principal, sql: string, opts: { params?: unknown[]; analyze?: boolean }): Promise<ExplainResult> {
+    const release = await this.admission.acquire(p.userId);
+    try {
+      const access = await this.accessPolicy(p);
+      return await (await this.engine()).explain(sql, {
+        params: (opts.params ?? []) as QueryOptions['params'],
+        analyze: opts.analyze ?? false,
+        access,
+        timeoutMs: this.limits.defaultTimeoutMs,
+      });
+    } finally {
+      release();
+    }
+  }
+
+  /** Asks the engine to plan the view; returns its output columns when the engine reports them. */
+  async setView(schema: string, name: string, sql: string): Promise<readonly ColumnMeta[] | undefined> {
+    const out = (await (await this.engine()).setView({ schema, name, sql })) as { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
+    if (Array.isArray(out)) return out as readonly ColumnMeta[];
+    return (out as { columns?: readonly ColumnMeta[] } | undefined)?.columns;
+  }
+
+  async dropView(schema: string, name: string): Promise<void> {
+    await (await this.engine()).dropView(schema, name);
+  }
+
+  async close(): Promise<void> {
+    for (const q of this.running.values()) q.cancel('server shutting down');
+    if (this.#engine) await this.#engine.close();
+    await Promise.all([...this.#live.values()].map((l) => l.connector.close().catch(() => undefined)));
+    this.#live.clear();
+  }
+}
