@@ -1,12 +1,15 @@
 import type { Connector, SourceConfig } from './contract/connector.js';
 import { JunctionError } from './contract/errors.js';
 import { PostgresConnector } from './postgres/connector.js';
+import { SqliteConnector } from './sqlite/connector.js';
 
 /** One connector per registered source; each owns its own pool. */
 export function createConnector(config: SourceConfig): Connector {
   switch (config.engine) {
     case 'postgresql':
       return new PostgresConnector(config);
+    case 'sqlite':
+      return new SqliteConnector(config);
     default:
       throw new JunctionError('engine_unsupported', 'unsupported', `Engine "${config.engine}" is not supported yet (source "${config.name}").`);
   }
