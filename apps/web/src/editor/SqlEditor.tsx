@@ -1,9 +1,8 @@
 import { useEffect, useImperativeHandle, useRef, type Ref } from 'react';
 import Editor, { type OnMount } from '@monaco-editor/react';
 import type { SqlPosition } from '../lib/api-error.js';
-import type { CatalogSource } from '../lib/catalog.js';
 import { markerRange } from './markers.js';
-import { acquireSqlCompletion, monaco, setCompletionCatalog } from './monaco-setup.js';
+import { acquireSqlCompletion, monaco, setCompletionCatalog, type CompletionCatalog } from './monaco-setup.js';
 
 export interface SqlEditorHandle {
   getValue(): string;
@@ -17,7 +16,7 @@ export interface SqlEditorHandle {
 export interface SqlEditorProps {
   ref?: Ref<SqlEditorHandle>;
   defaultValue: string;
-  catalog: readonly CatalogSource[];
+  catalog: CompletionCatalog;
   onChange?(sql: string): void;
   onRun(): void;
 }

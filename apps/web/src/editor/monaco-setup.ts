@@ -6,19 +6,24 @@ import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
 import 'monaco-editor/languages/definitions/sql/register';
 import { loader } from '@monaco-editor/react';
 import type { CatalogSource } from '../lib/catalog.js';
-import { suggest, type SuggestionKind } from '../lib/sql-completion.js';
+import { suggest, tablesNeeded, type SuggestionKind } from '../lib/sql-completion.js';
 
 self.MonacoEnvironment = { getWorker: () => new EditorWorker() };
 loader.config({ monaco });
 
 export { monaco };
 
-let catalog: readonly CatalogSource[] = [];
+/** Where completion reads the catalog and how it asks for columns it has not seen yet. */
+export interface CompletionCatalog {
+  current(): readonly CatalogSource[];
+  ensureColumns(tables: readonly { source: string; schema: string; table: string }[]): Promise<void>;
+}
+
+let catalog: CompletionCatalog = { current: () => [], ensureColumns: async () => undefined };
 let provider: monaco.IDisposable | undefined;
 let users = 0;
 
-/** The completion provider reads the latest catalog; callers update it here. */
-export function setCompletionCatalog(c: readonly CatalogSource[]): void {
+export function setCompletionCatalog(c: CompletionCatalog): void {
   catalog = c;
 }
 
@@ -35,11 +40,14 @@ export function acquireSqlCompletion(): () => void {
   users++;
   provider ??= monaco.languages.registerCompletionItemProvider('sql', {
     triggerCharacters: ['.'],
-    provideCompletionItems(model, position) {
+    async provideCompletionItems(model, position) {
       const before = model.getValueInRange({ startLineNumber: 1, startColumn: 1, endLineNumber: position.lineNumber, endColumn: position.column });
+      const all = model.getValue();
       const word = model.getWordUntilPosition(position);
       const range = { startLineNumber: position.lineNumber, endLineNumber: position.lineNumber, startColumn: word.startColumn, endColumn: word.endColumn };
-      const suggestions = suggest(catalog, before, model.getValue()).map((s, i) => ({
+      const needed = tablesNeeded(catalog.current(), before, all);
+      if (needed.length > 0) await catalog.ensureColumns(needed);
+      const suggestions = suggest(catalog.current(), before, all).map((s, i) => ({
         label: s.label,
         kind: KIND[s.kind],
         detail: s.detail,

@@ -1,6 +1,7 @@
-import { toCatalog, type CatalogSource } from './catalog.js';
+import { toCatalog, type CatalogColumn, type CatalogSource } from './catalog.js';
 import { request, requestJson, setCsrfToken } from './http.js';
 import type { PlanNode } from './plan.js';
+import type { Diagnosis } from './source-form.js';
 
 export type Role = 'admin' | 'analyst' | 'viewer';
 export interface User {
@@ -28,15 +29,18 @@ export interface NewSource {
   host?: string;
   port?: number;
   database?: string;
+  file?: string;
   user?: string;
   password?: string;
   options?: Record<string, unknown>;
 }
-export interface TestResult {
-  readonly ok: boolean;
-  readonly message: string;
-  readonly code?: string;
-  readonly details?: Record<string, unknown>;
+export interface CatalogHit {
+  readonly kind: 'table' | 'column' | 'view';
+  readonly source: string;
+  readonly schema: string;
+  readonly table: string;
+  readonly column?: string;
+  readonly type?: string;
 }
 export interface SavedQuery {
   readonly id: string;
@@ -94,12 +98,17 @@ export const api = {
   },
   createSource: (s: NewSource) => requestJson<Source>('/sources', { body: s }),
   deleteSource: (id: string) => requestJson<void>(`/sources/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-  testSource: (id: string) => requestJson<TestResult>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
+  testSource: (id: string) => requestJson<Diagnosis>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
   refreshSource: (id: string) => requestJson<unknown>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),
 
   async catalog(): Promise<CatalogSource[]> {
     return toCatalog(await requestJson('/catalog'));
   },
+  async tableColumns(source: string, schema: string, table: string): Promise<CatalogColumn[]> {
+    const body = await requestJson<{ columns?: CatalogColumn[] }>(`/catalog/${[source, schema, table].map(encodeURIComponent).join('/')}`);
+    return body?.columns ?? [];
+  },
+  searchCatalog: (q: string) => requestJson<CatalogHit[]>(`/catalog/search?q=${encodeURIComponent(q)}&limit=500`),
 
   async savedQueries(): Promise<SavedQuery[]> {
     return list<SavedQuery>(await requestJson('/saved-queries'), 'savedQueries');

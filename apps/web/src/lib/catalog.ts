@@ -8,7 +8,9 @@ export interface CatalogColumn {
 export interface CatalogTable {
   readonly name: string;
   readonly kind: 'table' | 'view';
-  readonly columns: readonly CatalogColumn[];
+  /** undefined until loaded: the tree lists tables first and fetches columns on demand */
+  readonly columns?: readonly CatalogColumn[];
+  readonly rowCount?: number;
 }
 export interface CatalogSchema {
   readonly name: string;
@@ -17,6 +19,7 @@ export interface CatalogSchema {
 export interface CatalogSource {
   readonly name: string;
   readonly engine?: string;
+  readonly defaultSchema?: string;
   readonly status?: string;
   readonly schemas: readonly CatalogSchema[];
 }
@@ -38,7 +41,12 @@ function toColumn(c: unknown): CatalogColumn {
 
 function toTable(t: unknown): CatalogTable {
   const o = obj(t);
-  return { name: str(o.name), kind: o.kind === 'view' ? 'view' : 'table', columns: arr(o.columns).map(toColumn) };
+  return {
+    name: str(o.name),
+    kind: o.kind === 'view' ? 'view' : 'table',
+    ...(Array.isArray(o.columns) ? { columns: o.columns.map(toColumn) } : {}),
+    ...(typeof o.rowCount === 'number' ? { rowCount: o.rowCount } : {}),
+  };
 }
 
 /**
@@ -52,6 +60,7 @@ export function toCatalogSource(s: unknown): CatalogSource {
     name: str(o.name, str(o.source)),
     ...(typeof o.engine === 'string' ? { engine: o.engine } : {}),
     ...(typeof o.status === 'string' ? { status: o.status } : {}),
+    ...(typeof o.defaultSchema === 'string' ? { defaultSchema: o.defaultSchema } : {}),
   };
   if (Array.isArray(o.schemas)) {
     return { ...base, schemas: o.schemas.map((sc) => ({ name: str(obj(sc).name), tables: arr(obj(sc).tables).map(toTable) })) };
@@ -74,14 +83,32 @@ export function toCatalog(body: unknown): CatalogSource[] {
   return list.map(toCatalogSource).sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** A column the server's search found (its table's columns may not be loaded yet). */
+export interface ColumnHit {
+  readonly source: string;
+  readonly schema: string;
+  readonly table: string;
+  readonly column: string;
+  readonly type?: string;
+}
+
 /**
  * Keeps what matches `query` (case-insensitive substring of a source, schema, table or
  * column name); a matching container keeps all its children, a matching child keeps its path.
+ * Columns match among the loaded ones and among `hits` from the server's search.
  */
-export function filterCatalog(sources: readonly CatalogSource[], query: string): CatalogSource[] {
+export function filterCatalog(sources: readonly CatalogSource[], query: string, hits: readonly ColumnHit[] = []): CatalogSource[] {
   const q = query.trim().toLowerCase();
   if (q === '') return [...sources];
   const hit = (name: string) => name.toLowerCase().includes(q);
+  const hitCols = new Map<string, CatalogColumn[]>();
+  for (const h of hits) {
+    if (!hit(h.column)) continue;
+    const key = tableKey(h.source, h.schema, h.table);
+    const list = hitCols.get(key) ?? [];
+    list.push({ name: h.column, type: h.type ?? '' });
+    hitCols.set(key, list);
+  }
   const out: CatalogSource[] = [];
   for (const s of sources) {
     if (hit(s.name)) {
@@ -96,17 +123,36 @@ export function filterCatalog(sources: readonly CatalogSource[], query: string):
       }
       const tables: CatalogTable[] = [];
       for (const t of sc.tables) {
-        if (hit(t.name)) tables.push(t);
-        else {
-          const columns = t.columns.filter((c) => hit(c.name));
-          if (columns.length > 0) tables.push({ ...t, columns });
+        if (hit(t.name)) {
+          tables.push(t);
+          continue;
         }
+        const columns = t.columns ? t.columns.filter((c) => hit(c.name)) : (hitCols.get(tableKey(s.name, sc.name, t.name)) ?? []);
+        if (columns.length > 0) tables.push({ ...t, columns });
       }
       if (tables.length > 0) schemas.push({ ...sc, tables });
     }
     if (schemas.length > 0) out.push({ ...s, schemas });
   }
   return out;
+}
+
+export function tableKey(source: string, schema: string, table: string): string {
+  return `${source}\u0000${schema}\u0000${table}`;
+}
+
+/** The catalog with the loaded columns filled in. */
+export function withColumns(sources: readonly CatalogSource[], columns: ReadonlyMap<string, readonly CatalogColumn[]>): CatalogSource[] {
+  return sources.map((s) => ({
+    ...s,
+    schemas: s.schemas.map((sc) => ({
+      ...sc,
+      tables: sc.tables.map((t) => {
+        const c = t.columns ?? columns.get(tableKey(s.name, sc.name, t.name));
+        return c ? { ...t, columns: c } : t;
+      }),
+    })),
+  }));
 }
 
 /** The name a query uses for a table: `source.table` in the default schema, else 3 parts. */

@@ -2,7 +2,7 @@ import { ApiError, networkError, toApiError } from './api-error.js';
 
 export const API_BASE = '/api/v1';
 
-const CSRF_HEADER = 'x-csrf-token';
+const CSRF_HEADER = 'x-junction-csrf';
 let csrfToken: string | undefined;
 
 /** The API hands out a CSRF token at login (body) or in a readable cookie; writes echo it. */
@@ -13,7 +13,7 @@ export function setCsrfToken(token: string | undefined): void {
 function currentCsrfToken(): string | undefined {
   if (csrfToken) return csrfToken;
   if (typeof document === 'undefined') return undefined;
-  const m = /(?:^|;\s*)(?:junction_csrf|csrf_token|_csrf|csrf)=([^;]+)/.exec(document.cookie);
+  const m = /(?:^|;\s*)junction_csrf=([^;]+)/.exec(document.cookie);
   return m ? decodeURIComponent(m[1]) : undefined;
 }
 

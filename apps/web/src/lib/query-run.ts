@@ -47,16 +47,16 @@ export class QueryRun {
     this.abort = abort;
     this.startedAt = performance.now();
     const rows: unknown[][] = [];
-    this.set({ status: 'running', sql, columns: [], rows, rowCount: 0, elapsedMs: 0 });
+    // chosen here so Cancel works before the server's first byte arrives
+    const queryId = newQueryId();
+    this.set({ status: 'running', sql, queryId, columns: [], rows, rowCount: 0, elapsedMs: 0 });
     this.tick = setInterval(() => this.update({ elapsedMs: performance.now() - this.startedAt }), 250);
     try {
       const res = await request('/query', {
-        body: { sql, ...(opts.params ? { params: opts.params } : {}) },
+        body: { sql, queryId, ...(opts.params ? { params: opts.params } : {}) },
         accept: 'application/x-ndjson',
         signal: abort.signal,
       });
-      const headerId = res.headers.get('x-query-id');
-      if (headerId) this.update({ queryId: headerId });
       if (!res.body) throw new ApiError(500, 'internal', 'NO_BODY', 'The server sent no result stream.');
       let count = 0;
       for await (const values of readNdjson(res.body)) {
@@ -154,4 +154,9 @@ export class QueryRun {
     this.snap = { ...this.snap };
     for (const l of this.listeners) l();
   }
+}
+
+function newQueryId(): string {
+  if (typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return `q${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toNewSource } from './source-form.js';
+import { describeDiagnosis, toNewSource } from './source-form.js';
 
 describe('toNewSource', () => {
   it('fills the default port and trims fields, keeping the password as typed', () => {
@@ -27,7 +27,20 @@ describe('toNewSource', () => {
     expect(toNewSource({ name: 'lite', engine: 'sqlite', host: 'x', port: '1', database: '/tmp/a.db', user: 'u', password: 'p' })).toEqual({
       name: 'lite',
       engine: 'sqlite',
-      database: '/tmp/a.db',
+      file: '/tmp/a.db',
     });
+  });
+});
+
+describe('describeDiagnosis', () => {
+  it('says where it connected and how fast', () => {
+    expect(describeDiagnosis({ ok: true, serverVersion: 'PostgreSQL 15.8', latencyMs: 3.6 })).toBe('Connected to PostgreSQL 15.8 in 4 ms.');
+    expect(describeDiagnosis({ ok: true })).toBe('Connected.');
+  });
+  it('gives the message, the hint and the code of a failure', () => {
+    expect(describeDiagnosis({ ok: false, code: 'auth_failed', message: 'The server rejected user "junction".', hint: 'Check the password.' })).toBe(
+      'The server rejected user "junction". Check the password. (auth_failed)',
+    );
+    expect(describeDiagnosis({ ok: false })).toBe('The connection failed.');
   });
 });

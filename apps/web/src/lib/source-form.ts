@@ -14,11 +14,11 @@ export const ENGINE_LABELS: Record<Engine, string> = {
   sqlite: 'SQLite',
 };
 
-/** Form fields → request body; SQLite takes a file path in `database` and no server fields. */
+/** Form fields → request body; SQLite takes a file path (typed in the database field) and no server fields. */
 export function toNewSource(f: Record<string, string>): NewSource {
   const engine = f.engine as Engine;
   const name = f.name.trim();
-  if (engine === 'sqlite') return { name, engine, database: f.database.trim() };
+  if (engine === 'sqlite') return { name, engine, file: f.database.trim() };
   const port = f.port.trim() === '' ? DEFAULT_PORTS[engine] : Number(f.port);
   return {
     name,
@@ -29,4 +29,26 @@ export function toNewSource(f: Record<string, string>): NewSource {
     user: f.user.trim(),
     ...(f.password !== '' ? { password: f.password } : {}),
   };
+}
+
+export interface Diagnosis {
+  readonly ok: boolean;
+  readonly serverVersion?: string;
+  readonly latencyMs?: number;
+  readonly code?: string;
+  readonly message?: string;
+  readonly hint?: string;
+}
+
+/** One line for the connection test result: what happened and what to do next. */
+export function describeDiagnosis(d: Diagnosis): string {
+  if (d.ok) {
+    const version = d.serverVersion ? ` to ${d.serverVersion}` : '';
+    const latency = d.latencyMs !== undefined ? ` in ${Math.round(d.latencyMs)} ms` : '';
+    return `Connected${version}${latency}.`;
+  }
+  const parts = [d.message?.trim() || 'The connection failed.'];
+  if (d.hint) parts.push(d.hint.trim());
+  if (d.code) parts.push(`(${d.code})`);
+  return parts.join(' ');
 }

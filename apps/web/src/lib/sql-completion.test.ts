@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogSource } from './catalog.js';
-import { suggest, tableReferences } from './sql-completion.js';
+import { suggest, tableReferences, tablesNeeded } from './sql-completion.js';
 
 const catalog: CatalogSource[] = [
   {
@@ -59,5 +59,22 @@ describe('tableReferences', () => {
   it('does not take a keyword for an alias', () => {
     const refs = tableReferences(catalog, 'SELECT * FROM dbA.orders WHERE o_custkey = 1');
     expect([...refs.keys()]).toEqual(['orders']);
+  });
+});
+
+describe('tablesNeeded', () => {
+  const lazy: CatalogSource[] = [
+    { name: 'dbA', schemas: [{ name: 'public', tables: [{ name: 'orders', kind: 'table' }, { name: 'lineitem', kind: 'table' }] }] },
+    { name: 'dbB', schemas: [{ name: 'public', tables: [{ name: 'customer', kind: 'table', columns: [{ name: 'c_custkey', type: 'int32' }] }] }] },
+  ];
+  it('lists referenced tables whose columns are not loaded, once each', () => {
+    const all = 'SELECT dbA.lineitem. FROM dbA.orders o JOIN dbB.customer c ON 1=1 JOIN dbA.orders x ON 1=1';
+    expect(tablesNeeded(lazy, 'SELECT dbA.lineitem.', all)).toEqual([
+      { source: 'dbA', schema: 'public', table: 'orders' },
+      { source: 'dbA', schema: 'public', table: 'lineitem' },
+    ]);
+  });
+  it('offers no columns for a table whose columns are not loaded yet', () => {
+    expect(suggest(lazy, 'SELECT o.', 'SELECT o. FROM dbA.orders o')).toEqual([]);
   });
 });

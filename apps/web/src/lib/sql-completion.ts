@@ -14,6 +14,9 @@ export const SQL_KEYWORDS = [
   'CASE', 'WHEN', 'THEN', 'ELSE', 'END', 'COUNT', 'SUM', 'AVG', 'MIN', 'MAX', 'CAST', 'WITH',
 ];
 
+/** `a.b.` or `a.b.par` just before the cursor: completion after a qualifier */
+const DOTTED = /([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*)\.[\w$]*$/;
+
 interface TableRef {
   readonly source: CatalogSource;
   readonly schema: string;
@@ -58,14 +61,14 @@ export function tableReferences(catalog: readonly CatalogSource[], sql: string):
  * (aliases may be declared after the cursor, as in `SELECT o.| FROM dbA.orders o`).
  */
 export function suggest(catalog: readonly CatalogSource[], before: string, all: string): Suggestion[] {
-  const dotted = /([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*)\.[\w$]*$/.exec(before);
+  const dotted = DOTTED.exec(before);
   if (dotted) return afterDot(catalog, dotted[1].split('.'), all);
   const out: Suggestion[] = catalog.map((s) => ({ label: s.name, kind: 'source' as const, detail: s.engine ? `source (${s.engine})` : 'source' }));
   const seen = new Set<string>();
   for (const ref of tableReferences(catalog, all).values()) {
     if (seen.has(ref.table.name)) continue;
     seen.add(ref.table.name);
-    for (const c of ref.table.columns) out.push({ label: c.name, kind: 'column', detail: `${c.type} · ${ref.source.name}.${ref.table.name}` });
+    for (const c of ref.table.columns ?? []) out.push({ label: c.name, kind: 'column', detail: `${c.type} · ${ref.source.name}.${ref.table.name}` });
   }
   for (const k of SQL_KEYWORDS) out.push({ label: k, kind: 'keyword', detail: 'keyword' });
   return out;
@@ -89,5 +92,21 @@ function afterDot(catalog: readonly CatalogSource[], parts: string[], all: strin
   }
   const ref = source ? resolveTable(catalog, parts) : tableReferences(catalog, all).get(parts[parts.length - 1].toLowerCase());
   if (!ref) return [];
-  return ref.table.columns.map((c) => ({ label: c.name, kind: 'column' as const, detail: `${c.type} · ${ref.source.name}.${ref.table.name}` }));
+  return (ref.table.columns ?? []).map((c) => ({ label: c.name, kind: 'column' as const, detail: `${c.type} · ${ref.source.name}.${ref.table.name}` }));
+}
+
+/** Tables whose columns a completion at this cursor needs and that are not loaded yet. */
+export function tablesNeeded(catalog: readonly CatalogSource[], before: string, all: string): { source: string; schema: string; table: string }[] {
+  const refs = [...tableReferences(catalog, all).values()];
+  const dotted = DOTTED.exec(before);
+  if (dotted) {
+    const r = resolveTable(catalog, dotted[1].split('.'));
+    if (r) refs.push(r);
+  }
+  const out = new Map<string, { source: string; schema: string; table: string }>();
+  for (const r of refs) {
+    if (r.table.columns) continue;
+    out.set(`${r.source.name}.${r.schema}.${r.table.name}`, { source: r.source.name, schema: r.schema, table: r.table.name });
+  }
+  return [...out.values()];
 }

@@ -1,19 +1,43 @@
-import { useDeferredValue, useState } from 'react';
-import { filterCatalog, type CatalogSource } from '../../lib/catalog.js';
+import { useDeferredValue, useEffect, useState } from 'react';
+import { api, type CatalogHit } from '../../lib/api.js';
+import { filterCatalog, type CatalogSource, type CatalogTable } from '../../lib/catalog.js';
 
 interface Props {
-  catalog: readonly CatalogSource[];
+  sources: readonly CatalogSource[];
   loading: boolean;
   error?: string;
+  onOpenTable(source: string, schema: string, table: string): void;
   onInsert(text: string): void;
   onReload(): void;
 }
 
-export function CatalogTree({ catalog, loading, error, onInsert, onReload }: Props) {
+/** Column hits come from the server's search: most tables' columns are not loaded yet. */
+function useColumnHits(query: string): CatalogHit[] {
+  const [hits, setHits] = useState<CatalogHit[]>([]);
+  useEffect(() => {
+    const q = query.trim();
+    if (q === '') return setHits([]);
+    let live = true;
+    const t = setTimeout(() => {
+      api.searchCatalog(q).then(
+        (h) => live && setHits(h.filter((x) => x.kind === 'column')),
+        () => live && setHits([]),
+      );
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [query]);
+  return hits;
+}
+
+export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, onReload }: Props) {
   const [query, setQuery] = useState('');
   const deferred = useDeferredValue(query);
-  const shown = filterCatalog(catalog, deferred);
-  const open = deferred.trim() !== '';
+  const hits = useColumnHits(deferred);
+  const shown = filterCatalog(sources, deferred, hits.map((h) => ({ source: h.source, schema: h.schema, table: h.table, column: h.column ?? '', type: h.type })));
+  const searching = deferred.trim() !== '';
   return (
     <div className="catalog">
       <div className="row">
@@ -23,37 +47,30 @@ export function CatalogTree({ catalog, loading, error, onInsert, onReload }: Pro
         </button>
       </div>
       {error && <p className="error">{error}</p>}
-      {loading && catalog.length === 0 && <p className="muted">Loading catalog…</p>}
-      {!loading && shown.length === 0 && <p className="muted">{open ? 'Nothing matches.' : 'No sources yet.'}</p>}
-      <ul className="tree" role="tree" aria-label="Catalog">
+      {loading && sources.length === 0 && <p className="muted">Loading catalog…</p>}
+      {!loading && shown.length === 0 && <p className="muted">{searching ? 'Nothing matches.' : 'No sources yet.'}</p>}
+      <ul className="tree" aria-label="Catalog">
         {shown.map((s) => (
-          <li key={s.name} role="treeitem">
-            <details open={open || shown.length <= 4}>
+          <li key={s.name}>
+            <details open={searching || shown.length <= 6}>
               <summary data-testid={`catalog-source-${s.name}`}>
                 <span className="tree-source">{s.name}</span> {s.engine && <span className="muted small">{s.engine}</span>}
               </summary>
               <ul>
                 {s.schemas.map((sc) => (
                   <li key={sc.name}>
-                    <details open={open || s.schemas.length === 1}>
+                    <details open={searching || s.schemas.length === 1}>
                       <summary className="muted">{sc.name}</summary>
                       <ul>
                         {sc.tables.map((t) => (
-                          <li key={t.name}>
-                            <details open={open}>
-                              <summary data-testid={`catalog-table-${s.name}.${t.name}`} onDoubleClick={() => onInsert(`${s.name}.${t.name}`)} title="Double-click to insert">
-                                {t.name}
-                                {t.kind === 'view' && <span className="muted small"> view</span>}
-                              </summary>
-                              <ul className="columns">
-                                {t.columns.map((c) => (
-                                  <li key={c.name} onDoubleClick={() => onInsert(c.name)} title={c.nativeType ?? c.type}>
-                                    <span>{c.name}</span> <span className="coltype">{c.type}</span>
-                                  </li>
-                                ))}
-                              </ul>
-                            </details>
-                          </li>
+                          <TableNode
+                            key={t.name}
+                            source={s.name}
+                            table={t}
+                            open={searching}
+                            onOpen={() => onOpenTable(s.name, sc.name, t.name)}
+                            onInsert={onInsert}
+                          />
                         ))}
                       </ul>
                     </details>
@@ -65,5 +82,26 @@ export function CatalogTree({ catalog, loading, error, onInsert, onReload }: Pro
         ))}
       </ul>
     </div>
+  );
+}
+
+function TableNode({ source, table, open, onOpen, onInsert }: { source: string; table: CatalogTable; open: boolean; onOpen(): void; onInsert(text: string): void }) {
+  return (
+    <li>
+      <details open={open} onToggle={(e) => e.currentTarget.open && !table.columns && onOpen()}>
+        <summary data-testid={`catalog-table-${source}.${table.name}`} onDoubleClick={() => onInsert(`${source}.${table.name}`)} title="Double-click to insert">
+          {table.name}
+          {table.kind === 'view' && <span className="muted small"> view</span>}
+        </summary>
+        <ul className="columns">
+          {table.columns === undefined && <li className="muted small">loading…</li>}
+          {table.columns?.map((c) => (
+            <li key={c.name} onDoubleClick={() => onInsert(c.name)} title={c.nativeType ?? c.type}>
+              <span>{c.name}</span> <span className="coltype">{c.type}</span>
+            </li>
+          ))}
+        </ul>
+      </details>
+    </li>
   );
 }

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { api, type ExplainResponse } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
+import { CatalogStore } from '../../lib/catalog-store.js';
 import { QueryRun } from '../../lib/query-run.js';
 import { useAsync } from '../../lib/use-async.js';
 import type { SqlEditorHandle } from '../../editor/SqlEditor.js';
@@ -28,11 +29,14 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
   const [side, setSide] = useState<Side>('catalog');
   const [panel, setPanel] = useState<'results' | 'plan'>('results');
   const [explain, setExplain] = useState<Explain>();
-  const catalog = useAsync(() => api.catalog());
+  const [catalogStore] = useState(() => new CatalogStore({ catalog: api.catalog, columns: api.tableColumns }));
+  const catalog = useSyncExternalStore(catalogStore.subscribe, catalogStore.getSnapshot);
+  const [completion] = useState(() => ({ current: () => catalogStore.getSnapshot().sources, ensureColumns: (t: Parameters<CatalogStore['ensureColumns']>[0]) => catalogStore.ensureColumns(t) }));
   const saved = useAsync(() => api.savedQueries());
   const history = useAsync(() => api.history());
 
   useEffect(() => () => run.dispose(), [run]);
+  useEffect(() => void catalogStore.load(), [catalogStore]);
 
   const showPositionOf = (e: ApiError | undefined) => {
     if (e?.position) editor.current?.showError(e.message, e.position);
@@ -80,7 +84,14 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
         </div>
         <div className="sidebar-body">
           {side === 'catalog' && (
-            <CatalogTree catalog={catalog.data ?? []} loading={catalog.loading} error={catalog.error?.message} onInsert={(t) => editor.current?.insert(t)} onReload={catalog.reload} />
+            <CatalogTree
+              sources={catalog.sources}
+              loading={catalog.loading}
+              error={catalog.error?.message}
+              onOpenTable={(source, schema, table) => void catalogStore.ensureColumns([{ source, schema, table }])}
+              onInsert={(t) => editor.current?.insert(t)}
+              onReload={() => void catalogStore.load()}
+            />
           )}
           {side === 'saved' && <SavedQueries items={saved.data ?? []} error={saved.error?.message} onLoad={(q) => load(q.sql)} />}
           {side === 'history' && <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={load} />}
@@ -93,7 +104,7 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
             <SqlEditor
               ref={editor}
               defaultValue={localStorage.getItem(DRAFT_KEY) ?? STARTER}
-              catalog={catalog.data ?? []}
+              catalog={completion}
               onChange={(sql) => localStorage.setItem(DRAFT_KEY, sql)}
               onRun={onRun}
             />

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { api, type Source, type TestResult } from '../../lib/api.js';
+import { api, type Source } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
-import { ENGINE_LABELS } from '../../lib/source-form.js';
+import { describeDiagnosis, ENGINE_LABELS } from '../../lib/source-form.js';
 
 type Diagnosis = { ok: boolean; message: string };
 
@@ -25,8 +25,8 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
 
   const test = () =>
     act('test', async () => {
-      const r: TestResult = await api.testSource(source.id);
-      return { ok: r.ok, message: r.message || (r.ok ? 'Connection works.' : 'Connection failed.') };
+      const d = await api.testSource(source.id);
+      return { ok: d.ok, message: describeDiagnosis(d) };
     });
   const refresh = () =>
     act('refresh', async () => {
