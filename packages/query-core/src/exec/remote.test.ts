@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { JunctionError, t, type Connector, type RemoteQuery, type Row } from '@junction/connectors';
+import { createPgDatabase, pgAdmin, type TestDatabase } from '../../test/support/databases.js';
+import { DependentJoinOp } from './dependent-join/index.js';
+import { HashJoinOp } from './hash-join/index.js';
+import { makeKeyFn } from './hash-key.js';
+import { LimitOp } from './limit.js';
+import { RemoteScanOp } from './remote-scan.js';
+import { RowsOp, bag, run, testContext } from './test-support.js';
+
+let db: TestDatabase;
+let conn: Connector;
+let admin: pg.Client;
+
+const items: RemoteQuery = {
+  select: [
+    { expr: { kind: 'column', table: 'i', column: 'id', type: t.int32 }, alias: 'id' },
+    { expr: { kind: 'column', table: 'i', column: 'label', type: t.string }, alias: 'label' },
+  ],
+  from: { kind: 'table', alias: 'i', schema: 'public', table: 'items' },
+};
+
+function scan(query: RemoteQuery = items): RemoteScanOp {
+  return new RemoteScanOp('src', conn, query, conn.render(query));
+}
+
+beforeAll(async () => {
+  db = await createPgDatabase('exec');
+  await db.exec(`CREATE TABLE items (id integer PRIMARY KEY, label text)`);
+  await db.exec(`INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 100) g`);
+  await db.exec(`CREATE TABLE big AS SELECT g AS id, 'row ' || g AS label FROM generate_series(1, 200000) g`);
+  conn = await db.connector('src');
+  admin = await pgAdmin();
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await db?.drop();
+});
+
+async function activeStatements(marker: string): Promise<number> {
+  const r = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()`, [`%${marker}%`]);
+  return r.rows[0].n as number;
+}
+
+describe('RemoteScanOp', () => {
+  it('streams the rows of its statement and records it in the stats', async () => {
+    const ctx = testContext({ batchSize: 30 });
+    const op = scan();
+    const rows = await run(op, ctx);
+    expect(rows.length).toBe(100);
+    expect(rows[0]).toEqual([1, 'item 1']);
+    expect(op.metrics.batches).toBe(4);
+    expect(ctx.statements.map((s) => [s.source, s.sql, s.rows])).toEqual([['src', op.rendered.sql, 100]]);
+  });
+
+  it('a satisfied LIMIT closes the remote cursor instead of reading 200,000 rows', async () => {
+    const q: RemoteQuery = { ...items, from: { kind: 'table', alias: 'i', schema: 'public', table: 'big' } };
+    const ctx = testContext({ batchSize: 100 });
+    const op = new LimitOp(scan(q), 150, 0);
+    const rows = await run(op, ctx);
+    expect(rows.length).toBe(150);
+    expect(ctx.statements[0].rows).toBeLessThan(1000);
+  });
+
+  it('aborting the query cancels a running pg_sleep on the server', async () => {
+    const marker = `jt_cancel_${Math.random().toString(36).slice(2)}`;
+    const rendered = { sql: `SELECT pg_sleep(30)::text AS ${marker}`, params: [], columns: [{ name: marker, type: t.string, nullable: true }] };
+    const op = new RemoteScanOp('src', conn, items, rendered);
+    const ac = new AbortController();
+    const ctx = testContext({ signal: ac.signal });
+    const started = Date.now();
+    const pending = run(op, ctx).catch((e: unknown) => e);
+    // wait until the server runs it
+    for (let i = 0; i < 100 && (await activeStatements(marker)) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await activeStatements(marker)).toBe(1);
+    ac.abort(new JunctionError('query_cancelled', 'cancelled', 'cancelled by test'));
+    const err = await pending;
+    expect(err).toBeInstanceOf(JunctionError);
+    expect((err as JunctionError).kind).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    for (let i = 0; i < 40 && (await activeStatements(marker)) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await activeStatements(marker)).toBe(0);
+  });
+});
+
+describe('DependentJoinOp', () => {
+  const driver = (): RowsOp =>
+    new RowsOp([
+      [
+        [7, 'x'],
+        [3, 'y'],
+        [null, 'n'],
+      ],
+      [
+        [7, 'z'],
+        [12, 'w'],
+        [1000, 'missing'],
+        [5, 'v'],
+      ],
+    ]);
+  const spec = {
+    type: 'inner' as const,
+    buildSide: 'left' as const,
+    leftKey: makeKeyFn([0], [t.int32], false),
+    rightKey: makeKeyFn([0], [t.int32], false),
+    leftWidth: 2,
+    rightWidth: 2,
+  };
+
+  it('sends the distinct non-NULL driver keys as IN batches of at most maxInList values', async () => {
+    const remote = scan();
+    const op = new DependentJoinOp(driver(), remote, spec, { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 2, maxParallel: 2 }, '');
+    const ctx = testContext();
+    const rows = await run(op, ctx);
+    expect(bag(rows)).toEqual(
+      bag([
+        [7, 'x', 7, 'item 7'],
+        [7, 'z', 7, 'item 7'],
+        [3, 'y', 3, 'item 3'],
+        [12, 'w', 12, 'item 12'],
+        [5, 'v', 5, 'item 5'],
+      ]),
+    );
+    // 5 distinct keys, 2 per IN list, all lists in one statement (50 lists allowed)
+    expect(ctx.statements.map((s) => [s.sql, s.params])).toEqual([
+      ['SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" AS "i" WHERE "i"."id" IN ($1, $2) OR "i"."id" IN ($3, $4) OR "i"."id" IN ($5)', [7, 3, 12, 1000, 5]],
+    ]);
+    expect(op.report).toEqual({ statements: 1, keys: 5 });
+  });
+
+  it('splits statements at the source parameter limit and runs them in parallel', async () => {
+    const remote = scan();
+    const capsBefore = conn.capabilities();
+    const limited: Connector = Object.create(conn, { capabilities: { value: () => ({ ...capsBefore, maxBindParams: 2 }) } });
+    const op = new DependentJoinOp(
+      driver(),
+      new RemoteScanOp('src', limited, items, remote.rendered),
+      spec,
+      { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 10, maxParallel: 2 },
+      '',
+    );
+    const ctx = testContext();
+    const rows = await run(op, ctx);
+    expect(rows.length).toBe(5);
+    expect(ctx.statements.map((s) => s.params)).toEqual([[7, 3], [12, 1000], [5]]);
+    expect(op.report.statements).toBe(3);
+  });
+
+  it('never contacts the source when the driver has no keys', async () => {
+    const op = new DependentJoinOp(new RowsOp([[[null, 'only null']]]), scan(), spec, { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 2, maxParallel: 2 }, '');
+    const ctx = testContext();
+    expect(await run(op, ctx)).toEqual([]);
+    expect(ctx.statements).toEqual([]);
+  });
+
+  it('a left join driven by the left side keeps unmatched driver rows without asking the source', async () => {
+    const op = new DependentJoinOp(
+      new RowsOp([[[null, 'only null']]]),
+      scan(),
+      { ...spec, type: 'left' },
+      { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 2, maxParallel: 2 },
+      '',
+    );
+    const ctx = testContext();
+    expect(await run(op, ctx)).toEqual([[null, 'only null', null, null]]);
+    expect(ctx.statements).toEqual([]);
+  });
+});
+
+describe('HashJoinOp switching to dependent at run time', () => {
+  it('restricts the probe statement to the small build side keys', async () => {
+    const probe = scan();
+    const build = new RowsOp([[[4], [9]]]);
+    const op = new HashJoinOp(
+      probe,
+      build,
+      {
+        type: 'inner',
+        buildSide: 'right',
+        leftKey: makeKeyFn([0], [t.int32], false),
+        rightKey: makeKeyFn([0], [t.int32], false),
+        leftWidth: 2,
+        rightWidth: 1,
+      },
+      '',
+      { scan: probe, probeColumn: 0, buildColumn: 0, buildType: t.int32, maxKeys: 10, maxInList: 1000, maxParallel: 2 },
+    );
+    const ctx = testContext();
+    const rows: Row[] = await run(op, ctx);
+    expect(bag(rows)).toEqual(bag([[4, 'item 4', 4], [9, 'item 9', 9]]));
+    expect(ctx.statements.map((s) => s.params)).toEqual([[4, 9]]);
+    expect(op.report.switched).toBe(true);
+  });
+
+  it('reads the probe side whole when the build side has more keys than the threshold', async () => {
+    const probe = scan();
+    const build = new RowsOp([[[4], [9], [11]]]);
+    const op = new HashJoinOp(
+      probe,
+      build,
+      { type: 'inner', buildSide: 'right', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 2, rightWidth: 1 },
+      '',
+      { scan: probe, probeColumn: 0, buildColumn: 0, buildType: t.int32, maxKeys: 2, maxInList: 1000, maxParallel: 2 },
+    );
+    const ctx = testContext();
+    expect((await run(op, ctx)).length).toBe(3);
+    expect(ctx.statements.map((s) => s.params)).toEqual([[]]);
+    expect(op.report.switched).toBe(false);
+  });
+});

@@ -1,0 +1,77 @@
+import type { Value } from '@junction/connectors';
+import type { StatementRecord } from '../exec/context.js';
+import type { Operator } from '../exec/operator.js';
+import type { ExplainNode } from './explain-node.js';
+
+/** Parameters past this many are summarised as `[N values: a, b, c, …]`. */
+const MAX_PARAMS_SHOWN = 10;
+
+export interface BuildOptions {
+  /** EXPLAIN ANALYZE: attach actual rows/batches/time and the statements sent */
+  readonly analyze?: boolean;
+  readonly statements?: readonly StatementRecord[];
+}
+
+/** The ExplainNode tree of a physical plan (after execution for ANALYZE). */
+export function buildExplain(root: Operator, options: BuildOptions = {}): ExplainNode {
+  const byOperator = new Map<number, StatementRecord[]>();
+  for (const s of options.statements ?? []) {
+    const list = byOperator.get(s.operatorId);
+    if (list) list.push(s);
+    else byOperator.set(s.operatorId, [s]);
+  }
+  const visit = (op: Operator): ExplainNode => {
+    const info = op.info();
+    const statements = byOperator.get(op.id);
+    const sent = statements?.[0];
+    // a dependent fetch sends variants of the planned statement: show the first one actually sent
+    const sql = options.analyze && sent && sent.sql !== info.sql ? sent.sql : info.sql;
+    const params = options.analyze && sent && sent.sql !== info.sql ? sent.params : info.params;
+    const node: ExplainNode = {
+      operator: info.operator,
+      runsIn: info.runsIn,
+      ...(info.detail ? { detail: info.detail } : {}),
+      ...(sql !== undefined ? { sql: summariseSql(sql) } : {}),
+      ...(params !== undefined && params.length > 0 ? { params: summariseParams(params) } : {}),
+      ...(info.notPushed?.length ? { notPushed: info.notPushed } : {}),
+      ...(info.estimatedRows !== undefined ? { estimatedRows: Math.round(info.estimatedRows) } : {}),
+      ...(options.analyze ? { actual: actualOf(op, statements) } : {}),
+      children: op.children.map(visit),
+    };
+    return node;
+  };
+  return visit(root);
+}
+
+function actualOf(op: Operator, statements: readonly StatementRecord[] | undefined): NonNullable<ExplainNode['actual']> {
+  if (statements && statements.length > 0) {
+    const rows = statements.reduce((n, s) => n + s.rows, 0);
+    const timeMs = op.metrics.started ? op.metrics.timeMs : Math.max(...statements.map((s) => s.timeMs));
+    return { rows, batches: op.metrics.batches, timeMs: round(timeMs), statements: statements.length };
+  }
+  return { rows: op.metrics.rows, batches: op.metrics.batches, timeMs: round(op.metrics.timeMs), ...(op.info().sql !== undefined ? { statements: 0 } : {}) };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+/** Long runs of placeholders (IN lists) collapse to `$1, $2, $3, … $1000`. */
+export function summariseSql(sql: string): string {
+  return sql.replace(/((?:\$\d+|\?|@p\d+)(?:, ?(?:\$\d+|\?|@p\d+)){9,})/g, (run) => {
+    const parts = run.split(/, ?/);
+    return `${parts.slice(0, 3).join(', ')}, … ${parts[parts.length - 1]} (${parts.length} values)`;
+  });
+}
+
+export function summariseParams(params: readonly Value[]): readonly unknown[] {
+  const shown = params.map(showValue);
+  if (params.length <= MAX_PARAMS_SHOWN) return shown;
+  return [`[${params.length} values: ${shown.slice(0, 3).map(String).join(', ')}, …]`];
+}
+
+function showValue(v: Value): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Uint8Array) return `\\x${Buffer.from(v).toString('hex')}`;
+  return v;
+}
