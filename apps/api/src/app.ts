@@ -12,7 +12,6 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { Type } from '@sinclair/typebox';
 import type { Db } from './db/client.js';
 import { installErrorHandler } from './lib/errors.js';
-import { ErrorReply } from './lib/schemas.js';
 import authPlugin, { CSRF_COOKIE, CSRF_HEADER } from './plugins/auth.js';
 import cryptoPlugin from './plugins/crypto.js';
 import dbPlugin from './plugins/db.js';
@@ -93,7 +92,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, { origin: opts.corsOrigins && opts.corsOrigins.length ? opts.corsOrigins : false, credentials: true });
   await app.register(cookie);
   await app.register(rateLimit, { global: false });
-  app.addSchema(ErrorReply);
   await app.register(swagger, {
     openapi: {
       info: { title: 'Junction API', version: '1', description: API_DESCRIPTION },
@@ -105,7 +103,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       },
       security: [{ bearer: [] }, { session: [] }],
     },
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: false });
 

@@ -8,13 +8,13 @@ export const ErrorReply = Type.Object(
     position: Type.Optional(Type.Object({ offset: Type.Integer(), line: Type.Integer(), column: Type.Integer(), length: Type.Optional(Type.Integer()) })),
     details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
-  { $id: 'Error' },
+  { description: 'Error: kind decides the status code' },
 );
 
 /** Error replies every authenticated route may give, so the OpenAPI document lists them. */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of [400, 401, 403, ...statuses]) out[s] = Type.Ref('Error');
+  for (const s of [400, 401, 403, ...statuses]) out[s] = ErrorReply;
   return out;
 }
 
