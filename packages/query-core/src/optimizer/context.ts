@@ -1,0 +1,44 @@
+import { NO_CAPABILITIES, type Capabilities, type CatalogSnapshot } from '@junction/connectors';
+import type { RegisteredSource } from '../api.js';
+import type { LogicalPlan, TableRef } from '../plan/logical.js';
+
+export interface SourceInfo {
+  readonly capabilities: Capabilities;
+  readonly catalog?: CatalogSnapshot;
+}
+
+export interface OptimizerOptions {
+  /** false: only fetch base tables (wrap scans in Remote), compute everything in Junction */
+  readonly pushdown: boolean;
+}
+
+export interface OptimizeInput {
+  readonly sources: ReadonlyMap<string, SourceInfo>;
+  readonly options: OptimizerOptions;
+}
+
+/** What a rule may consult; rules are pure functions of (node, context). */
+export interface OptimizerContext extends OptimizeInput {
+  /** a plan-unique id for a field a rule introduces (partial aggregates) */
+  newFieldId(): number;
+}
+
+export type Rule = (node: LogicalPlan, ctx: OptimizerContext) => LogicalPlan | undefined;
+
+export function sourcesFromRegistered(list: readonly RegisteredSource[]): Map<string, SourceInfo> {
+  return new Map(list.map((s) => [s.name, { capabilities: s.connector.capabilities(), catalog: s.catalog }]));
+}
+
+export function capabilitiesOf(ctx: OptimizeInput, source: string): Capabilities {
+  return ctx.sources.get(source)?.capabilities ?? NO_CAPABILITIES;
+}
+
+/** Row count from the source's catalog statistics; undefined when the engine keeps none. */
+export function tableRowCount(ctx: OptimizeInput, table: TableRef): number | undefined {
+  const catalog = ctx.sources.get(table.source)?.catalog;
+  if (!catalog) return undefined;
+  const hit = catalog.tables.find(
+    (t) => t.name === table.table && t.schema === table.schema && (table.catalog === undefined || t.catalog === table.catalog),
+  );
+  return hit?.rowCount;
+}

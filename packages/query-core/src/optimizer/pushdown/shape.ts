@@ -1,0 +1,112 @@
+import type { LogicalPlan } from '../../plan/logical.js';
+
+/**
+ * Which clauses of one SELECT a Remote subtree already uses. The absorb rules ask it whether
+ * an operator fits on top of that SELECT or needs the subtree nested as a subquery in FROM
+ * (which the source must declare: subqueryInFrom); physical/remote-query.ts nests exactly
+ * where this says, so the optimizer never accepts a shape the converter cannot render.
+ */
+export interface SelectShape {
+  readonly where: boolean;
+  readonly aggregated: boolean;
+  /** the select list holds computed expressions (not only columns) */
+  readonly computed: boolean;
+  readonly distinct: boolean;
+  readonly ordered: boolean;
+  readonly limited: boolean;
+}
+
+export const EMPTY_SHAPE: SelectShape = { where: false, aggregated: false, computed: false, distinct: false, ordered: false, limited: false };
+
+export type ShapeOp = 'Filter' | 'Project' | 'Aggregate' | 'Sort' | 'Limit' | 'Distinct';
+
+/** SQL evaluates FROM, WHERE, GROUP BY, HAVING, SELECT, DISTINCT, ORDER BY, LIMIT in that order. */
+export function needsSubquery(s: SelectShape, op: ShapeOp): boolean {
+  switch (op) {
+    case 'Filter':
+      return s.limited;
+    case 'Project':
+      return s.distinct;
+    case 'Aggregate':
+      return s.aggregated || s.limited || s.distinct || s.ordered;
+    case 'Sort':
+      return s.limited;
+    case 'Limit':
+      return false; // two limits combine into one
+    case 'Distinct':
+      // SELECT DISTINCT … ORDER BY needs the sort keys in the select list; nest instead
+      return s.limited || s.ordered;
+  }
+}
+
+export function applyOp(s: SelectShape, node: LogicalPlan): SelectShape {
+  const op = node.kind as ShapeOp;
+  const base = needsSubquery(s, op) ? EMPTY_SHAPE : s;
+  switch (node.kind) {
+    case 'Filter':
+      return { ...base, where: true };
+    case 'Project':
+      return { ...base, computed: base.computed || node.exprs.some((e) => e.expr.kind !== 'ref') };
+    case 'Aggregate':
+      return { ...base, aggregated: true, computed: true };
+    case 'Sort':
+      return { ...base, ordered: true };
+    case 'Limit':
+      return { ...base, limited: true };
+    case 'Distinct':
+      return { ...base, distinct: true };
+    default:
+      return EMPTY_SHAPE;
+  }
+}
+
+/** How a join input relates to the join: its WHERE can go to the outer WHERE, into ON, or nowhere. */
+export type SideRole = 'inner' | 'preserved' | 'null-supplying' | 'both';
+
+export function sideRole(type: string, side: 'left' | 'right'): SideRole {
+  switch (type) {
+    case 'left':
+      return side === 'left' ? 'preserved' : 'null-supplying';
+    case 'right':
+      return side === 'right' ? 'preserved' : 'null-supplying';
+    case 'full':
+      return 'both';
+    default:
+      return 'inner';
+  }
+}
+
+export function sideNeedsSubquery(s: SelectShape, role: SideRole): boolean {
+  if (s.aggregated || s.distinct || s.limited) return true;
+  // computed columns of a null-supplying side must become NULL for unmatched rows, not be recomputed
+  if (s.computed && (role === 'null-supplying' || role === 'both')) return true;
+  return s.where && role === 'both';
+}
+
+export function shapeOf(plan: LogicalPlan): SelectShape {
+  switch (plan.kind) {
+    case 'Scan':
+      return EMPTY_SHAPE;
+    case 'Join': {
+      const l = shapeOf(plan.left);
+      const r = shapeOf(plan.right);
+      const lw = !sideNeedsSubquery(l, sideRole(plan.type, 'left')) && l.where && sideRole(plan.type, 'left') !== 'null-supplying';
+      const rw = !sideNeedsSubquery(r, sideRole(plan.type, 'right')) && r.where && sideRole(plan.type, 'right') !== 'null-supplying';
+      return { ...EMPTY_SHAPE, where: lw || rw, computed: l.computed || r.computed };
+    }
+    case 'Filter':
+    case 'Project':
+    case 'Aggregate':
+    case 'Sort':
+    case 'Limit':
+    case 'Distinct':
+      return applyOp(shapeOf(plan.input), plan);
+    default:
+      return EMPTY_SHAPE;
+  }
+}
+
+/** Whether the join's input needs nesting and so the source must declare subqueryInFrom. */
+export function joinNeedsSubquery(type: string, left: LogicalPlan, right: LogicalPlan): boolean {
+  return sideNeedsSubquery(shapeOf(left), sideRole(type, 'left')) || sideNeedsSubquery(shapeOf(right), sideRole(type, 'right'));
+}

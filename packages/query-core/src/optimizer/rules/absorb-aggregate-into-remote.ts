@@ -1,0 +1,120 @@
+import type { AggregateCall, Expr, Field, LogicalPlan, NamedExpr, NotPushed } from '../../plan/logical.js';
+import { outputFields } from '../../plan/fields.js';
+import { capabilitiesOf, type OptimizerContext } from '../context.js';
+import { describe, fieldIds, refExpr, refsOf, subset } from '../exprs.js';
+import { annotate } from '../pushdown/annotate.js';
+import { canPushAggregate, canPushGroupKey } from '../pushdown/can-push.js';
+import { needsSubquery, shapeOf } from '../pushdown/shape.js';
+
+type Aggregate = Extract<LogicalPlan, { kind: 'Aggregate' }>;
+type Remote = Extract<LogicalPlan, { kind: 'Remote' }>;
+
+/**
+ * Aggregate(Remote) → Remote(Aggregate) when the source groups and aggregates exactly.
+ *
+ * Aggregate(inner Join(Remote s, other)) where every aggregate reads s only and merges
+ * exactly from partial results (sum, count, min, max, bool_and, bool_or; not DISTINCT):
+ * a partial aggregate grouped by s's grouping and join-key columns runs in s, and the final
+ * aggregate above the join merges the partials (count → sum of counts). The join multiplies
+ * each partial row exactly as it multiplied each of the rows it stands for, so the result is
+ * the same; only inner joins qualify (an outer join would turn a count of 0 into NULL).
+ */
+export function absorbAggregateIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
+  if (node.kind !== 'Aggregate') return undefined;
+  if (node.input.kind === 'Remote') return absorbWhole(node, node.input, ctx);
+  if (node.input.kind === 'Join' && node.input.type === 'inner') return splitAcrossJoin(node, node.input, ctx);
+  return undefined;
+}
+
+function check(agg: Aggregate, remote: Remote, ctx: OptimizerContext): NotPushed[] {
+  const caps = capabilitiesOf(ctx, remote.source);
+  if (agg.groupBy.length > 0 && !caps.groupBy) return [{ what: 'GROUP BY', reason: 'GROUP BY not supported by source' }];
+  if (needsSubquery(shapeOf(remote.plan), 'Aggregate') && !caps.subqueryInFrom) return [{ what: 'aggregation', reason: 'source cannot nest a subquery' }];
+  for (const g of agg.groupBy) {
+    const r = canPushGroupKey(g.expr, caps);
+    if (!r.ok) return [{ what: `GROUP BY ${describe(g.expr, [remote])}`, reason: r.reason }];
+  }
+  for (const a of agg.aggregates) {
+    const r = canPushAggregate(a, caps);
+    if (!r.ok) return [{ what: `${a.fn}(${a.args.map((x) => describe(x, [remote])).join(', ')})`, reason: r.reason }];
+  }
+  return [];
+}
+
+function absorbWhole(node: Aggregate, remote: Remote, ctx: OptimizerContext): LogicalPlan | undefined {
+  const notPushed = check(node, remote, ctx);
+  if (notPushed.length > 0) return annotate(node, notPushed);
+  const { notPushed: _drop, ...agg } = node;
+  void _drop;
+  return { kind: 'Remote', source: remote.source, plan: { ...agg, input: remote.plan }, fields: outputFields(node) };
+}
+
+const MERGE: Partial<Record<AggregateCall['fn'], AggregateCall['fn']>> = {
+  sum: 'sum',
+  count: 'sum',
+  count_star: 'sum',
+  min: 'min',
+  max: 'max',
+  bool_and: 'bool_and',
+  bool_or: 'bool_or',
+};
+
+function splitAcrossJoin(node: Aggregate, join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizerContext): LogicalPlan | undefined {
+  if (node.aggregates.length === 0) return undefined;
+  if (node.aggregates.some((a) => a.distinct || a.filter || !MERGE[a.fn])) return undefined;
+  if (node.groupBy.some((g) => g.expr.kind !== 'ref')) return undefined;
+  for (const side of ['left', 'right'] as const) {
+    const remote = join[side];
+    if (remote.kind !== 'Remote' || remote.plan.kind === 'Aggregate') continue;
+    const ids = fieldIds(remote);
+    const argRefs = new Set<number>();
+    for (const a of node.aggregates) for (const x of a.args) refsOf(x, argRefs);
+    if (!subset(argRefs, ids)) continue;
+    // the partial groups by s's grouping columns and every s column the join reads
+    const keyIds = new Set<number>();
+    for (const g of node.groupBy) if (g.expr.kind === 'ref' && ids.has(g.expr.id)) keyIds.add(g.expr.id);
+    if (join.condition) for (const id of refsOf(join.condition)) if (ids.has(id)) keyIds.add(id);
+    const fields = remote.fields.filter((f) => keyIds.has(f.id));
+    const groupBy: NamedExpr[] = fields.map((f) => ({ field: f, expr: refExpr(f) }));
+    const partials: AggregateCall[] = node.aggregates.map((a) => ({
+      fn: a.fn,
+      args: a.args,
+      distinct: false,
+      field: partialField(a, ctx),
+    }));
+    const partial: Aggregate = { kind: 'Aggregate', input: remote.plan, groupBy, aggregates: partials };
+    if (check(partial, remote, ctx).length > 0) continue;
+    const pushed: Remote = { kind: 'Remote', source: remote.source, plan: partial, fields: [...groupBy.map((g) => g.field), ...partials.map((p) => p.field)] };
+    // PostgreSQL's sum over the int64 partials is numeric: merge into a fresh decimal field and
+    // cast back to the original type in a Project, so the node's output keeps its ids and types
+    const casts: { original: Field; merged: Field }[] = [];
+    const finals: AggregateCall[] = node.aggregates.map((a, i) => {
+      const fn = MERGE[a.fn]!;
+      const args: Expr[] = [refExpr(partials[i].field)];
+      if (fn === 'sum' && partials[i].field.type.kind === 'int64' && a.field.type.kind !== 'decimal') {
+        const merged: Field = { ...a.field, id: ctx.newFieldId(), type: { kind: 'decimal' } };
+        casts.push({ original: a.field, merged });
+        return { field: merged, fn, args, distinct: false };
+      }
+      return { field: a.field, fn, args, distinct: false };
+    });
+    const { notPushed: _drop, ...rest } = node;
+    void _drop;
+    const final: Aggregate = { ...rest, input: { ...join, [side]: pushed }, aggregates: finals };
+    if (casts.length === 0) return final;
+    return {
+      kind: 'Project',
+      input: final,
+      exprs: outputFields(node).map((f) => {
+        const c = casts.find((x) => x.original.id === f.id);
+        return { field: f, expr: c ? { kind: 'cast', expr: refExpr(c.merged), type: f.type } : refExpr(f) };
+      }),
+    };
+  }
+  return undefined;
+}
+
+function partialField(a: AggregateCall, ctx: OptimizerContext): Field {
+  const type = a.fn === 'count' || a.fn === 'count_star' ? { kind: 'int64' as const } : a.field.type;
+  return { id: ctx.newFieldId(), name: `partial_${a.field.name}`, type, nullable: a.field.nullable };
+}

@@ -1,0 +1,39 @@
+import type { LogicalPlan, NotPushed } from '../../plan/logical.js';
+import { outputFields } from '../../plan/fields.js';
+import { capabilitiesOf, type OptimizerContext } from '../context.js';
+import { describe } from '../exprs.js';
+import { annotate, sourcesUnder } from '../pushdown/annotate.js';
+import { canPushExpr } from '../pushdown/can-push.js';
+import { joinNeedsSubquery } from '../pushdown/shape.js';
+
+/**
+ * Join(Remote s, Remote s) → Remote s (Join): only both sides in the SAME source, a join
+ * type the source declares and a condition it evaluates exactly (Trino's applyJoin). A join
+ * across sources stays in Junction with its condition annotated 'spans sources'.
+ */
+export function absorbJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
+  if (node.kind !== 'Join') return undefined;
+  const { left, right } = node;
+  const sources = new Set([...sourcesUnder(left), ...sourcesUnder(right)]);
+  if (sources.size > 1) {
+    const what = node.condition ? describe(node.condition, [left, right]) : `${node.type} join`;
+    return annotate(node, [{ what, reason: `spans sources (${[...sources].sort().join(', ')})` }]);
+  }
+  if (left.kind !== 'Remote' || right.kind !== 'Remote') return undefined;
+  const caps = capabilitiesOf(ctx, left.source);
+  const notPushed: NotPushed[] = [];
+  const type = node.type === 'inner' && !node.condition ? 'cross' : node.type;
+  if (type === 'semi' || type === 'anti') notPushed.push({ what: `${type} join`, reason: 'a source query cannot express semi/anti joins' });
+  else if (!caps.joins[type]) notPushed.push({ what: `${type} join`, reason: `${type} join not supported by source` });
+  else if (joinNeedsSubquery(node.type, left.plan, right.plan) && !caps.subqueryInFrom) notPushed.push({ what: `${type} join`, reason: 'source cannot nest a subquery' });
+  else if (node.condition) {
+    const check = canPushExpr(node.condition, caps);
+    if (!check.ok) notPushed.push({ what: describe(node.condition, [left, right]), reason: check.reason });
+  }
+  if (notPushed.length > 0) return annotate(node, notPushed);
+  const { notPushed: _drop, strategy: _s, ...join } = node;
+  void _drop;
+  void _s;
+  const plan: LogicalPlan = { ...join, left: left.plan, right: right.plan };
+  return { kind: 'Remote', source: left.source, plan, fields: outputFields(node) };
+}

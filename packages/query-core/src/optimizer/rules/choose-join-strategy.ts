@@ -1,0 +1,48 @@
+import type { LogicalPlan } from '../../plan/logical.js';
+import { capabilitiesOf, type OptimizerContext } from '../context.js';
+import { conjuncts, fieldIds, sameType } from '../exprs.js';
+import { estimateRows } from '../stats.js';
+
+/** Below this many estimated rows a side may drive a dependent join. */
+export const DEPENDENT_MAX_DRIVER_ROWS = 50_000;
+/** …and only when the other side is estimated at least this many times larger. */
+export const DEPENDENT_MIN_RATIO = 10;
+export const DEPENDENT_MAX_PARALLEL = 4;
+
+/**
+ * Picks how Junction runs each join it keeps. Equi-joins hash with the smaller estimated side
+ * as build. When one side is small and the other is a Remote whose source takes IN lists of
+ * the key's type exactly, the join is dependent: read the small side, send its keys to the
+ * other source in IN lists. Estimates can be wrong, so the executor also switches a hash join
+ * to a dependent join at run time when the build side turns out small.
+ */
+export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
+  if (node.kind !== 'Join' || node.strategy) return undefined;
+  const left = fieldIds(node.left);
+  const keys: { l: number; r: number; type: Extract<LogicalPlan, { kind: 'Scan' }>['fields'][number]['type'] }[] = [];
+  for (const c of node.condition ? conjuncts(node.condition) : []) {
+    if (c.kind !== 'call' || c.fn !== 'eq' || c.args[0].kind !== 'ref' || c.args[1].kind !== 'ref') continue;
+    const [a, b] = c.args;
+    if (!sameType(a.type, b.type)) continue;
+    keys.push(left.has(a.id) ? { l: a.id, r: b.id, type: a.type } : { l: b.id, r: a.id, type: a.type });
+  }
+  if (keys.length === 0) return { ...node, strategy: { kind: 'nested-loop' } };
+  const l = estimateRows(node.left, ctx);
+  const r = estimateRows(node.right, ctx);
+
+  // the driver's rows must all be read anyway: the preserved side of an outer join, the probing side of semi/anti
+  const drivers: ('left' | 'right')[] =
+    node.type === 'inner' ? (l <= r ? ['left', 'right'] : ['right', 'left']) : node.type === 'left' || node.type === 'semi' || node.type === 'anti' ? ['left'] : node.type === 'right' ? ['right'] : [];
+  // IN lists carry one key column
+  for (const driver of keys.length === 1 ? drivers : []) {
+    const [small, big, other] = driver === 'left' ? [l, r, node.right] : [r, l, node.left];
+    if (small >= DEPENDENT_MAX_DRIVER_ROWS || small * DEPENDENT_MIN_RATIO > big || other.kind !== 'Remote') continue;
+    const caps = capabilitiesOf(ctx, other.source);
+    if (!caps.in || caps.maxInList <= 0) continue;
+    // the source must compare the key type exactly, or an IN list could match other rows
+    if (keys.some((k) => k.type.kind === 'string' && !caps.exactStringEquality)) continue;
+    if (keys.some((k) => k.type.kind === 'float32' || k.type.kind === 'float64')) continue;
+    return { ...node, strategy: { kind: 'dependent', driver, maxInList: Math.min(1000, caps.maxInList), maxParallel: DEPENDENT_MAX_PARALLEL } };
+  }
+  return { ...node, strategy: { kind: 'hash', buildSide: l <= r ? 'left' : 'right' } };
+}

@@ -1,0 +1,81 @@
+import type { Expr, LogicalPlan } from '../../plan/logical.js';
+import { outputFields } from '../../plan/fields.js';
+import { refsOf } from '../exprs.js';
+
+/**
+ * Projection pushdown. Project and Aggregate decide exactly which input fields they read, so
+ * at those nodes the input chain below (Filter, Sort, Limit, Join, Project, Aggregate, Scan)
+ * is narrowed to what is read: scans fetch fewer columns and remote queries select fewer.
+ * Required columns flow top-down, so the narrowing of one input chain happens in one step
+ * (like DataFusion's OptimizeProjections); the rule fires again only if something shrinks.
+ */
+export function pruneColumns(node: LogicalPlan): LogicalPlan | undefined {
+  if (node.kind === 'Project') {
+    const input = narrow(node.input, refsOfAll(node.exprs.map((e) => e.expr)));
+    return input === node.input ? undefined : { ...node, input };
+  }
+  if (node.kind === 'Aggregate') {
+    const used = refsOfAll([...node.groupBy.map((g) => g.expr), ...node.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])])]);
+    const input = narrow(node.input, used);
+    return input === node.input ? undefined : { ...node, input };
+  }
+  return undefined;
+}
+
+function refsOfAll(es: readonly Expr[], into: Set<number> = new Set()): Set<number> {
+  for (const e of es) refsOf(e, into);
+  return into;
+}
+
+/** `plan` with its output cut down to (a superset of) `needed`; the same object when nothing changes. */
+function narrow(plan: LogicalPlan, needed: ReadonlySet<number>): LogicalPlan {
+  switch (plan.kind) {
+    case 'Scan': {
+      let keep = plan.fields.map((f, i) => i).filter((i) => needed.has(plan.fields[i].id));
+      // a SELECT needs at least one column (count(*) over a table reads none)
+      if (keep.length === 0) keep = [0];
+      if (keep.length === plan.fields.length) return plan;
+      return { ...plan, fields: keep.map((i) => plan.fields[i]), columns: keep.map((i) => plan.columns[i]) };
+    }
+    case 'Filter': {
+      const input = narrow(plan.input, refsOfAll([plan.predicate], new Set(needed)));
+      return input === plan.input ? plan : { ...plan, input };
+    }
+    case 'Sort': {
+      const input = narrow(plan.input, refsOfAll(plan.keys.map((k) => k.expr), new Set(needed)));
+      return input === plan.input ? plan : { ...plan, input };
+    }
+    case 'Limit': {
+      const input = narrow(plan.input, needed);
+      return input === plan.input ? plan : { ...plan, input };
+    }
+    case 'Project': {
+      let exprs = plan.exprs.filter((e) => needed.has(e.field.id));
+      if (exprs.length === 0) exprs = [plan.exprs[0]];
+      const input = narrow(plan.input, refsOfAll(exprs.map((e) => e.expr)));
+      if (exprs.length === plan.exprs.length && input === plan.input) return plan;
+      return { ...plan, exprs, input };
+    }
+    case 'Aggregate': {
+      let aggregates = plan.aggregates.filter((a) => needed.has(a.field.id));
+      if (aggregates.length === 0 && plan.groupBy.length === 0 && plan.aggregates.length > 0) aggregates = [plan.aggregates[0]];
+      const used = refsOfAll([...plan.groupBy.map((g) => g.expr), ...aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])])]);
+      const input = narrow(plan.input, used);
+      if (aggregates.length === plan.aggregates.length && input === plan.input) return plan;
+      return { ...plan, aggregates, input };
+    }
+    case 'Join': {
+      const all = plan.condition ? refsOfAll([plan.condition], new Set(needed)) : new Set(needed);
+      const left = narrow(plan.left, pick(all, plan.left));
+      const right = narrow(plan.right, pick(all, plan.right));
+      return left === plan.left && right === plan.right ? plan : { ...plan, left, right };
+    }
+    default:
+      // Distinct, SetOp, Window, Values and Remote: every input column matters (or is fixed)
+      return plan;
+  }
+}
+
+function pick(ids: ReadonlySet<number>, side: LogicalPlan): Set<number> {
+  return new Set(outputFields(side).map((f) => f.id).filter((id) => ids.has(id)));
+}

@@ -1,0 +1,157 @@
+import type { Expr, LogicalPlan } from '../../plan/logical.js';
+import { outputFields } from '../../plan/fields.js';
+import { capabilitiesOf, type OptimizerContext } from '../context.js';
+import { conjoin, conjuncts, fieldIds, planKey, refExpr, refsOf, subset } from '../exprs.js';
+import { estimateRows } from '../stats.js';
+import { addFilter } from './push-filter-into-join.js';
+
+type Join = Extract<LogicalPlan, { kind: 'Join' }>;
+
+/**
+ * Reorders a tree of inner/cross joins greedily by estimated cardinality (source row counts
+ * and default selectivities). Outer, semi and anti joins are not crossed: they stay leaves,
+ * so their semantics are untouched. Tables of one source that can be joined inside it are
+ * ordered among themselves first and joined as one unit, so absorb-join-into-remote can
+ * send the whole unit to the source; the greedy order then places the units. The output
+ * columns keep their order through a Project of references.
+ */
+export function reorderJoins(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
+  if (node.kind !== 'Join' || (node.type !== 'inner' && node.type !== 'cross')) return undefined;
+  const leaves: LogicalPlan[] = [];
+  const all: Expr[] = [];
+  flatten(node, leaves, all);
+  if (leaves.length < 3) return undefined;
+
+  // conditions on one leaf (or none) are not join predicates: keep them as filters
+  const conditions: Expr[] = [];
+  const constant: Expr[] = [];
+  for (const c of all) {
+    const refs = refsOf(c);
+    const i = leaves.findIndex((l) => subset(refs, fieldIds(l)));
+    if (refs.size === 0) constant.push(c);
+    else if (i >= 0) leaves[i] = addFilter(leaves[i], [c]);
+    else conditions.push(c);
+  }
+  const units = groupBySource(leaves, conditions, ctx).map((group) => greedy(group, conditions, ctx));
+  let joined: LogicalPlan = greedy(units, conditions, ctx);
+  if (constant.length > 0) joined = addFilter(joined, constant);
+  if (planKey(joined) === planKey(node)) return undefined;
+  const before = outputFields(node);
+  const after = outputFields(joined);
+  if (before.every((f, i) => after[i]?.id === f.id)) return joined;
+  return { kind: 'Project', input: joined, exprs: before.map((f) => ({ field: f, expr: refExpr(f) })) };
+}
+
+function flatten(p: LogicalPlan, leaves: LogicalPlan[], conditions: Expr[]): void {
+  if (p.kind === 'Join' && (p.type === 'inner' || p.type === 'cross') && !p.strategy) {
+    flatten(p.left, leaves, conditions);
+    flatten(p.right, leaves, conditions);
+    if (p.condition) conditions.push(...conjuncts(p.condition));
+  } else leaves.push(p);
+}
+
+/** The one source every scan below `p` reads, if the subtree is scans and filters only. */
+function soleSource(p: LogicalPlan): string | undefined {
+  if (p.kind === 'Scan') return p.table.source;
+  if (p.kind === 'Filter' || p.kind === 'Project') return soleSource(p.input);
+  if (p.kind === 'Remote') return p.source;
+  return undefined;
+}
+
+/** Leaves grouped into same-source units connected by join predicates (order of first appearance). */
+function groupBySource(leaves: readonly LogicalPlan[], conditions: readonly Expr[], ctx: OptimizerContext): LogicalPlan[][] {
+  const parent = leaves.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  const ids = leaves.map(fieldIds);
+  const sources = leaves.map(soleSource);
+  for (const c of conditions) {
+    const refs = refsOf(c);
+    const touched = leaves.map((_, i) => i).filter((i) => [...refs].some((r) => ids[i].has(r)));
+    if (touched.length !== 2) continue;
+    const [a, b] = touched;
+    const src = sources[a];
+    if (src === undefined || src !== sources[b] || !capabilitiesOf(ctx, src).joins.inner) continue;
+    parent[find(a)] = find(b);
+  }
+  const groups = new Map<number, LogicalPlan[]>();
+  leaves.forEach((leaf, i) => {
+    const root = find(i);
+    const g = groups.get(root) ?? [];
+    g.push(leaf);
+    groups.set(root, g);
+  });
+  const order = [...groups.values()].sort((x, y) => leaves.indexOf(x[0]) - leaves.indexOf(y[0]));
+  return order;
+}
+
+/**
+ * Greedy join ordering: start with the connected pair whose join is estimated smallest, then
+ * repeatedly add the connected unit giving the smallest result; a cross product only when no
+ * unit is connected. Ties keep the query's order, so the result is deterministic.
+ */
+function greedy(units: readonly LogicalPlan[], conditions: readonly Expr[], ctx: OptimizerContext): LogicalPlan {
+  if (units.length === 1) return units[0];
+  const remaining = [...units];
+  const connected = (a: LogicalPlan, b: LogicalPlan) => {
+    const ia = fieldIds(a);
+    const ib = fieldIds(b);
+    return conditions.some((c) => {
+      const refs = [...refsOf(c)];
+      return refs.some((r) => ia.has(r)) && refs.some((r) => ib.has(r));
+    });
+  };
+  let best: { i: number; j: number; rows: number } | undefined;
+  for (let i = 0; i < remaining.length; i++) {
+    for (let j = i + 1; j < remaining.length; j++) {
+      if (!connected(remaining[i], remaining[j])) continue;
+      const rows = estimateRows(join(remaining[i], remaining[j], conditions), ctx);
+      if (!best || rows < best.rows) best = { i, j, rows };
+    }
+  }
+  let current: LogicalPlan;
+  if (best) {
+    const [a, b] = [remaining[best.i], remaining[best.j]];
+    current = estimateRows(a, ctx) <= estimateRows(b, ctx) ? join(a, b, conditions) : join(b, a, conditions);
+    remaining.splice(best.j, 1);
+    remaining.splice(best.i, 1);
+  } else {
+    current = remaining.shift()!;
+  }
+  while (remaining.length > 0) {
+    let pick = -1;
+    let pickRows = Infinity;
+    for (let i = 0; i < remaining.length; i++) {
+      if (!connected(current, remaining[i])) continue;
+      const rows = estimateRows(join(current, remaining[i], conditions), ctx);
+      if (rows < pickRows) {
+        pick = i;
+        pickRows = rows;
+      }
+    }
+    if (pick < 0) {
+      for (let i = 0; i < remaining.length; i++) {
+        const rows = estimateRows(remaining[i], ctx);
+        if (rows < pickRows) {
+          pick = i;
+          pickRows = rows;
+        }
+      }
+    }
+    current = join(current, remaining[pick], conditions);
+    remaining.splice(pick, 1);
+  }
+  return current;
+}
+
+/** Joins two subtrees with every condition that reads both and nothing outside them. */
+function join(left: LogicalPlan, right: LogicalPlan, conditions: readonly Expr[]): Join {
+  const l = fieldIds(left);
+  const r = fieldIds(right);
+  const both = new Set([...l, ...r]);
+  const mine = conditions.filter((c) => {
+    const refs = refsOf(c);
+    return subset(refs, both) && !subset(refs, l) && !subset(refs, r);
+  });
+  const condition = conjoin(mine);
+  return condition ? { kind: 'Join', type: 'inner', left, right, condition } : { kind: 'Join', type: 'cross', left, right };
+}
