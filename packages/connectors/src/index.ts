@@ -6,3 +6,4 @@ export * from './contract/capabilities.js';
 export * from './contract/catalog.js';
 export * from './contract/connector.js';
 export { createConnector } from './create-connector.js';
+export { capabilitiesForEngine, renderFor } from './sql/dialects.js';

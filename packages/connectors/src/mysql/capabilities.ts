@@ -1,0 +1,75 @@
+import type { Capabilities } from '../contract/capabilities.js';
+import type { SourceSemantics } from '../contract/catalog.js';
+import type { TypeKind } from '../contract/types.js';
+import { exactCollationFor } from './dialect.js';
+
+const NUMBERS: readonly TypeKind[] = ['int16', 'int32', 'int64', 'decimal', 'float64', 'null'];
+const INTEGERS: readonly TypeKind[] = ['int16', 'int32', 'int64', 'null'];
+/** float32 is left out: MySQL computes FLOAT in double precision, PostgreSQL's real in single. */
+const COMPARABLE: readonly TypeKind[] = ['bool', 'int16', 'int32', 'int64', 'decimal', 'float64', 'date', 'time', 'timestamp', 'null'];
+
+/**
+ * MySQL / MariaDB. Strings are exact only once the probe has told us the server flavour, so
+ * the dialect can bring every string to a NO PAD binary collation (MariaDB utf8mb4_nopad_bin,
+ * MySQL 8 utf8mb4_0900_bin). Left out on purpose:
+ * - avg: MySQL's scale is the argument's + div_precision_increment (4); PostgreSQL's differs.
+ * - div on decimals: the same scale rule; integer division is rendered as DIV (truncates).
+ * - add/sub on dates: `date + 1` is the number 19950302 in MySQL.
+ * - lower/upper/ilike: Unicode case tables differ from PostgreSQL's.
+ * - greatest/least: MySQL returns NULL when any argument is NULL; PostgreSQL ignores NULLs.
+ * - full join: MySQL has none.
+ * - casts other than to date: CAST('12abc' AS SIGNED) is 12 here and an error in PostgreSQL.
+ * Integer division by zero and integer overflow give NULL / a wider result here where
+ * PostgreSQL raises an error: the rows of a query that succeeds are the same.
+ */
+export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
+  const exact = exactCollationFor(semantics).noPad;
+  const cmp: readonly TypeKind[] = exact ? [...COMPARABLE, 'string'] : COMPARABLE;
+  const strings: readonly TypeKind[] = ['string', 'null'];
+  const f = { argKinds: cmp };
+  return {
+    functions: {
+      eq: f, ne: f, lt: f, le: f, gt: f, ge: f,
+      is_distinct_from: f, is_not_distinct_from: f,
+      and: true, or: true, not: true,
+      is_null: true, is_not_null: true,
+      coalesce: f, nullif: f,
+      add: { argKinds: NUMBERS }, sub: { argKinds: NUMBERS }, mul: { argKinds: NUMBERS },
+      div: { argKinds: INTEGERS },
+      mod: { argKinds: ['int16', 'int32', 'int64', 'decimal', 'null'] },
+      neg: { argKinds: NUMBERS }, abs: { argKinds: NUMBERS },
+      round: { argKinds: ['decimal', 'int32', 'null'] },
+      floor: { argKinds: ['decimal', 'null'] }, ceil: { argKinds: ['decimal', 'null'] },
+      concat: { argKinds: strings },
+      length: { argKinds: strings },
+      ...(exact
+        ? {
+            like: { argKinds: strings },
+            position: { argKinds: strings },
+            replace: { argKinds: strings },
+          }
+        : {}),
+      date_part: { argKinds: ['string', 'date', 'timestamp'] },
+    },
+    aggregates: { count: true, count_star: true, sum: true, min: true, max: true },
+    distinctAggregates: true,
+    joins: { inner: true, left: true, right: true, cross: true },
+    in: true,
+    case: true,
+    casts: ['date'],
+    groupBy: true,
+    having: true,
+    distinct: true,
+    orderBy: true,
+    nullsOrdering: true,
+    limit: true,
+    offset: true,
+    subqueryInFrom: true,
+    exactStringEquality: exact,
+    exactStringOrdering: exact,
+    caseSensitiveLike: exact,
+    maxBindParams: Math.min(semantics?.maxBindParams ?? 65535, 65535),
+    maxInList: 1000,
+    maxIdentifierLength: semantics?.maxIdentifierLength ?? 64,
+  };
+}

@@ -1,0 +1,181 @@
+import { JunctionError } from '../contract/errors.js';
+import type { RemoteExpr, RemoteFrom, RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
+import type { ColumnMeta, JType, Value } from '../contract/types.js';
+import { fillTemplate, ORDERING_FNS, PREDICATE_FNS, unsupported, type Dialect } from './dialect.js';
+
+type Mode = 'value' | 'predicate';
+
+/**
+ * Turns a RemoteQuery into one SELECT in the dialect's spelling. Every literal becomes a bound
+ * parameter; limits and offsets are validated integers; identifiers go through the dialect's
+ * quoting. The output columns are the select aliases with the types the IR gave them.
+ */
+export function renderQuery(dialect: Dialect, query: RemoteQuery): RenderedQuery {
+  const g = new Generator(dialect);
+  const marked = g.query(query, true);
+  // Values are bound through markers and numbered last, in text order: a template may
+  // reorder or repeat its arguments, and `?` placeholders are positional.
+  const params: Value[] = [];
+  const sql = marked.replace(MARKER, (_, i: string) => {
+    params.push(g.values[Number(i)]);
+    return dialect.placeholder(params.length);
+  });
+  const columns: ColumnMeta[] = query.select.map((s) => ({ name: s.alias, type: s.expr.type, nullable: true }));
+  return { sql, params, columns };
+}
+
+// NUL never occurs in SQL text otherwise: identifiers containing it are rejected.
+const MARKER = /\u0000(\d+)\u0000/g;
+
+class Generator {
+  readonly values: Value[] = [];
+
+  constructor(private readonly d: Dialect) {}
+
+  private bind = (value: Value): string => {
+    this.values.push(value);
+    return `\u0000${this.values.length - 1}\u0000`;
+  };
+
+  query(q: RemoteQuery, top: boolean): string {
+    if (q.select.length === 0) throw new JunctionError('empty_select', 'internal', 'a remote query must select at least one column');
+    const limit = checkCount(q.limit, 'LIMIT');
+    const offset = checkCount(q.offset, 'OFFSET');
+    // An ORDER BY without LIMIT/OFFSET inside a derived table promises nothing; some engines reject it.
+    const keepOrder = top || limit !== undefined || (offset !== undefined && offset > 0);
+    const orderBy = keepOrder ? (q.orderBy ?? []) : [];
+
+    if (q.distinct && orderBy.length > 0 && !this.d.nativeNullsOrdering) {
+      return this.distinctThenOrder(q, orderBy, limit, offset);
+    }
+
+    const select = q.select.map((s) => `${this.expr(s.expr, 'value')} AS ${this.d.quoteIdentifier(s.alias)}`);
+    const from = this.from(q.from);
+    const where = q.where ? this.expr(q.where, 'predicate') : undefined;
+    const groupBy = (q.groupBy ?? []).map((e) => this.expr(e, 'value'));
+    const having = q.having ? this.expr(q.having, 'predicate') : undefined;
+    const order = orderBy.flatMap((k) => this.d.orderKeys(this.orderOperand(k.expr), k.desc, k.nullsFirst));
+    return this.d.assemble({ distinct: q.distinct === true, select, from, where, groupBy, having, orderBy: order, limit, offset });
+  }
+
+  /**
+   * SELECT DISTINCT may only sort by what it selects, and emulated NULL placement adds sort
+   * keys that are not selected: sort the distinct rows in an outer query, by alias.
+   */
+  private distinctThenOrder(q: RemoteQuery, orderBy: NonNullable<RemoteQuery['orderBy']>, limit?: number, offset?: number): string {
+    const inner = this.query({ ...q, orderBy: undefined, limit: undefined, offset: undefined }, false);
+    const alias = '_j_distinct';
+    const keys = orderBy.flatMap((k) => {
+      const item = q.select.find((s) => sameExpr(s.expr, k.expr));
+      if (!item) throw new JunctionError('distinct_order', 'user', 'for SELECT DISTINCT, ORDER BY expressions must appear in the select list');
+      const ref: RemoteExpr = { kind: 'column', table: alias, column: item.alias, type: item.expr.type };
+      return this.d.orderKeys(this.orderOperand(ref), k.desc, k.nullsFirst);
+    });
+    const select = q.select.map((s) => `${this.d.quoteIdentifier(alias)}.${this.d.quoteIdentifier(s.alias)}`);
+    return this.d.assemble({
+      distinct: false,
+      select,
+      from: `(${inner}) ${this.d.quoteIdentifier(alias)}`,
+      groupBy: [],
+      orderBy: keys,
+      limit,
+      offset,
+    });
+  }
+
+  private orderOperand(e: RemoteExpr): string {
+    const sql = this.expr(e, 'value');
+    return e.type.kind === 'string' ? this.d.orderingOperand(sql, e.type) : sql;
+  }
+
+  private from(f: RemoteFrom): string {
+    switch (f.kind) {
+      case 'table':
+        return `${this.d.qualifiedTable(f)} ${this.d.quoteIdentifier(f.alias)}`;
+      case 'subquery':
+        return `(${this.query(f.query, false)}) ${this.d.quoteIdentifier(f.alias)}`;
+      case 'join': {
+        const keyword = this.d.joinKeywords[f.type];
+        if (keyword === undefined) throw unsupported(`${f.type} join`, this.d.engine);
+        const left = this.from(f.left);
+        const right = f.right.kind === 'join' ? `(${this.from(f.right)})` : this.from(f.right);
+        if (f.type === 'cross') {
+          if (f.on) throw new JunctionError('cross_join_on', 'internal', 'a cross join has no ON condition');
+          return `${left} ${keyword} ${right}`;
+        }
+        if (!f.on) throw new JunctionError('join_without_on', 'internal', `a ${f.type} join needs an ON condition`);
+        return `${left} ${keyword} ${right} ON ${this.expr(f.on, 'predicate')}`;
+      }
+    }
+  }
+
+  expr(e: RemoteExpr, mode: Mode): string {
+    const { sql, predicate } = this.native(e);
+    if (e.type.kind !== 'bool' || predicate === (mode === 'predicate')) return sql;
+    return predicate ? this.d.predicateAsValue(sql) : this.d.valueAsPredicate(sql);
+  }
+
+  /** The expression in its natural form, and whether that form is a predicate. */
+  private native(e: RemoteExpr): { sql: string; predicate: boolean } {
+    switch (e.kind) {
+      case 'column':
+        return { sql: this.d.column(e.table, e.column, e.type), predicate: false };
+      case 'literal':
+        if (e.value === null) return { sql: this.d.nullLiteral(e.type), predicate: false };
+        return { sql: this.d.literal(e.value, e.type, this.bind), predicate: false };
+      case 'cast':
+        return { sql: this.d.cast(this.expr(e.expr, 'value'), e.expr.type, e.type), predicate: false };
+      case 'in': {
+        if (e.list.length === 0) throw new JunctionError('empty_in_list', 'internal', 'an IN list needs at least one value');
+        const x = this.expr(e.expr, 'value');
+        const list = e.list.map((v) => this.expr(v, 'value'));
+        return { sql: `(${x} ${e.negated ? 'NOT IN' : 'IN'} (${list.join(', ')}))`, predicate: true };
+      }
+      case 'case': {
+        let sql = 'CASE';
+        if (e.operand) sql += ` ${this.expr(e.operand, 'value')}`;
+        for (const w of e.whens) {
+          sql += ` WHEN ${this.expr(w.when, e.operand ? 'value' : 'predicate')} THEN ${this.expr(w.then, 'value')}`;
+        }
+        if (e.else) sql += ` ELSE ${this.expr(e.else, 'value')}`;
+        return { sql: `${sql} END`, predicate: false };
+      }
+      case 'agg': {
+        const sql = e.args.map((a) => this.expr(a, 'value'));
+        return { sql: this.d.aggregate(e.fn, e.distinct, sql, e.args, e.type), predicate: false };
+      }
+      case 'call': {
+        const template = this.d.functions[e.fn];
+        if (template === undefined) throw unsupported(`function ${e.fn}`, this.d.engine);
+        const argMode: Mode = e.fn === 'and' || e.fn === 'or' || e.fn === 'not' ? 'predicate' : 'value';
+        const sql = e.args.map((a) => {
+          let s = this.expr(a, argMode);
+          if (a.type.kind === 'string') {
+            if (ORDERING_FNS.has(e.fn)) s = this.d.orderingOperand(s, a.type);
+            if (e.fn === 'like' || e.fn === 'ilike') s = this.d.likeOperand(s, a.type);
+          }
+          return s;
+        });
+        const text =
+          typeof template === 'string'
+            ? fillTemplate(template, sql)
+            : template({ args: e.args, sql, type: e.type, bind: (v: Value, _t: JType) => this.bind(v) });
+        return { sql: text, predicate: PREDICATE_FNS.has(e.fn) };
+      }
+    }
+  }
+}
+
+function checkCount(n: number | undefined, what: string): number | undefined {
+  if (n === undefined) return undefined;
+  if (!Number.isSafeInteger(n) || n < 0) throw new JunctionError('bad_row_count', 'internal', `${what} must be a non-negative integer, got ${n}`);
+  return n;
+}
+
+function sameExpr(a: RemoteExpr, b: RemoteExpr): boolean {
+  return JSON.stringify(a, bigintSafe) === JSON.stringify(b, bigintSafe);
+}
+
+function bigintSafe(_k: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Array.from(v) : v;
+}
