@@ -96,7 +96,7 @@ export function isConstant(e: Expr): boolean {
 export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
   const names = new Map<number, string>();
   const visit = (p: LogicalPlan): void => {
-    for (const f of outputFields(p)) names.set(f.id, f.name);
+    for (const f of outputFields(p)) names.set(f.id, '\u0000' + f.name);
     if (p.kind === 'Remote') visit(p.plan);
     else if (p.kind === 'Join' || p.kind === 'SetOp') {
       visit(p.left);
@@ -104,7 +104,8 @@ export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
     } else if (p.kind !== 'Scan' && p.kind !== 'Values') visit(p.input);
   };
   plans.forEach(visit);
-  return printExpr(e, names).replace(/#\d+/g, '');
+  // names are marked so only field ids are dropped, never a '#' inside a string literal
+  return printExpr(e, names).replace(/\u0000([^#\u0000]*)#\d+/g, '$1');
 }
 
 export function sameType(a: JType, b: JType): boolean {

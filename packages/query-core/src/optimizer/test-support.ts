@@ -150,3 +150,14 @@ export function sources(entries: Record<string, Capabilities | SourceInfo>, push
     options: { pushdown },
   };
 }
+
+/** Remote(plan) on the source of the plan's first scan. */
+export function remote(plan: LogicalPlan): LogicalPlan {
+  let p = plan;
+  while (p.kind !== 'Scan') {
+    if (p.kind === 'Join' || p.kind === 'SetOp') p = p.left;
+    else if (p.kind === 'Remote' || p.kind === 'Values') throw new Error('no scan');
+    else p = p.input;
+  }
+  return { kind: 'Remote', source: p.table.source, plan, fields: outputFields(plan) };
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { fire } from '../rule-test-helper.js';
+import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, lit, lt, remote, sources } from '../test-support.js';
+import { absorbJoinIntoRemote } from './absorb-join-into-remote.js';
+
+function two(sourceB: string, type: 'inner' | 'full' = 'inner') {
+  const b = new PlanBuilder();
+  const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
+  const l = b.scan(sourceB, 'lineitem', { l_orderkey: 'int64', l_quantity: 'decimal(15,2)' });
+  return b.join(type, remote(b.filter(o, lt(col(o, 'o_custkey'), lit(5)))), remote(l), eq(col(l, 'l_orderkey'), col(o, 'o_orderkey')));
+}
+
+describe('absorb-join-into-remote', () => {
+  it('absorbs a join of two Remotes on the same source', () => {
+    expect(fire(absorbJoinIntoRemote, two('dbA'))).toMatchInlineSnapshot(`
+      "Remote dbA [o_orderkey#1, o_custkey#2, l_orderkey#3, l_quantity#4]
+        Join inner ON (l_orderkey#3 = o_orderkey#1)
+          Filter (o_custkey#2 < 5)
+            Scan dbA.public.orders AS orders [o_orderkey#1, o_custkey#2]
+          Scan dbA.public.lineitem AS lineitem [l_orderkey#3, l_quantity#4]"
+    `);
+  });
+
+  it('keeps a join across sources in Junction, annotated "spans sources"', () => {
+    expect(fire(absorbJoinIntoRemote, two('dbB'))).toMatchInlineSnapshot(`
+      "Join inner ON (l_orderkey#3 = o_orderkey#1)
+        ! not pushed: (l_orderkey = o_orderkey): spans sources (dbA, dbB)
+        Remote dbA [o_orderkey#1, o_custkey#2]
+          Filter (o_custkey#2 < 5)
+            Scan dbA.public.orders AS orders [o_orderkey#1, o_custkey#2]
+        Remote dbB [l_orderkey#3, l_quantity#4]
+          Scan dbB.public.lineitem AS lineitem [l_orderkey#3, l_quantity#4]"
+    `);
+  });
+
+  it('keeps a join type the source does not declare (full join in a MariaDB-like source)', () => {
+    expect(fire(absorbJoinIntoRemote, two('dbA', 'full'), sources({ dbA: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
+      "Join full ON (l_orderkey#3 = o_orderkey#1)
+        ! not pushed: full join: full join not supported by source
+        Remote dbA [o_orderkey#1, o_custkey#2]
+          Filter (o_custkey#2 < 5)
+            Scan dbA.public.orders AS orders [o_orderkey#1, o_custkey#2]
+        Remote dbA [l_orderkey#3, l_quantity#4]
+          Scan dbA.public.lineitem AS lineitem [l_orderkey#3, l_quantity#4]"
+    `);
+  });
+
+  it('does not fire on a join whose inputs are not Remote yet', () => {
+    const b = new PlanBuilder();
+    const o = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
+    const l = b.scan('dbA', 'lineitem', { l_orderkey: 'int64' });
+    expect(fire(absorbJoinIntoRemote, b.join('inner', o, l, eq(col(o, 'o_orderkey'), col(l, 'l_orderkey'))), sources({ dbA: PG_CAPS }))).toBe('did not fire');
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { fire } from '../rule-test-helper.js';
+import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, remote, sources } from '../test-support.js';
+import { chooseJoinStrategy } from './choose-join-strategy.js';
+
+function join(smallRows: number, keyType = 'int64') {
+  const b = new PlanBuilder();
+  const c = b.scan('dbB', 'customer', { c_custkey: keyType }, smallRows);
+  const o = b.scan('dbD', 'orders', { o_custkey: keyType }, 1_500_000);
+  return b.join('inner', remote(o), remote(c), eq(col(o, 'o_custkey'), col(c, 'c_custkey')));
+}
+
+describe('choose-join-strategy', () => {
+  it('makes a join dependent when one side is small and the other source takes IN lists', () => {
+    expect(fire(chooseJoinStrategy, join(100), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
+      "Join inner ON (o_custkey#2 = c_custkey#1) strategy=dependent(driver=right, maxInList=1000, parallel=4)
+        Remote dbD [o_custkey#2]
+          Scan dbD.public.orders AS orders [o_custkey#2]
+        Remote dbB [c_custkey#1]
+          Scan dbB.public.customer AS customer [c_custkey#1]"
+    `);
+  });
+
+  it('hashes with the smaller side as build when neither side is small', () => {
+    expect(fire(chooseJoinStrategy, join(200_000), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
+      "Join inner ON (o_custkey#2 = c_custkey#1) strategy=hash(build=right)
+        Remote dbD [o_custkey#2]
+          Scan dbD.public.orders AS orders [o_custkey#2]
+        Remote dbB [c_custkey#1]
+          Scan dbB.public.customer AS customer [c_custkey#1]"
+    `);
+  });
+
+  it('does not send string keys to a source whose string equality is not exact', () => {
+    expect(fire(chooseJoinStrategy, join(100, 'varchar(10)'), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
+      "Join inner ON (o_custkey#2 = c_custkey#1) strategy=hash(build=right)
+        Remote dbD [o_custkey#2]
+          Scan dbD.public.orders AS orders [o_custkey#2]
+        Remote dbB [c_custkey#1]
+          Scan dbB.public.customer AS customer [c_custkey#1]"
+    `);
+  });
+
+  it('does not fire on a join that has a strategy', () => {
+    const j = join(100);
+    const withStrategy = j.kind === 'Join' ? { ...j, strategy: { kind: 'nested-loop' as const } } : j;
+    expect(fire(chooseJoinStrategy, withStrategy)).toBe('did not fire');
+  });
+});
