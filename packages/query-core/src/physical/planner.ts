@@ -225,7 +225,8 @@ class Planner {
     const lw = left.fields.length;
     const rw = right.fields.length;
 
-    if (plan.type === 'cross' || keys.length === 0 || plan.strategy?.kind === 'nested-loop') {
+    // a nested-loop strategy means the optimizer saw no same-typed key columns; hashing canonicalises mixed types, so keys still win
+    if (plan.type === 'cross' || keys.length === 0) {
       const cond = plan.condition ? this.o.compiler.expr(plan.condition, combined) : undefined;
       const type = plan.type === 'cross' ? 'inner' : plan.type;
       return { op: new NestedLoopJoinOp(left.op, right.op, type, cond, lw, rw, detail, plan.notPushed), layout, fields };

@@ -1,6 +1,6 @@
 import type { JType, Row } from '@junction/connectors';
 import type { NotPushed } from '../../plan/logical.js';
-import { checkAborted, type ExecContext } from '../context.js';
+import { checkAborted, rowBytes, type ExecContext } from '../context.js';
 import { distinctKeys } from '../dependent-join/distinct-keys.js';
 import { fetchByKeys, type FetchReport } from '../dependent-join/fetch-by-keys.js';
 import type { RowFn } from '../expr-fn.js';
@@ -8,6 +8,7 @@ import { Operator, type OperatorInfo } from '../operator.js';
 import { prefetch } from '../prefetch.js';
 import type { RemoteScanOp } from '../remote-scan.js';
 import { JoinCore, type JoinSpec } from './join-core.js';
+import { ParallelProbe } from './parallel-probe.js';
 
 /**
  * When the probe side is a statement on a source that takes IN lists, a hash join can
@@ -34,7 +35,9 @@ export interface DependentSwitch {
 export class HashJoinOp extends Operator {
   readonly children: readonly Operator[];
   /** set when the join turned dependent at run time */
-  readonly report: FetchReport & { switched: boolean } = { statements: 0, keys: 0, switched: false };
+  readonly report: FetchReport & { switched: boolean; workers: boolean } = { statements: 0, keys: 0, switched: false, workers: false };
+  /** tests: take the worker path whatever the build size */
+  forceWorkers = false;
 
   constructor(
     private readonly left: Operator,
@@ -50,7 +53,8 @@ export class HashJoinOp extends Operator {
   }
 
   info(): OperatorInfo {
-    const switchText = this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '';
+    const switchText =
+      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '');
     return {
       operator: 'HashJoin',
       runsIn: 'junction',
@@ -67,24 +71,29 @@ export class HashJoinOp extends Operator {
     // with a possible dependent switch the probe statement must wait for the build side's keys
     const probeAhead = this.dependent ? undefined : prefetch(probeOp.execute(ctx), 4);
     const dep = this.dependent;
-    const buildRows: Row[] | undefined = dep ? [] : undefined;
+    const buildRows: Row[] = [];
+    let held = 0;
     try {
       for await (const batch of buildOp.execute(ctx)) {
         checkAborted(ctx.signal);
-        core.addBuild(batch);
-        if (buildRows) for (const r of batch) buildRows.push(r);
+        let b = 0;
+        for (const r of batch) {
+          buildRows.push(r);
+          b += rowBytes(r);
+        }
+        ctx.memory.reserve(b, 'HashJoin build side');
+        held += b;
       }
       let probe: AsyncIterable<Row[]>;
       if (probeAhead) {
-        if (core.buildRows === 0 && !core.probePreserved && this.spec.type !== 'anti') {
+        if (buildRows.length === 0 && !core.probePreserved && this.spec.type !== 'anti') {
           // nothing can match and no probe row survives unmatched: never read the probe side
           await probeAhead.close();
           return;
         }
         probe = probeAhead;
       } else {
-        const keys = distinctKeys(buildRows!, dep!.buildColumn, dep!.buildType);
-        buildRows!.length = 0;
+        const keys = distinctKeys(buildRows, dep!.buildColumn, dep!.buildType);
         if (keys.length <= dep!.maxKeys && !core.probePreserved) {
           this.report.switched = true;
           probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, keys, dep!, this.report);
@@ -92,6 +101,14 @@ export class HashJoinOp extends Operator {
           probe = probeOp.execute(ctx);
         }
       }
+      const parallel = this.report.switched ? undefined : ParallelProbe.tryCreate(this.spec, buildRows, ctx.workers, this.forceWorkers);
+      if (parallel) {
+        this.report.workers = true;
+        yield* parallel.run(probe, ctx);
+        return;
+      }
+      core.addBuild(buildRows, false);
+      buildRows.length = 0;
       for await (const batch of probe) {
         checkAborted(ctx.signal);
         const out = core.probe(batch);
@@ -101,6 +118,7 @@ export class HashJoinOp extends Operator {
     } finally {
       if (probeAhead) await probeAhead.close();
       core.release();
+      ctx.memory.release(held);
     }
   }
 }

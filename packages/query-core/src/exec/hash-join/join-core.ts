@@ -67,11 +67,14 @@ export class JoinCore {
     return this.table.keys();
   }
 
-  addBuild(batch: readonly Row[]): void {
-    let b = 0;
-    for (const row of batch) b += rowBytes(row);
-    this.memory.reserve(b, 'HashJoin build side');
-    this.bytes += b;
+  /** `reserve` false: the caller already holds the memory for these rows */
+  addBuild(batch: readonly Row[], reserve = true): void {
+    if (reserve) {
+      let b = 0;
+      for (const row of batch) b += rowBytes(row);
+      this.memory.reserve(b, 'HashJoin build side');
+      this.bytes += b;
+    }
     this.buildCount += batch.length;
     const key = this.buildKey;
     for (const row of batch) {

@@ -7,7 +7,9 @@ import { Piscina } from 'piscina';
  */
 export class WorkerPool {
   private readonly pool: Piscina;
+  private readonly maxThreads: number;
   constructor(size: number = availableParallelism()) {
+    this.maxThreads = Math.max(1, size);
     this.pool = new Piscina({
       filename: new URL('./worker.ts', import.meta.url).href,
       minThreads: 0,
@@ -17,8 +19,12 @@ export class WorkerPool {
     });
   }
 
-  run<T>(task: unknown, transferList: ArrayBuffer[]): Promise<T> {
-    return this.pool.run(task, { transferList: transferList as never }) as Promise<T>;
+  run<T>(task: unknown, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<T> {
+    return this.pool.run(task, { transferList: transferList as never, signal }) as Promise<T>;
+  }
+
+  get size(): number {
+    return this.maxThreads;
   }
 
   get threads(): number {

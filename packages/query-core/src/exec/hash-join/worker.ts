@@ -1,0 +1,15 @@
+import { probeNumericTable, type NumericTable } from './numeric-table.js';
+
+export interface ProbeTask {
+  readonly table: NumericTable;
+  readonly probe: Float64Array;
+}
+
+/**
+ * Worker entry: probes one chunk of keys against the shared build table. Only typed
+ * arrays cross the thread boundary: the table is shared memory, the probe keys and the
+ * matched index pairs are transferred.
+ */
+export default function probe(task: ProbeTask): { probeIdx: Int32Array; buildIdx: Int32Array } {
+  return probeNumericTable(task.table, task.probe);
+}

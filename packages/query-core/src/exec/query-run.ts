@@ -1,0 +1,83 @@
+import { JunctionError, type Row } from '@junction/connectors';
+import type { QueryStats } from '../api.js';
+import type { ExecContext } from './context.js';
+import type { Operator } from './operator.js';
+
+export interface RunLimits {
+  readonly maxRows?: number;
+}
+
+/**
+ * One execution of a physical plan: the row stream handed to the caller, with the
+ * query's abort controller, row limit and statistics. Whatever ends the stream (last
+ * row, error, the caller stopping early) releases the plan and stops any statement still
+ * running in a source.
+ */
+export class QueryRun {
+  private rowsOut = 0;
+  private readonly started = performance.now();
+  private ended: number | undefined;
+
+  constructor(
+    readonly root: Operator,
+    readonly ctx: ExecContext,
+    private readonly controller: AbortController,
+    private readonly limits: RunLimits,
+    private readonly cleanup: () => void,
+  ) {}
+
+  rows(): AsyncIterable<readonly Row[]> {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        let finished = false;
+        try {
+          for await (const batch of self.root.execute(self.ctx)) {
+            self.rowsOut += batch.length;
+            if (self.limits.maxRows !== undefined && self.rowsOut > self.limits.maxRows) {
+              throw new JunctionError(
+                'max_rows_exceeded',
+                'resources',
+                `The query returns more than the allowed ${self.limits.maxRows} rows. Add a LIMIT or a narrower WHERE clause.`,
+                { details: { maxRows: self.limits.maxRows } },
+              );
+            }
+            yield batch;
+          }
+          finished = true;
+        } catch (e) {
+          throw toJunctionError(e, self.controller.signal);
+        } finally {
+          self.ended = performance.now();
+          if (!finished && !self.controller.signal.aborted) {
+            self.controller.abort(new JunctionError('query_closed', 'cancelled', 'The query was closed before its last row.'));
+          }
+          self.cleanup();
+        }
+      },
+    };
+  }
+
+  cancel(reason?: string): void {
+    if (!this.controller.signal.aborted) {
+      this.controller.abort(new JunctionError('query_cancelled', 'cancelled', reason ? `The query was cancelled: ${reason}` : 'The query was cancelled.'));
+    }
+  }
+
+  stats(): QueryStats {
+    return {
+      rows: this.rowsOut,
+      elapsedMs: (this.ended ?? performance.now()) - this.started,
+      sourceStatements: this.ctx.statements.map((s) => ({ source: s.source, sql: s.sql, rows: s.rows, timeMs: s.timeMs })),
+      peakMemoryBytes: this.ctx.memory.peak,
+    };
+  }
+}
+
+/** Errors leave the engine as JunctionErrors: the abort reason when the query was stopped, else the error or an internal one. */
+export function toJunctionError(e: unknown, signal: AbortSignal): JunctionError {
+  if (signal.aborted && signal.reason instanceof JunctionError && !(e instanceof JunctionError && e.kind !== 'cancelled')) return signal.reason;
+  if (e instanceof JunctionError) return e;
+  return new JunctionError('internal_error', 'internal', 'Junction hit an internal error while running the query.', { cause: e });
+}
