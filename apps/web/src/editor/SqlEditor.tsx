@@ -82,7 +82,7 @@ export default function SqlEditor({ ref, defaultValue, catalog, onChange, onRun 
         fontSize: 14,
         scrollBeyondLastLine: false,
         automaticLayout: true,
-        wordWrap: 'on',
+        wordWrap: 'off',
         renderValidationDecorations: 'on',
         tabSize: 2,
       }}

@@ -47,6 +47,7 @@ export interface SavedQuery {
   readonly name: string;
   readonly description?: string;
   readonly sql: string;
+  readonly params?: unknown[] | null;
   readonly example?: boolean;
 }
 export interface HistoryEntry {
@@ -116,5 +117,6 @@ export const api = {
   async history(): Promise<HistoryEntry[]> {
     return list<HistoryEntry>(await requestJson('/history'), 'history');
   },
-  explain: (sql: string, analyze: boolean) => requestJson<ExplainResponse>('/explain', { body: { sql, analyze } }),
+  explain: (sql: string, analyze: boolean, params?: readonly unknown[]) =>
+    requestJson<ExplainResponse>('/explain', { body: { sql, analyze, ...(params ? { params } : {}) } }),
 };

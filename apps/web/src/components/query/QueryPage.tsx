@@ -29,6 +29,8 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
   const [side, setSide] = useState<Side>('catalog');
   const [panel, setPanel] = useState<'results' | 'plan'>('results');
   const [explain, setExplain] = useState<Explain>();
+  // parameter values of the loaded saved query (JDV H takes a customer key)
+  const [params, setParams] = useState<unknown[]>();
   const [catalogStore] = useState(() => new CatalogStore({ catalog: api.catalog, columns: api.tableColumns }));
   const catalog = useSyncExternalStore(catalogStore.subscribe, catalogStore.getSnapshot);
   const [completion] = useState(() => ({ current: () => catalogStore.getSnapshot().sources, ensureColumns: (t: Parameters<CatalogStore['ensureColumns']>[0]) => catalogStore.ensureColumns(t) }));
@@ -47,7 +49,7 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
     if (sql.trim() === '') return;
     editor.current?.clearError();
     setPanel('results');
-    await run.start(sql);
+    await run.start(sql, params ? { params } : {});
     showPositionOf(run.getSnapshot().error);
     history.reload();
   }
@@ -59,7 +61,7 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
     setPanel('plan');
     setExplain({ analyze, loading: true });
     try {
-      setExplain({ analyze, loading: false, data: await api.explain(sql, analyze) });
+      setExplain({ analyze, loading: false, data: await api.explain(sql, analyze, params) });
     } catch (e) {
       const error = e instanceof ApiError ? e : new ApiError(0, 'internal', 'CLIENT', String(e));
       setExplain({ analyze, loading: false, error });
@@ -67,9 +69,10 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
     }
   }
 
-  const load = (sql: string) => {
+  const load = (sql: string, withParams?: unknown[] | null) => {
     editor.current?.setValue(sql);
     editor.current?.clearError();
+    setParams(withParams && withParams.length > 0 ? withParams : undefined);
   };
 
   return (
@@ -93,12 +96,20 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
               onReload={() => void catalogStore.load()}
             />
           )}
-          {side === 'saved' && <SavedQueries items={saved.data ?? []} error={saved.error?.message} onLoad={(q) => load(q.sql)} />}
-          {side === 'history' && <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={load} />}
+          {side === 'saved' && <SavedQueries items={saved.data ?? []} error={saved.error?.message} onLoad={(q) => load(q.sql, q.params)} />}
+          {side === 'history' && <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={(sql) => load(sql)} />}
         </div>
       </aside>
       <section className="main">
-        <RunToolbar run={snap} explaining={explain?.loading ?? false} onRun={onRun} onExplain={onExplain} onCancel={() => void run.cancel()} />
+        <RunToolbar
+          run={snap}
+          params={params}
+          explaining={explain?.loading ?? false}
+          onRun={onRun}
+          onExplain={onExplain}
+          onCancel={() => void run.cancel()}
+          onClearParams={() => setParams(undefined)}
+        />
         <div className="editor" data-testid="sql-editor">
           <Suspense fallback={<div className="editor-loading">Loading editor…</div>}>
             <SqlEditor

@@ -1,8 +1,11 @@
 import type { RunSnapshot } from '../../lib/query-run.js';
 import { formatElapsed } from '../../lib/query-protocol.js';
+import { formatParams } from '../../lib/plan.js';
 
 interface Props {
   run: RunSnapshot;
+  params?: readonly unknown[];
+  onClearParams(): void;
   explaining: boolean;
   onRun(): void;
   onExplain(analyze: boolean): void;
@@ -11,7 +14,7 @@ interface Props {
 
 const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform);
 
-export function RunToolbar({ run, explaining, onRun, onExplain, onCancel }: Props) {
+export function RunToolbar({ run, params, explaining, onRun, onExplain, onCancel, onClearParams }: Props) {
   const running = run.status === 'running';
   return (
     <div className="toolbar">
@@ -27,6 +30,14 @@ export function RunToolbar({ run, explaining, onRun, onExplain, onCancel }: Prop
       <button type="button" className="danger" onClick={onCancel} disabled={!running}>
         Cancel
       </button>
+      {params && (
+        <span className="params" data-testid="params">
+          params: {formatParams(params)}{' '}
+          <button type="button" className="link" onClick={onClearParams} aria-label="Clear parameters">
+            ×
+          </button>
+        </span>
+      )}
       <span className="spacer" />
       <span className="run-status" data-testid="run-status" aria-live="polite">
         {statusText(run)}

@@ -20,7 +20,7 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
       form.reset();
       onCreated(created);
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(err instanceof ApiError ? withDiagnosis(err) : String(err));
     } finally {
       setBusy(false);
     }
@@ -89,4 +89,10 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
       </div>
     </form>
   );
+}
+
+/** A failed registration carries the connection test's diagnosis code (auth_failed, port_closed…). */
+function withDiagnosis(e: ApiError): string {
+  const code = e.details?.diagnosis;
+  return typeof code === 'string' ? `${e.message} (${code})` : e.message;
 }

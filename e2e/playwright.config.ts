@@ -1,0 +1,65 @@
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from '@playwright/test';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// The config is evaluated again in every worker: the first evaluation picks the port and
+// passes it on through the environment the workers inherit.
+if (!process.env.JUNCTION_E2E_PORT) process.env.JUNCTION_E2E_PORT = String(await freePort());
+process.env.JUNCTION_E2E_ADMIN_PASSWORD ??= 'e2e-Admin-Passw0rd';
+
+const port = Number(process.env.JUNCTION_E2E_PORT);
+const baseURL = `http://127.0.0.1:${port}`;
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '*.spec.ts',
+  outputDir: path.join(root, 'test-results'),
+  // one studio with one demo federation; the machine has two cores
+  workers: 1,
+  fullyParallel: false,
+  timeout: 90_000,
+  expect: { timeout: 20_000 },
+  reporter: [['list']],
+  use: {
+    baseURL,
+    screenshot: 'only-on-failure',
+    trace: 'retain-on-failure',
+    viewport: { width: 1440, height: 900 },
+    launchOptions: {
+      // Debian's Chromium: `npx playwright install` cannot download browsers here
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    },
+  },
+  webServer: {
+    // builds apps/web (the API serves its dist), then runs the API on a fresh data directory
+    command: 'node e2e/start-studio.mjs',
+    cwd: root,
+    url: `${baseURL}/api/v1/health`,
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JUNCTION_ADMIN_PASSWORD: process.env.JUNCTION_E2E_ADMIN_PASSWORD,
+      LOG_LEVEL: 'warn',
+    },
+  },
+});

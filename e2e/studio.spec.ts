@@ -1,0 +1,186 @@
+import { expect, test } from '@playwright/test';
+import { editorText, loadExample, setSql, signIn } from './studio.js';
+
+test.describe.configure({ mode: 'serial' });
+
+test('a wrong password is refused and the admin signs in', async ({ page }) => {
+  await page.goto('/');
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Wrong username or password.');
+  await signIn(page);
+  await expect(page.getByRole('link', { name: 'Query' })).toHaveAttribute('aria-current', 'page');
+});
+
+test('the catalog shows the demo sources dbA..dbD with their tables', async ({ page }) => {
+  await signIn(page);
+  const tree = page.getByRole('list', { name: 'Catalog' });
+  for (const s of ['dbA', 'dbB', 'dbC', 'dbD']) await expect(page.getByTestId(`catalog-source-${s}`)).toBeVisible();
+  const tables = async (source: string) =>
+    (await tree.locator(`[data-testid^="catalog-table-${source}."]`).allTextContents()).map((t) => t.trim());
+  expect(await tables('dbA')).toEqual(['lineitem', 'orders']);
+  expect(await tables('dbB')).toEqual(['customer']);
+  expect(await tables('dbC')).toEqual(['part', 'partsupp', 'supplier']);
+  expect(await tables('dbD')).toEqual(['customer', 'nation', 'region']);
+
+  // opening a table loads its columns with their types
+  await page.getByTestId('catalog-table-dbB.customer').click();
+  const columns = page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.columns li');
+  await expect(columns.first()).toHaveText(/^c_custkey\s+int32$/);
+  await expect(columns).toHaveCount(8);
+
+  // search narrows the tree to matching tables and columns
+  await page.getByLabel('Search catalog').fill('nation');
+  await expect(tree.locator('[data-testid^="catalog-source-"]')).toHaveText([/dbB/, /dbD/]);
+  await expect(page.getByTestId('catalog-table-dbD.nation')).toBeVisible();
+  await expect(page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.columns li')).toHaveText([/^c_nationkey\s+int32$/]);
+});
+
+test('JDV query A runs federated and streams exactly 100 rows', async ({ page }) => {
+  await signIn(page);
+  await loadExample(page, 'A');
+  await expect.poll(() => editorText(page)).toBe('SELECT * FROM dbB.customer WHERE c_custkey <= 100');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await expect(page.getByTestId('run-status')).toHaveText(/^100 rows · \d/);
+  const grid = page.getByTestId('results-grid');
+  await expect(grid.locator('table')).toHaveAttribute('aria-rowcount', '101');
+  await expect(grid.locator('thead th')).toHaveText([
+    /^#/,
+    /^c_custkey/,
+    /^c_name/,
+    /^c_address/,
+    /^c_nationkey/,
+    /^c_phone/,
+    /^c_acctbal/,
+    /^c_mktsegment/,
+    /^c_comment/,
+  ]);
+  const firstKeys = await grid.locator('tbody tr:not([aria-hidden]) td:nth-child(2)').allTextContents();
+  expect(firstKeys.slice(0, 5)).toEqual(['1', '2', '3', '4', '5']);
+  await expect(grid.locator('tbody tr:not([aria-hidden])').first().locator('td').nth(2)).toHaveText('Customer#000000001');
+
+  // the run shows up in the history
+  await page.getByRole('tab', { name: 'History' }).click();
+  await expect(page.getByRole('list', { name: 'Query history' }).locator('li').first()).toContainText('SELECT * FROM dbB.customer WHERE c_custkey <= 100');
+  await expect(page.getByRole('list', { name: 'Query history' }).locator('li').first()).toContainText('ok · 100 rows');
+
+  await page.screenshot({ path: 'test-results/screenshots/query-workspace.png' });
+});
+
+test('malformed SQL shows the error and underlines its position in the editor', async ({ page }) => {
+  await signIn(page);
+  await setSql(page, 'SELECT c_name FORM dbB.customer');
+  await page.keyboard.press('ControlOrMeta+Enter');
+  const error = page.getByTestId('query-error');
+  await expect(error).toBeVisible();
+  await expect(page.getByTestId('run-status')).toHaveText(/^Failed after/);
+  const where = await error.locator('.small').textContent();
+  const m = /line (\d+), column (\d+)/.exec(where ?? '');
+  expect(m, `error names a position: ${where}`).not.toBeNull();
+  const column = Number(m![2]);
+  // the parser stops at the word after FORM's misuse; whatever it names, the marker must sit there
+  const squiggle = page.getByTestId('sql-editor').locator('.squiggly-error');
+  await expect(squiggle).toHaveCount(1);
+  const box = (await squiggle.boundingBox())!;
+  const charX = await page.getByTestId('sql-editor').locator('.view-line').first().evaluate((line, col) => {
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let left = col - 1;
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const len = n.textContent!.length;
+      if (left <= len) {
+        const r = document.createRange();
+        r.setStart(n, Math.min(left, len));
+        r.setEnd(n, Math.min(left, len));
+        return r.getBoundingClientRect().left;
+      }
+      left -= len;
+    }
+    return -1;
+  }, column);
+  expect(Math.abs(box.x - charX)).toBeLessThan(2);
+  await page.screenshot({ path: 'test-results/screenshots/sql-error.png' });
+});
+
+test('Explain of JDV query E shows the SQL sent to dbA and to dbB', async ({ page }) => {
+  await signIn(page);
+  await loadExample(page, 'E');
+  const sql = await editorText(page);
+  expect(sql).toContain('FROM dbA.orders JOIN dbB.customer');
+  await page.getByRole('button', { name: 'Explain', exact: true }).click();
+  const plan = page.getByTestId('plan');
+  await expect(plan).toBeVisible();
+
+  // the viewer shows exactly the statements the server planned for each source
+  const res = await page.request.post('/api/v1/explain', {
+    data: { sql: sql.trim(), analyze: false },
+    headers: { 'x-junction-csrf': (await page.context().cookies()).find((c) => c.name === 'junction_csrf')!.value },
+  });
+  expect(res.ok()).toBe(true);
+  const body = (await res.json()) as { plan: PlanJson };
+  const expected = collectSql(body.plan);
+  expect(expected.get('dbA')?.length).toBeGreaterThan(0);
+  expect(expected.get('dbB')?.length).toBeGreaterThan(0);
+  await expect(plan.getByTestId('plan-sql-dbA')).toHaveText(expected.get('dbA')!);
+  await expect(plan.getByTestId('plan-sql-dbB')).toHaveText(expected.get('dbB')!);
+  expect(expected.get('dbA')!.join('\n')).toMatch(/orders/);
+  expect(expected.get('dbB')!.join('\n')).toMatch(/customer/);
+  await page.screenshot({ path: 'test-results/screenshots/explain-e.png' });
+});
+
+test('Cancel stops a long-running query', async ({ page }) => {
+  await signIn(page);
+  await setSql(page, 'SELECT count(*) FROM dbA.lineitem a CROSS JOIN dbA.lineitem b CROSS JOIN dbB.customer c');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await expect(page.getByTestId('run-status')).toHaveText(/^Running…/);
+  await expect(page.getByRole('button', { name: 'Cancel' })).toBeEnabled();
+  await page.waitForTimeout(1500);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByTestId('run-status')).toHaveText(/^Cancelled after 0 rows/);
+  await expect(page.getByRole('button', { name: 'Run' })).toBeEnabled();
+  // nothing of ours is still running on the server
+  await expect.poll(async () => (await (await page.request.get('/api/v1/queries')).json()).length).toBe(0);
+});
+
+test('registering a source with a wrong password shows the diagnosis', async ({ page }) => {
+  const pg = new URL(process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test');
+  await signIn(page);
+  await page.getByRole('link', { name: 'Sources' }).click();
+  for (const s of ['dbA', 'dbB', 'dbC', 'dbD']) await expect(page.getByTestId(`source-${s}`)).toBeVisible();
+  await page.getByRole('button', { name: 'Register source' }).click();
+  const form = page.getByRole('form', { name: 'Register a source' });
+  await form.getByLabel('Name').fill('badpw');
+  await form.getByLabel('Engine').selectOption('postgresql');
+  await form.getByLabel('Host').fill(pg.hostname);
+  await form.getByLabel('Port').fill(pg.port || '5432');
+  await form.getByLabel('Database').fill(pg.pathname.slice(1));
+  await form.getByLabel('User').fill(decodeURIComponent(pg.username));
+  await form.getByLabel('Password').fill('definitely-wrong-password');
+  await form.getByRole('button', { name: 'Register' }).click();
+  const alert = form.getByRole('alert');
+  await expect(alert).toContainText('Could not connect to "badpw"');
+  await expect(alert).toContainText('(auth_failed)');
+  await expect(alert).not.toContainText('definitely-wrong-password');
+  await expect(page.getByTestId('source-badpw')).toHaveCount(0);
+  await page.screenshot({ path: 'test-results/screenshots/sources.png' });
+});
+
+test('testing a demo source reports a working connection', async ({ page }) => {
+  await signIn(page);
+  await page.getByRole('link', { name: 'Sources' }).click();
+  const row = page.getByTestId('source-dbB');
+  await row.getByRole('button', { name: 'Test' }).click();
+  await expect(row.getByTestId('diagnosis')).toHaveText(/^Connected to .+ in \d+ ms\.$/);
+});
+
+interface PlanJson {
+  runsIn: string;
+  sql?: string;
+  children: PlanJson[];
+}
+
+function collectSql(n: PlanJson, out = new Map<string, string[]>()): Map<string, string[]> {
+  if (n.sql) out.set(n.runsIn, [...(out.get(n.runsIn) ?? []), n.sql]);
+  for (const c of n.children ?? []) collectSql(c, out);
+  return out;
+}

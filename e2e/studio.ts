@@ -1,0 +1,41 @@
+import { expect, type Page } from '@playwright/test';
+
+export const ADMIN_PASSWORD = process.env.JUNCTION_E2E_ADMIN_PASSWORD ?? 'e2e-Admin-Passw0rd';
+
+/** Signs in through the login form and waits for the workspace. */
+export async function signIn(page: Page, password = ADMIN_PASSWORD): Promise<void> {
+  await page.goto('/');
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('current-user')).toHaveText('admin (admin)');
+}
+
+/** The editor's visible text, spaces normalised (Monaco renders them as no-break spaces). */
+export async function editorText(page: Page): Promise<string> {
+  const lines = page.getByTestId('sql-editor').locator('.view-line');
+  const texts = await lines.evaluateAll((els) =>
+    els
+      .map((e) => ({ top: parseFloat((e as HTMLElement).style.top || '0'), text: (e.textContent ?? '').replace(/\u00a0/g, ' ') }))
+      .sort((a, b) => a.top - b.top)
+      .map((x) => x.text),
+  );
+  return texts.join('\n');
+}
+
+/** Replaces the editor text as typed input (insertText: no auto-closing quotes or brackets). */
+export async function setSql(page: Page, sql: string): Promise<void> {
+  const lines = page.getByTestId('sql-editor').locator('.view-lines');
+  await lines.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(sql);
+  await expect.poll(() => editorText(page)).toBe(sql);
+}
+
+/** Loads a saved JDV example ("A".."H") into the editor. */
+export async function loadExample(page: Page, letter: string): Promise<void> {
+  await page.getByRole('tab', { name: 'Saved' }).click();
+  await page.getByRole('button', { name: new RegExp(`^JDV ${letter}:`) }).click();
+}
+
