@@ -1,0 +1,213 @@
+/**
+ * npm run bench -- [--sf 1] [--runs 5] [--h-seconds 10] [--skip-load] [--only A,B,H]
+ *
+ * The JDV benchmark (workload/jdv): queries A–F single-user (1 warm-up, N timed, median),
+ * H at 1, 4 and 16 concurrent clients (a random c_custkey per execution), and peak RSS
+ * while 8 users run G. Each is measured direct (raw SQL on the one-database PostgreSQL
+ * copy), through Junction over that single source (use case 1), and through Junction over
+ * the four-source layout (dbA, dbB on PostgreSQL; dbC, dbD on MariaDB).
+ * Data comes from @junction/tpch's loader, which skips targets already loaded at this scale.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createConnector, type Connector, type SourceConfig, type Value } from '@junction/connectors';
+import { Engine } from '../src/engine.js';
+import { rewriteOdbc } from '../src/sql/odbc.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..', '..', '..');
+const workload = '/work/shared/workload/jdv';
+const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
+const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
+
+const { values: args } = parseArgs({
+  options: {
+    sf: { type: 'string', default: '1' },
+    runs: { type: 'string', default: '5' },
+    'h-seconds': { type: 'string', default: '10' },
+    'skip-load': { type: 'boolean', default: false },
+    only: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+  },
+});
+const sf = Number(args.sf);
+const runs = Number(args.runs);
+const hSeconds = Number(args['h-seconds']);
+const only = args.only ? new Set(args.only.split(',')) : undefined;
+const want = (q: string): boolean => !only || only.has(q);
+
+function config(name: string, url: string, database: string): SourceConfig {
+  const u = new URL(url);
+  return {
+    name,
+    engine: u.protocol.startsWith('postgres') ? 'postgresql' : 'mysql',
+    host: u.hostname,
+    port: u.port ? Number(u.port) : undefined,
+    database,
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    options: { pool: { max: 20 } },
+  };
+}
+
+function sqlOf(q: string, kind: 'direct' | 'federated'): string {
+  return readFileSync(join(workload, `${q}.${kind}.sql`), 'utf8').trim();
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function drain(engine: Engine, sql: string, params: readonly Value[] = []): Promise<number> {
+  const r = await engine.query(sql, { params });
+  let n = 0;
+  for await (const b of r.rows) n += b.length;
+  return n;
+}
+
+async function timeIt(fn: () => Promise<number>): Promise<{ ms: number; rows: number }> {
+  const t0 = performance.now();
+  const rows = await fn();
+  return { ms: performance.now() - t0, rows };
+}
+
+async function measure(fn: () => Promise<number>): Promise<{ ms: number; rows: number }> {
+  await fn(); // warm-up
+  const times: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < runs; i++) {
+    const r = await timeIt(fn);
+    times.push(r.ms);
+    rows = r.rows;
+  }
+  return { ms: median(times), rows };
+}
+
+/** Runs `fn` from `clients` concurrent loops for `seconds`; executions per second. */
+async function throughput(clients: number, seconds: number, fn: () => Promise<number>): Promise<number> {
+  const deadline = performance.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        await fn();
+        done++;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+function fmt(ms: number): string {
+  return ms >= 100 ? ms.toFixed(0) : ms.toFixed(1);
+}
+
+async function main(): Promise<void> {
+  if (!args['skip-load']) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(repo, 'packages/tpch/src/cli.ts'), '--sf', String(sf), '--layout', 'all'], { stdio: 'inherit', cwd: repo });
+    if (r.status !== 0) throw new Error('loading the TPC-H data failed');
+  }
+  const connectors: Connector[] = [];
+  const connect = async (name: string, url: string, db: string) => {
+    const c = createConnector(config(name, url, db));
+    connectors.push(c);
+    const semantics = await c.probe();
+    const catalog = await c.introspect();
+    return { name, connector: c, catalog, semantics };
+  };
+  const single = new Engine();
+  single.addSource(await connect('direct', PG_URL, 'tpch_direct'));
+  const fed = new Engine();
+  fed.addSource(await connect('dbA', PG_URL, 'jdv_a'));
+  fed.addSource(await connect('dbB', PG_URL, 'jdv_b'));
+  fed.addSource(await connect('dbC', MYSQL_URL, 'jdv_c'));
+  fed.addSource(await connect('dbD', MYSQL_URL, 'jdv_d'));
+
+  const directPool = new pg.Pool({ connectionString: (() => {
+    const u = new URL(PG_URL);
+    u.pathname = '/tpch_direct';
+    return u.toString();
+  })(), max: 16 });
+  const direct = async (sql: string, params: readonly Value[] = []): Promise<number> => {
+    const r = await directPool.query({ text: sql, values: params as unknown[], rowMode: 'array' });
+    return r.rowCount ?? r.rows.length;
+  };
+  // Junction over the single source: the direct SQL with each table qualified by the source
+  const singleSql = (q: string): string => sqlOf(q, 'direct').replace(/\b(FROM|JOIN|,)\s+(region|nation|supplier|partsupp|part|customer|orders|lineitem)\b/g, '$1 direct.$2');
+
+  const lines: string[] = [];
+  const out = (s: string): void => {
+    lines.push(s);
+    process.stdout.write(s + '\n');
+  };
+  out(`JDV benchmark, SF ${sf}, median of ${runs} runs after 1 warm-up (ms)`);
+  out('query | rows | direct | Junction 1 source | ÷ direct | Junction 4 sources | ÷ direct');
+  let totalDirect = 0;
+  let totalFed = 0;
+  for (const q of ['A', 'B', 'C', 'D', 'E', 'F']) {
+    if (!want(q)) continue;
+    const d = await measure(() => direct(rewriteOdbc(sqlOf(q, 'direct')).sql));
+    const s = await measure(() => drain(single, singleSql(q)));
+    const f = await measure(() => drain(fed, sqlOf(q, 'federated')));
+    totalDirect += d.ms;
+    totalFed += f.ms;
+    const rowsNote = d.rows === s.rows && d.rows === f.rows ? String(d.rows) : `${d.rows}/${s.rows}/${f.rows} MISMATCH`;
+    out(`${q} | ${rowsNote} | ${fmt(d.ms)} | ${fmt(s.ms)} | ${(s.ms / d.ms).toFixed(2)} | ${fmt(f.ms)} | ${(f.ms / d.ms).toFixed(2)}`);
+    if (args.verbose) {
+      const e = await fed.explain(sqlOf(q, 'federated'), { analyze: true });
+      process.stdout.write(e.text + '\n');
+    }
+  }
+  if (totalDirect > 0) out(`A–F total | | ${fmt(totalDirect)} | | | ${fmt(totalFed)} | ${(totalFed / totalDirect).toFixed(2)}`);
+
+  if (want('H')) {
+    const customers = Math.round(150_000 * sf);
+    const key = (): number => 1 + Math.floor(Math.random() * customers);
+    out('');
+    out(`H (one random c_custkey per execution), executions/s over ${hSeconds}s`);
+    out('clients | direct | Junction 1 source | ÷ direct | Junction 4 sources | ÷ direct');
+    const hDirect = sqlOf('H', 'direct');
+    const hSingle = singleSql('H');
+    const hFed = sqlOf('H', 'federated');
+    for (const clients of [1, 4, 16]) {
+      await throughput(clients, 1, () => direct(hDirect, [key()]));
+      const d = await throughput(clients, hSeconds, () => direct(hDirect, [key()]));
+      await throughput(clients, 1, () => drain(single, hSingle, [key()]));
+      const s = await throughput(clients, hSeconds, () => drain(single, hSingle, [key()]));
+      await throughput(clients, 1, () => drain(fed, hFed, [key()]));
+      const f = await throughput(clients, hSeconds, () => drain(fed, hFed, [key()]));
+      out(`${clients} | ${d.toFixed(1)} | ${s.toFixed(1)} | ${(s / d).toFixed(2)} | ${f.toFixed(1)} | ${(f / d).toFixed(2)}`);
+    }
+  }
+
+  if (want('G')) {
+    let peak = process.memoryUsage().rss;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const g = sqlOf('G', 'federated');
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: 8 }, () => drain(fed, g)));
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    out('');
+    out(`G: 8 concurrent users through Junction (4 sources): ${fmt(performance.now() - t0)} ms, peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB`);
+  }
+
+  await single.close();
+  await fed.close();
+  await directPool.end();
+  await Promise.allSettled(connectors.map((c) => c.close()));
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);

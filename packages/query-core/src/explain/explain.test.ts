@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { t } from '@junction/connectors';
+import { HashJoinOp } from '../exec/hash-join/index.js';
+import { makeKeyFn } from '../exec/hash-key.js';
+import { LimitOp } from '../exec/limit.js';
+import { RowsOp, run } from '../exec/test-support.js';
+import { buildExplain, summariseParams, summariseSql } from './build.js';
+import { explainText } from './text.js';
+
+describe('EXPLAIN summaries', () => {
+  it('collapses long IN lists in SQL and parameters', () => {
+    const placeholders = Array.from({ length: 1000 }, (_, i) => `$${i + 2}`).join(', ');
+    expect(summariseSql(`SELECT a FROM t WHERE b = $1 AND a IN (${placeholders})`)).toBe('SELECT a FROM t WHERE b = $1 AND a IN ($2, $3, $4, … $1001 (1000 values))');
+    expect(summariseSql('SELECT a FROM t WHERE a IN (?, ?, ?)')).toBe('SELECT a FROM t WHERE a IN (?, ?, ?)');
+    expect(summariseParams(Array.from({ length: 1000 }, (_, i) => BigInt(i + 1)))).toEqual(['[1000 values: 1, 2, 3, …]']);
+    expect(summariseParams([1n, 'x'])).toEqual(['1', 'x']);
+  });
+});
+
+describe('EXPLAIN tree and text', () => {
+  const plan = () =>
+    new LimitOp(
+      new HashJoinOp(
+        new RowsOp([[[1], [2]]], 'Left'),
+        new RowsOp([[[2]]], 'Right'),
+        { type: 'inner', buildSide: 'right', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 1, rightWidth: 1 },
+        'on a = b',
+        undefined,
+        [{ what: 'a = b', reason: 'spans sources' }],
+      ),
+      10,
+      0,
+    );
+
+  it('prints shape, details and notPushed reasons without volatile numbers', () => {
+    const tree = buildExplain(plan());
+    expect(explainText(tree)).toBe(
+      ['Limit 10', '  HashJoin inner build=right on a = b', '    not pushed: a = b: spans sources', '    Left [test]', '    Right [test]'].join('\n'),
+    );
+    expect(tree.actual).toBeUndefined();
+  });
+
+  it('ANALYZE adds actual rows and batches per node', async () => {
+    const op = plan();
+    await run(op);
+    const tree = buildExplain(op, { analyze: true, statements: [] });
+    expect(tree.actual?.rows).toBe(1);
+    expect(tree.children[0].actual?.rows).toBe(1);
+    expect(tree.children[0].children[0].actual?.rows).toBe(2);
+    expect(explainText(tree)).toMatch(/^Limit 10 \(actual rows=1 batches=1 time=\d+\.\d{3}ms\)/);
+  });
+});
