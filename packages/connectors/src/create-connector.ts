@@ -1,5 +1,6 @@
 import type { Connector, SourceConfig } from './contract/connector.js';
 import { JunctionError } from './contract/errors.js';
+import { MysqlConnector } from './mysql/connector.js';
 import { PostgresConnector } from './postgres/connector.js';
 import { SqliteConnector } from './sqlite/connector.js';
 
@@ -8,6 +9,8 @@ export function createConnector(config: SourceConfig): Connector {
   switch (config.engine) {
     case 'postgresql':
       return new PostgresConnector(config);
+    case 'mysql':
+      return new MysqlConnector(config);
     case 'sqlite':
       return new SqliteConnector(config);
     default:

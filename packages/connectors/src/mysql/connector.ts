@@ -1,0 +1,426 @@
+import mysql from 'mysql2';
+import type { Capabilities } from '../contract/capabilities.js';
+import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
+import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
+import { JunctionError } from '../contract/errors.js';
+import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
+import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
+import { BatchQueue } from '../runtime/batch-queue.js';
+import {
+  authDiagnosis,
+  databaseMissingDiagnosis,
+  diagnoseNetworkError,
+  failed,
+  timeoutDiagnosis,
+  tlsRequiredDiagnosis,
+  unknownDiagnosis,
+  withDeadline,
+  type FailedDiagnosis,
+  type Target,
+} from '../runtime/diagnosis.js';
+import { sourceError } from '../runtime/errors.js';
+import { StatementControl } from '../runtime/statement-control.js';
+import { coerce, sameRepresentation } from '../runtime/values.js';
+import { introspectMysql } from './introspect.js';
+import { inlineParams, literal } from './literals.js';
+import { capabilitiesFor, render } from './sql-glue.js';
+import { decoderFor, mapField, type Decoder, type FieldLike } from './type-map.js';
+
+type Conn = mysql.PoolConnection;
+type RawRow = (Buffer | null)[];
+
+const ER_QUERY_INTERRUPTED = 1317;
+const ER_STATEMENT_TIMEOUT = 1969; // MariaDB max_statement_time
+const ER_QUERY_TIMEOUT = 3024; // MySQL max_execution_time
+const CREATED = Symbol('createdAt');
+
+/** Literals by column type: MySQL rejects the value model's 'T'/'Z' timestamp spelling in strict INSERTs. */
+function bulkLiteral(type: JType): (v: Value) => string {
+  if (type.kind === 'timestamptz' || type.kind === 'timestamp') {
+    // the session time zone is UTC, so a UTC instant is written as its wall-clock text
+    return (v) => (typeof v === 'string' ? `'${v.replace('T', ' ').replace(/Z$/, '')}'` : literal(v));
+  }
+  return literal;
+}
+
+function quoteIdent(name: string): string {
+  return '`' + name.replace(/`/g, '``') + '`';
+}
+
+/**
+ * MySQL and MariaDB over mysql2's text protocol with typeCast off: every value arrives as
+ * the server's bytes and type-map.ts decodes it exactly (no float DECIMAL, no Date).
+ * Parameters are inlined as literals (literals.ts) because prepared statements would hand
+ * values back through the binary protocol's own conversions.
+ */
+export class MysqlConnector implements Connector {
+  readonly name: string;
+  readonly engine = 'mysql' as const;
+  readonly warnings: string[] = [];
+  private semantics: SourceSemantics | undefined;
+  private readonly pool: mysql.Pool;
+  private readonly host: string;
+  private readonly port: number;
+  private readonly connectTimeoutMs: number;
+  private readonly maxLifetimeMs: number;
+  private readonly secrets: readonly (string | undefined)[];
+
+  constructor(private readonly config: SourceConfig) {
+    this.name = config.name;
+    this.host = config.host ?? '127.0.0.1';
+    this.port = config.port ?? 3306;
+    this.connectTimeoutMs = config.options?.connectTimeoutMs ?? 10_000;
+    this.maxLifetimeMs = config.options?.pool?.maxLifetimeMs ?? 30 * 60_000;
+    this.secrets = [config.password];
+    const max = config.options?.pool?.max ?? 10;
+    this.pool = mysql.createPool({
+      ...this.connectionOptions(),
+      connectionLimit: max,
+      maxIdle: max,
+      idleTimeout: config.options?.pool?.idleTimeoutMs ?? 30_000,
+    });
+    this.pool.on('connection', (conn) => {
+      (conn as unknown as Record<symbol, number>)[CREATED] = Date.now();
+      // TIMESTAMP columns are shown in the session zone: UTC makes them the value model's 'Z' form
+      conn.query(`SET time_zone = '+00:00'`);
+    });
+  }
+
+  private connectionOptions(): mysql.ConnectionOptions {
+    const tls = this.config.options?.tls;
+    return {
+      host: this.host,
+      port: this.port,
+      user: this.config.user,
+      password: this.config.password ?? '',
+      database: this.config.options?.schema ?? this.config.database,
+      connectTimeout: this.connectTimeoutMs,
+      charset: 'UTF8MB4_GENERAL_CI',
+      ssl: tls?.enabled ? { rejectUnauthorized: tls.rejectUnauthorized ?? true, ...(tls.ca ? { ca: tls.ca } : {}) } : undefined,
+      enableKeepAlive: true,
+      // bulk loads may use LOAD DATA LOCAL; no file is ever read from disk (see bulkLoad)
+      multipleStatements: false,
+    };
+  }
+
+  private get target(): Target {
+    return { source: this.name, host: this.host, port: this.port, connectTimeoutMs: this.connectTimeoutMs, secrets: this.secrets };
+  }
+
+  capabilities(): Capabilities {
+    return capabilitiesFor(this.semantics);
+  }
+
+  render(query: RemoteQuery): RenderedQuery {
+    return render(query);
+  }
+
+  private diagnose(err: unknown): FailedDiagnosis {
+    const t = this.target;
+    const net = diagnoseNetworkError(err, t);
+    if (net) return net;
+    const e = err as { errno?: number; code?: string; message?: string };
+    const msg = e?.message ?? '';
+    if (e?.errno === 1045 || e?.errno === 1044 || e?.errno === 1130 || e?.code === 'ER_ACCESS_DENIED_ERROR') return authDiagnosis(t, this.config.user);
+    if (e?.errno === 1049) return databaseMissingDiagnosis(t, this.config.database);
+    if (e?.errno === 3159 || /secure transport|SSL connection is required|require_secure_transport/i.test(msg)) return tlsRequiredDiagnosis(t);
+    if (e?.code === 'HANDSHAKE_NO_SSL_SUPPORT')
+      return failed('unknown', `The server of source "${this.name}" does not accept TLS connections.`, 'Turn TLS off in the source settings, or enable SSL on the server.', t);
+    if (/timeout|timed out/i.test(msg)) return timeoutDiagnosis(t);
+    return unknownDiagnosis(t, err);
+  }
+
+  async test(): Promise<ConnectionDiagnosis> {
+    const started = performance.now();
+    const conn = mysql.createConnection(this.connectionOptions());
+    conn.on('error', () => undefined);
+    try {
+      const attempt = new Promise<string>((resolve, reject) => {
+        conn.query({ sql: 'SELECT VERSION()', rowsAsArray: true }, (err, rows) => (err ? reject(err) : resolve(String((rows as unknown[][])[0][0]))));
+      });
+      const r = await withDeadline(attempt, this.connectTimeoutMs + 250);
+      if ('timedOut' in r) return timeoutDiagnosis(this.target);
+      return { ok: true, serverVersion: r.value, latencyMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      return this.diagnose(err);
+    } finally {
+      conn.destroy();
+    }
+  }
+
+  private async acquire(control?: StatementControl): Promise<Conn> {
+    for (;;) {
+      let conn: Conn;
+      try {
+        conn = await new Promise<Conn>((resolve, reject) => this.pool.getConnection((err, c) => (err ? reject(err) : resolve(c))));
+      } catch (err) {
+        const d = this.diagnose(err);
+        throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
+      }
+      // mysql2's pool has no maximum lifetime: retire old connections on the way out
+      const created = (conn as unknown as Record<symbol, number>)[CREATED] ?? Date.now();
+      if (Date.now() - created > this.maxLifetimeMs) {
+        conn.destroy();
+        continue;
+      }
+      if (control?.stopped) {
+        conn.release();
+        throw control.error();
+      }
+      return conn;
+    }
+  }
+
+  /** KILL QUERY from a separate connection: the blocked one cannot speak while its statement runs. */
+  private async killQuery(threadId: number): Promise<void> {
+    const c = mysql.createConnection(this.connectionOptions());
+    c.on('error', () => undefined);
+    try {
+      await new Promise<void>((resolve) => c.query(`KILL QUERY ${Number(threadId)}`, () => resolve()));
+    } finally {
+      c.destroy();
+    }
+  }
+
+  private run(conn: Conn, sql: string): Promise<{ rows: RawRow[]; fields: FieldLike[]; affected: number }> {
+    return new Promise((resolve, reject) => {
+      conn.query({ sql, rowsAsArray: true, typeCast: false }, (err, res, fields) => {
+        if (err) return reject(err);
+        if (Array.isArray(res)) resolve({ rows: res as unknown as RawRow[], fields: (fields ?? []) as unknown as FieldLike[], affected: res.length });
+        else resolve({ rows: [], fields: [], affected: (res as mysql.ResultSetHeader).affectedRows ?? 0 });
+      });
+    });
+  }
+
+  /** After a KILL QUERY the connection must prove it is idle and healthy before it is reused. */
+  private async settle(conn: Conn): Promise<boolean> {
+    for (let i = 0; i < 2; i++) {
+      try {
+        await this.run(conn, 'DO 1');
+        return true;
+      } catch (err) {
+        if ((err as { errno?: number }).errno !== ER_QUERY_INTERRUPTED) return false;
+      }
+    }
+    return false;
+  }
+
+  private failure(err: unknown, control: StatementControl | undefined, what: string): JunctionError {
+    if (control?.stopped) return control.error();
+    const errno = (err as { errno?: number }).errno;
+    if (errno === ER_STATEMENT_TIMEOUT || errno === ER_QUERY_TIMEOUT) {
+      return new JunctionError('source_statement_timeout', 'timeout', `The statement on source "${this.name}" hit the server's statement time limit.`, {
+        details: { source: this.name },
+      });
+    }
+    return sourceError(this.name, err, this.secrets, what);
+  }
+
+  private decoders(fields: readonly FieldLike[], expected: readonly ColumnMeta[] | undefined): Decoder[] {
+    return fields.map((f, i) => {
+      const mapped = mapField(f);
+      if (mapped.warning) this.warnings.push(`${this.name}: ${mapped.warning}`);
+      const base = decoderFor(mapped.type);
+      const want = expected?.[i]?.type;
+      if (!want || want.kind === 'unknown' || sameRepresentation(mapped.type, want)) return base;
+      return (b: Buffer) => coerce(base(b), want);
+    });
+  }
+
+  async probe(): Promise<SourceSemantics> {
+    const r0 = await this.execute(`SELECT VERSION(), @@collation_database, @@character_set_database, @@session.time_zone, @@max_allowed_packet`);
+    const [version, collation, charset, timeZone] = r0.rows[0].map(String);
+    const safe = (s: string): string => s.replace(/[^A-Za-z0-9_]/g, '');
+    // literals compare with collation_connection; columns with the database's collation
+    const c = (s: string): string => `CONVERT(${literal(s)} USING ${safe(charset)}) COLLATE ${safe(collation)}`;
+    const r = await this.execute(`SELECT ${c('a')} = ${c('A')}, ${c('é')} = ${c('e')}, ${c('a')} = ${c('a ')}`);
+    const [ci, ai, pad] = r.rows[0].map((v) => Number(v) === 1);
+    this.semantics = {
+      serverVersion: version,
+      defaultCollation: collation,
+      caseSensitive: !ci,
+      accentSensitive: !ai,
+      padSpace: pad,
+      timeZone,
+      // the prepared-statement limit; inlined literals are bounded by max_allowed_packet instead
+      maxBindParams: 65535,
+      maxIdentifierLength: 64,
+    };
+    return this.semantics;
+  }
+
+  async introspect(): Promise<CatalogSnapshot> {
+    const schema = this.config.options?.schema ?? this.config.database;
+    const conn = await this.acquire();
+    try {
+      const q = async (sql: string, params: readonly Value[] = []): Promise<Row[]> => {
+        const { rows, fields } = await this.run(conn, inlineParams(sql, params));
+        const dec = this.decoders(fields, undefined);
+        return rows.map((raw) => raw.map((v, i) => (v === null ? null : dec[i](v))));
+      };
+      const db = schema ?? String((await q('SELECT DATABASE()'))[0][0] ?? '');
+      const snap = await introspectMysql(q, db);
+      this.warnings.push(...snap.warnings);
+      return snap;
+    } catch (err) {
+      throw sourceError(this.name, err, this.secrets, 'introspection');
+    } finally {
+      conn.release();
+    }
+  }
+
+  async *stream(query: RenderedQuery, options: StreamOptions = {}): AsyncIterable<Batch> {
+    const batchSize = options.batchSize ?? 1024;
+    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.config.options?.statementTimeoutMs);
+    let conn: Conn | undefined;
+    let queue: BatchQueue<RawRow> | undefined;
+    let kill: Promise<void> | undefined;
+    let healthy = true;
+    try {
+      control.throwIfStopped();
+      const sql = inlineParams(query.sql, query.params);
+      conn = await this.acquire(control);
+      const c = conn;
+      const q = new BatchQueue<RawRow>(batchSize, () => c.pause(), () => c.resume());
+      queue = q;
+      let fields: FieldLike[] | undefined;
+      const cmd = c.query({ sql, rowsAsArray: true, typeCast: false });
+      cmd.on('fields', (f: unknown) => (fields = f as FieldLike[]));
+      // a statement without a result set reports one OkPacket as its 'result'
+      cmd.on('result', (row: unknown) => fields && q.push(row as RawRow));
+      cmd.on('error', (err: unknown) => q.fail(err));
+      cmd.on('end', () => q.end());
+      control.setCanceller(() => {
+        kill ??= this.killQuery(c.threadId);
+      });
+      let decoders: Decoder[] | undefined;
+      for (;;) {
+        let raws: RawRow[] | undefined;
+        try {
+          raws = await q.next();
+        } catch (err) {
+          throw this.failure(err, control, 'query');
+        }
+        // an interrupted SLEEP() ends normally: only the control knows it was cancelled
+        control.throwIfStopped();
+        if (!raws) break;
+        decoders ??= this.decoders(fields ?? [], query.columns);
+        const rows: Row[] = new Array(raws.length);
+        for (let r = 0; r < raws.length; r++) {
+          const raw = raws[r];
+          const row: Row = new Array(raw.length);
+          for (let i = 0; i < raw.length; i++) {
+            const v = raw[i];
+            row[i] = v === null ? null : decoders[i](v);
+          }
+          rows[r] = row;
+        }
+        yield { rows };
+        control.throwIfStopped();
+      }
+    } finally {
+      control.dispose();
+      if (conn && queue && !queue.finished) {
+        // stopped early: the server is still sending, so stop the statement and drain the rest
+        kill ??= this.killQuery(conn.threadId);
+        await queue.drain();
+      }
+      if (kill) {
+        await kill;
+        if (conn) healthy = await this.settle(conn);
+      }
+      if (conn) {
+        if (healthy) conn.release();
+        else conn.destroy();
+      }
+    }
+  }
+
+  async execute(sql: string, params: readonly Value[] = []): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
+    const control = new StatementControl(this.name, undefined, this.config.options?.statementTimeoutMs);
+    const text = inlineParams(sql, params);
+    const conn = await this.acquire(control);
+    let kill: Promise<void> | undefined;
+    control.setCanceller(() => {
+      kill ??= this.killQuery(conn.threadId);
+    });
+    let healthy = true;
+    try {
+      let res: { rows: RawRow[]; fields: FieldLike[]; affected: number };
+      try {
+        res = await this.run(conn, text);
+      } catch (err) {
+        throw this.failure(err, control, 'statement');
+      }
+      control.throwIfStopped();
+      const decoders = this.decoders(res.fields, undefined);
+      const rows = res.rows.map((raw) => raw.map((v, i) => (v === null ? null : decoders[i](v))));
+      const columns: ColumnMeta[] = res.fields.map((f) => ({ name: f.name, type: mapField(f).type, nullable: true }));
+      return { rowCount: res.affected, rows, columns };
+    } finally {
+      control.dispose();
+      if (kill) {
+        await kill;
+        healthy = await this.settle(conn);
+      }
+      if (healthy) conn.release();
+      else conn.destroy();
+    }
+  }
+
+  async bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
+    const target = (table.schema ? quoteIdent(table.schema) + '.' : '') + quoteIdent(table.name);
+    const head = `INSERT INTO ${target} (${table.columns.map((c) => quoteIdent(c.name)).join(', ')}) VALUES `;
+    const conn = await this.acquire();
+    let healthy = true;
+    let count = 0;
+    try {
+      const packet = Number((await this.run(conn, 'SELECT @@max_allowed_packet')).rows[0][0]?.toString('latin1'));
+      // statements well under max_allowed_packet; a few MB keep the server's parse cheap
+      const limit = Math.max(64 * 1024, Math.min(4 * 1024 * 1024, Math.floor(packet / 2)));
+      await this.run(conn, 'SET SESSION unique_checks = 0, foreign_key_checks = 0');
+      await this.run(conn, 'START TRANSACTION');
+      let pending: Promise<unknown> | undefined;
+      let parts: string[] = [];
+      let size = head.length;
+      const flush = async (): Promise<void> => {
+        const sql = head + parts.join(',');
+        parts = [];
+        size = head.length;
+        // the next statement is encoded while the server executes this one
+        if (pending) await pending;
+        pending = this.run(conn, sql);
+        // awaited at the next flush; until then a failure must not count as unhandled
+        pending.catch(() => undefined);
+      };
+      const formats = table.columns.map((c) => bulkLiteral(c.type));
+      for await (const batch of rows) {
+        for (const row of batch) {
+          let tuple = '(';
+          for (let i = 0; i < row.length; i++) tuple += (i ? ',' : '') + formats[i](row[i]);
+          tuple += ')';
+          if (size + tuple.length + 1 > limit && parts.length) await flush();
+          parts.push(tuple);
+          size += tuple.length + 1;
+        }
+        count += batch.length;
+      }
+      if (parts.length) await flush();
+      if (pending) await pending;
+      await this.run(conn, 'COMMIT');
+      await this.run(conn, 'SET SESSION unique_checks = 1, foreign_key_checks = 1');
+      return count;
+    } catch (err) {
+      healthy = false;
+      throw sourceError(this.name, err, this.secrets, `bulk load into ${table.name}`);
+    } finally {
+      // a failed load leaves an open transaction and relaxed checks behind: drop that connection
+      if (healthy) conn.release();
+      else conn.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.pool.end(() => resolve()));
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Turns a driver's push events (a row at a time) into batches pulled by an async
+ * iterator, with backpressure: once `highWater` full batches wait unread the driver is
+ * paused, and resumed when the reader catches up. Nothing beyond those batches is held.
+ */
+export class BatchQueue<T> {
+  private current: T[] = [];
+  private readonly ready: T[][] = [];
+  private ended = false;
+  private error: unknown;
+  private paused = false;
+  private wake: (() => void) | undefined;
+  /** set once end() or fail() ran: the driver has nothing more to say */
+  finished = false;
+
+  constructor(
+    private readonly batchSize: number,
+    private readonly pause: () => void,
+    private readonly resume: () => void,
+    private readonly highWater = 2,
+  ) {}
+
+  push(row: T): void {
+    this.current.push(row);
+    if (this.current.length >= this.batchSize) {
+      this.ready.push(this.current);
+      this.current = [];
+      if (this.ready.length >= this.highWater && !this.paused) {
+        this.paused = true;
+        this.pause();
+      }
+      this.signal();
+    }
+  }
+
+  end(): void {
+    this.ended = true;
+    this.finished = true;
+    this.signal();
+  }
+
+  fail(err: unknown): void {
+    this.error = err;
+    this.finished = true;
+    this.signal();
+  }
+
+  private signal(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** The next batch; undefined at the end; throws the driver's error. */
+  async next(): Promise<T[] | undefined> {
+    for (;;) {
+      if (this.error !== undefined) throw this.error;
+      const b = this.ready.shift();
+      if (b) {
+        if (this.paused && this.ready.length < this.highWater) {
+          this.paused = false;
+          this.resume();
+        }
+        return b;
+      }
+      if (this.ended) {
+        if (this.current.length === 0) return undefined;
+        const last = this.current;
+        this.current = [];
+        return last;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** Drops what is buffered and lets the driver run to its end (after a cancel). */
+  drain(): Promise<void> {
+    this.ready.length = 0;
+    this.current = [];
+    this.push = () => undefined;
+    if (this.paused) {
+      this.paused = false;
+      this.resume();
+    }
+    if (this.finished) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (this.finished) resolve();
+        else this.wake = check;
+      };
+      this.wake = check;
+    });
+  }
+}
