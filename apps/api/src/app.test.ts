@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../test/harness.js';
+import { createPgDatabase, startHarness, type Harness } from '../test/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -245,4 +245,26 @@ describe('authorization matrix (routes that need no source)', () => {
       });
     }
   }
+});
+
+describe('PostgreSQL metadata', () => {
+  it('runs the same app on PostgreSQL metadata (DATABASE_URL): login, users, tokens, audit', async () => {
+    const db = await createPgDatabase('api_meta');
+    const pgh = await startHarness({ metadataUrl: db.url });
+    try {
+      expect(pgh.meta.provider).toBe('postgresql');
+      const login = await pgh.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: pgh.passwords.admin } });
+      expect(login.statusCode).toBe(200);
+      const u = await pgh.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'dora', password: 'dora-password', role: 'analyst' } });
+      expect(u.statusCode).toBe(201);
+      expect((await pgh.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'dora', password: 'dora-password', role: 'analyst' } })).statusCode).toBe(409);
+      const t = await pgh.as('analyst', { method: 'POST', url: '/api/v1/tokens', payload: { name: 'x', scopes: ['read'] } });
+      expect((await pgh.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${t.json().token}` } })).json().username).toBe('analyst');
+      const audit = (await pgh.as('admin', { method: 'GET', url: '/api/v1/audit' })).json().map((a: { action: string }) => a.action).sort();
+      expect(audit).toEqual(['token.create', 'user.create']);
+    } finally {
+      await pgh.close();
+      await db.drop();
+    }
+  });
 });

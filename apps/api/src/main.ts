@@ -62,7 +62,9 @@ try {
     else await registerDemo(app, demo.sources);
   }
   await app.listen({ host, port });
-  process.stdout.write(`Junction is running on http://${host}:${port} (API docs: /api/docs)\n`);
+  const bound = app.server.address();
+  const actualPort = bound && typeof bound === 'object' ? bound.port : port;
+  process.stdout.write(`Junction is running on http://${host}:${actualPort} (API docs: /api/docs)\n`);
 } catch (e) {
   app.log.error({ err: e }, 'startup failed');
   await demo?.stop().catch(() => undefined);

@@ -26,9 +26,9 @@ export interface Harness {
 }
 
 /** A real app on a fresh SQLite metadata file, with one user per role and a token for each. */
-export async function startHarness(opts: Partial<AppOptions> = {}): Promise<Harness> {
+export async function startHarness(opts: Partial<AppOptions> & { metadataUrl?: string } = {}): Promise<Harness> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'jt-api-'));
-  const meta = await openMetadata({ sqliteFile: path.join(dir, 'junction.db') });
+  const meta = await openMetadata({ sqliteFile: path.join(dir, 'junction.db'), databaseUrl: opts.metadataUrl });
   const app = await buildApp({ db: meta.db, secretKey: randomBytes(32), webDist: null, ...opts });
   await app.ready();
   const tokens = {} as Record<RoleName, string>;
@@ -100,4 +100,10 @@ export async function pgExec(url: string, sql: string): Promise<pg.QueryResult> 
   } finally {
     await c.end();
   }
+}
+
+/** Log lines the app wrote, to prove secrets never reach them. */
+export function logCapture(): { lines: string[]; logger: { level: string; stream: { write(s: string): void } } } {
+  const lines: string[] = [];
+  return { lines, logger: { level: 'trace', stream: { write: (s: string) => void lines.push(s) } } };
 }

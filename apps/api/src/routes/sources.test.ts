@@ -1,0 +1,172 @@
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgDatabase, logCapture, pgExec, startHarness, TEST_MYSQL_URL, type Harness } from '../../test/harness.js';
+
+const SECRET = `S3cr3t-${Math.random().toString(36).slice(2)}`;
+const NEW_SECRET = `N3w-${Math.random().toString(36).slice(2)}`;
+const role = `jt_api_src_role_${process.pid}`;
+
+let h: Harness;
+let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
+const logs = logCapture();
+const myDb = `jt_api_src_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
+
+beforeAll(async () => {
+  pgdb = await createPgDatabase('api_src');
+  await pgExec(pgdb.url, `CREATE ROLE ${role} LOGIN PASSWORD '${SECRET}'; GRANT ALL ON SCHEMA public TO ${role};`);
+  await pgExec(pgdb.url, `CREATE TABLE public.customer (c_custkey bigint PRIMARY KEY, c_name varchar(25) NOT NULL); GRANT SELECT ON public.customer TO ${role};`);
+  const my = await mysql.createConnection(TEST_MYSQL_URL);
+  await my.query(`CREATE DATABASE ${myDb}`);
+  await my.query(`CREATE TABLE ${myDb}.nation (n_nationkey int PRIMARY KEY, n_name char(25) NOT NULL)`);
+  await my.end();
+  h = await startHarness({ logger: logs.logger });
+});
+afterAll(async () => {
+  await h?.close();
+  await pgdb?.drop();
+  await pgExec(process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test', `DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+  const my = await mysql.createConnection(TEST_MYSQL_URL);
+  await my.query(`DROP DATABASE IF EXISTS ${myDb}`);
+  await my.end();
+});
+
+const pgSource = () => ({ name: 'crm', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: role, password: SECRET });
+
+describe('sources', () => {
+  let id = '';
+
+  it('registers a PostgreSQL source: tests, probes and introspects it, and never returns the password', async () => {
+    const res = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: pgSource() });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    id = body.id;
+    expect(body).toMatchObject({ name: 'crm', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: role, hasPassword: true, status: 'online', tables: 1 });
+    expect(body.semantics.serverVersion).toMatch(/^15/);
+    expect(res.body).not.toContain(SECRET);
+    const stored = await h.meta.db.source.findUniqueOrThrow({ where: { id } });
+    expect(stored.passwordEncrypted).toMatch(/^v1:/);
+    expect(JSON.stringify(stored)).not.toContain(SECRET);
+    expect(h.app.secrets.decrypt(stored.passwordEncrypted!)).toBe(SECRET);
+  });
+
+  it('lists, reads, tests and refreshes it; the catalog reflects the refresh', async () => {
+    expect((await h.as('admin', { method: 'GET', url: '/api/v1/sources' })).json()).toEqual([{ id, name: 'crm', engine: 'postgresql', status: 'online', demo: false }]);
+    for (const url of [`/api/v1/sources/${id}`, '/api/v1/sources/crm']) {
+      const one = await h.as('admin', { method: 'GET', url });
+      expect(one.json().id).toBe(id);
+      expect(one.body).not.toContain(SECRET);
+    }
+    const test = await h.as('admin', { method: 'POST', url: `/api/v1/sources/${id}/test` });
+    expect(test.json()).toMatchObject({ ok: true });
+    await pgExec(pgdb.url, `CREATE TABLE public.orders (o_orderkey bigint PRIMARY KEY, o_custkey bigint, o_totalprice numeric(15,2)); GRANT SELECT ON public.orders TO ${role};`);
+    const refreshed = await h.as('admin', { method: 'POST', url: `/api/v1/sources/${id}/refresh` });
+    expect(refreshed.statusCode).toBe(200);
+    expect(refreshed.json().tables).toBe(2);
+    const tree = (await h.as('admin', { method: 'GET', url: '/api/v1/catalog' })).json();
+    expect(tree).toEqual([
+      {
+        source: 'crm',
+        engine: 'postgresql',
+        status: 'online',
+        defaultSchema: 'public',
+        schemas: [
+          {
+            name: 'public',
+            tables: [
+              { schema: 'public', name: 'customer', kind: 'table', rowCount: expect.anything() },
+              { schema: 'public', name: 'orders', kind: 'table', rowCount: expect.anything() },
+            ],
+          },
+        ],
+      },
+    ]);
+    const cols = (await h.as('admin', { method: 'GET', url: '/api/v1/catalog/crm/public/orders' })).json();
+    expect(cols.columns).toEqual([
+      { name: 'o_orderkey', type: 'int64', nativeType: 'bigint', nullable: false },
+      { name: 'o_custkey', type: 'int64', nativeType: 'bigint', nullable: true },
+      { name: 'o_totalprice', type: 'decimal(15,2)', nativeType: 'numeric(15,2)', nullable: true },
+    ]);
+    expect(cols.primaryKey).toEqual(['o_orderkey']);
+    const hits = (await h.as('admin', { method: 'GET', url: '/api/v1/catalog/search?q=CUSTKEY' })).json();
+    expect(hits).toEqual(
+      expect.arrayContaining([
+        { kind: 'column', source: 'crm', schema: 'public', table: 'customer', column: 'c_custkey', type: 'int64' },
+        { kind: 'column', source: 'crm', schema: 'public', table: 'orders', column: 'o_custkey', type: 'int64' },
+      ]),
+    );
+    expect((await h.as('admin', { method: 'GET', url: '/api/v1/catalog/crm/public/nope' })).statusCode).toBe(404);
+  });
+
+  it('refuses a duplicate name (409) and unreachable or wrong settings (400 with a diagnosis, no secret echoed)', async () => {
+    expect((await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: pgSource() })).statusCode).toBe(409);
+    const wrong = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { ...pgSource(), name: 'crm2', password: 'wrong-' + SECRET } });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json()).toMatchObject({ code: 'source_test_failed', details: { diagnosis: 'auth_failed' } });
+    expect(wrong.body).not.toContain(SECRET);
+    const closed = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { ...pgSource(), name: 'crm3', port: 1 } });
+    expect(closed.statusCode).toBe(400);
+    expect(closed.json().details.diagnosis).toMatch(/port_closed|host_unreachable/);
+    expect(await h.meta.db.source.count()).toBe(1);
+  });
+
+  it('rotates the password without a restart: the new one works, a wrong one leaves the old settings in place', async () => {
+    await pgExec(pgdb.url, `ALTER ROLE ${role} PASSWORD '${NEW_SECRET}'`);
+    const bad = await h.as('admin', { method: 'PATCH', url: `/api/v1/sources/${id}`, payload: { password: 'still-wrong' } });
+    expect(bad.statusCode).toBe(400);
+    expect(h.app.secrets.decrypt((await h.meta.db.source.findUniqueOrThrow({ where: { id } })).passwordEncrypted!)).toBe(SECRET);
+    const ok = await h.as('admin', { method: 'PATCH', url: `/api/v1/sources/${id}`, payload: { password: NEW_SECRET } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).not.toContain(NEW_SECRET);
+    expect((await h.as('admin', { method: 'POST', url: `/api/v1/sources/${id}/test` })).json().ok).toBe(true);
+    expect(h.app.secrets.decrypt((await h.meta.db.source.findUniqueOrThrow({ where: { id } })).passwordEncrypted!)).toBe(NEW_SECRET);
+    const audit = (await h.as('admin', { method: 'GET', url: '/api/v1/audit?action=source.update' })).json();
+    expect(audit[0].details).toEqual({ changed: [], passwordChanged: true });
+  });
+
+  it('registers a MySQL source', async () => {
+    const u = new URL(TEST_MYSQL_URL);
+    const res = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/sources',
+      payload: { name: 'geo', engine: 'mysql', host: u.hostname, port: Number(u.port || 3306), database: myDb, user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ name: 'geo', engine: 'mysql', tables: 1, status: 'online' });
+    const cols = (await h.as('admin', { method: 'GET', url: `/api/v1/catalog/geo/${myDb}/nation` })).json();
+    expect(cols.columns.map((c: { name: string; type: string }) => [c.name, c.type])).toEqual([
+      ['n_nationkey', 'int32'],
+      ['n_name', 'char(25)'],
+    ]);
+    expect((await h.as('admin', { method: 'DELETE', url: '/api/v1/sources/geo' })).statusCode).toBe(200);
+  });
+
+  it('hides sources without a grant from non-admins, and shows them once granted', async () => {
+    expect((await h.as('analyst', { method: 'GET', url: '/api/v1/sources' })).json()).toEqual([]);
+    expect((await h.as('analyst', { method: 'GET', url: `/api/v1/sources/${id}` })).statusCode).toBe(404);
+    expect((await h.as('viewer', { method: 'GET', url: '/api/v1/catalog' })).json()).toEqual([]);
+    const g = await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'analyst', sourceName: 'crm' } });
+    expect((await h.as('analyst', { method: 'GET', url: '/api/v1/sources' })).json().map((s: { name: string }) => s.name)).toEqual(['crm']);
+    const detail = await h.as('analyst', { method: 'GET', url: `/api/v1/sources/${id}` });
+    expect(detail.statusCode).toBe(200);
+    expect(detail.body).not.toContain(NEW_SECRET);
+    expect(detail.body).not.toContain(SECRET);
+    await h.as('admin', { method: 'DELETE', url: `/api/v1/grants/${g.json().id}` });
+  });
+
+  it('never wrote a password into logs or the audit log', async () => {
+    const audit = JSON.stringify(await h.meta.db.auditLog.findMany());
+    expect(audit).toContain('source.create');
+    for (const secret of [SECRET, NEW_SECRET]) {
+      expect(audit).not.toContain(secret);
+      expect(logs.lines.join('\n')).not.toContain(secret);
+    }
+    expect(logs.lines.length).toBeGreaterThan(10);
+  });
+
+  it('deletes the source and its grants', async () => {
+    await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', sourceName: 'crm' } });
+    expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/sources/${id}` })).statusCode).toBe(200);
+    expect((await h.as('admin', { method: 'GET', url: `/api/v1/sources/${id}` })).statusCode).toBe(404);
+    expect(await h.meta.db.grant.count({ where: { sourceName: 'crm' } })).toBe(0);
+  });
+});
