@@ -268,3 +268,33 @@ describe('PostgreSQL metadata', () => {
     }
   });
 });
+
+describe('the built web app', () => {
+  it('is served from the same origin with SPA fallback, while unknown API paths stay JSON 404s', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dist = mkdtempSync(path.join(os.tmpdir(), 'jt-web-'));
+    mkdirSync(path.join(dist, 'assets'));
+    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>');
+    writeFileSync(path.join(dist, 'assets', 'app.js'), 'console.log(1)');
+    const web = await startHarness({ webDist: dist });
+    try {
+      const root = await web.as(null, { method: 'GET', url: '/' });
+      expect(root.statusCode).toBe(200);
+      expect(root.body).toContain('<div id="root">');
+      const deep = await web.as(null, { method: 'GET', url: '/queries/123' });
+      expect(deep.statusCode).toBe(200);
+      expect(deep.headers['content-type']).toContain('text/html');
+      expect(deep.body).toContain('<div id="root">');
+      const js = await web.as(null, { method: 'GET', url: '/assets/app.js' });
+      expect(js.headers['content-type']).toContain('javascript');
+      const api = await web.as(null, { method: 'GET', url: '/api/v1/nope' });
+      expect(api.statusCode).toBe(404);
+      expect(api.json().code).toBe('route_not_found');
+    } finally {
+      await web.close();
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
+});

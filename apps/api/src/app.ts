@@ -128,14 +128,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
 
   const webDist = opts.webDist === undefined ? DEFAULT_WEB_DIST : opts.webDist;
-  if (webDist && existsSync(path.join(webDist, 'index.html'))) {
-    await app.register(fastifyStatic, { root: webDist, wildcard: false, index: ['index.html'] });
+  const serveWeb = Boolean(webDist && existsSync(path.join(webDist, 'index.html')));
+  if (serveWeb) await app.register(fastifyStatic, { root: webDist as string, wildcard: false, index: ['index.html'] });
+  app.setNotFoundHandler((request, reply) => {
     // client-side routes fall back to the app shell; unknown API paths stay JSON 404s
-    app.setNotFoundHandler((request, reply) => {
-      if (request.method === 'GET' && !request.url.startsWith('/api/')) return reply.type('text/html').sendFile('index.html');
-      return reply.status(404).send({ code: 'route_not_found', kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` });
-    });
-  }
+    if (serveWeb && request.method === 'GET' && !request.url.startsWith('/api/')) return reply.type('text/html').sendFile('index.html');
+    return reply.status(404).send({ code: 'route_not_found', kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` });
+  });
   return app;
 }
 

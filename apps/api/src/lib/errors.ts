@@ -79,7 +79,4 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (reply.sent || reply.raw.headersSent) return;
     reply.status(status).send(body);
   });
-  app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ code: 'route_not_found', kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` });
-  });
 }

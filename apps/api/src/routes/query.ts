@@ -74,10 +74,8 @@ export async function runQuery(app: FastifyInstance, request: FastifyRequest, re
   const onClose = () => {
     if (!finished) abort.abort(new JunctionError('client_disconnected', 'cancelled', 'The client closed the connection.'));
   };
-  request.raw.on('close', () => {
-    // 'close' on the request also fires once the body has been read; only a destroyed socket means the client left
-    if (request.raw.destroyed && reply.raw.writableEnded === false) onClose();
-  });
+  // The request's own 'close' fires as soon as its body has been read; the response's 'close'
+  // before it finished writing is what a client going away looks like.
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) onClose();
   });
