@@ -1,0 +1,159 @@
+import type { EngineName, JType } from '@junction/connectors';
+import knex, { type Knex } from 'knex';
+import type { TableDef } from './schema.js';
+
+/**
+ * CREATE TABLE / INDEX text per engine, rendered by Knex's schema builder without a
+ * connection. Column types are spelled as dbgen's reference DDL spells them (integer,
+ * decimal(15,2), char(n), varchar(n), date) in every engine: Knex's own type helpers
+ * would turn decimal into float on SQLite and varchar into nvarchar on SQL Server.
+ */
+
+const KNEX_CLIENT: Readonly<Record<EngineName, string>> = {
+  postgresql: 'pg',
+  mysql: 'mysql2',
+  sqlserver: 'mssql',
+  sqlite: 'better-sqlite3',
+};
+
+const builders = new Map<EngineName, Knex>();
+
+export function sqlBuilder(engine: EngineName): Knex {
+  let k = builders.get(engine);
+  if (!k) {
+    k = knex({ client: KNEX_CLIENT[engine], useNullAsDefault: true });
+    builders.set(engine, k);
+  }
+  return k;
+}
+
+export function nativeType(type: JType): string {
+  switch (type.kind) {
+    case 'int32':
+      return 'integer';
+    case 'decimal':
+      return `decimal(${type.precision},${type.scale})`;
+    case 'string':
+      return `${type.fixed ? 'char' : 'varchar'}(${type.length})`;
+    case 'date':
+      return 'date';
+    default:
+      throw new Error(`tpch: no DDL type for ${type.kind}`);
+  }
+}
+
+export interface TableDdl {
+  /** drop any previous copy of the table */
+  readonly drop: readonly string[];
+  /** before loading */
+  readonly create: readonly string[];
+  /** after loading: primary key (PostgreSQL) and secondary indexes */
+  readonly afterLoad: readonly string[];
+  /** refresh the optimizer statistics */
+  readonly analyze: readonly string[];
+}
+
+/**
+ * PostgreSQL gets its primary key after the load (building a btree once is much cheaper
+ * than maintaining it during COPY). MySQL/InnoDB and SQL Server cluster rows by the
+ * primary key, and SQLite cannot add one later, so there it is part of CREATE TABLE;
+ * rows arrive in key order either way.
+ */
+export function renderTableDdl(engine: EngineName, def: TableDef): TableDdl {
+  const k = sqlBuilder(engine);
+  const pkLater = engine === 'postgresql';
+  const create = k.schema
+    .createTable(def.name, (tb) => {
+      for (const c of def.columns) {
+        const column = tb.specificType(c.name, nativeType(c.type));
+        if (c.nullable) column.nullable();
+        else column.notNullable();
+      }
+      if (!pkLater) tb.primary([...def.primaryKey], `${def.name}_pkey`);
+    })
+    .toSQL()
+    .map((q) => q.sql);
+
+  const afterLoad: string[] = [];
+  if (pkLater) {
+    afterLoad.push(
+      ...k.schema
+        .alterTable(def.name, (tb) => tb.primary([...def.primaryKey], `${def.name}_pkey`))
+        .toSQL()
+        .map((q) => q.sql),
+    );
+  }
+  for (const index of def.indexes) {
+    // CREATE INDEX is one plain statement everywhere; Knex's alterTable on SQLite would
+    // first read the table's structure, which needs a connection.
+    afterLoad.push(
+      ...k.schema
+        .table(def.name, (tb) => tb.index([...index.columns], index.name))
+        .toSQL()
+        .map((q) => q.sql)
+        .filter((sql) => !sql.startsWith('PRAGMA')),
+    );
+  }
+
+  return {
+    drop: k.schema
+      .dropTableIfExists(def.name)
+      .toSQL()
+      .map((q) => q.sql),
+    create,
+    afterLoad,
+    analyze: [analyzeSql(engine, def.name)],
+  };
+}
+
+export function analyzeSql(engine: EngineName, table: string): string {
+  const k = sqlBuilder(engine);
+  switch (engine) {
+    case 'postgresql':
+      return k.raw('analyze ??', [table]).toQuery();
+    case 'mysql':
+      return k.raw('analyze table ??', [table]).toQuery();
+    case 'sqlserver':
+      return k.raw('update statistics ??', [table]).toQuery();
+    case 'sqlite':
+      return k.raw('analyze ??', [table]).toQuery();
+  }
+}
+
+/** The marker that makes loading idempotent: one row per loaded target. */
+export const META_TABLE = 'junction_tpch_meta';
+
+export interface LoadMarker {
+  readonly target: string;
+  readonly sf: string;
+  readonly seed: number;
+  readonly tables: string;
+}
+
+export function renderMetaCreate(engine: EngineName): string[] {
+  return sqlBuilder(engine)
+    .schema.createTable(META_TABLE, (tb) => {
+      tb.specificType('target', 'varchar(64)').notNullable();
+      tb.specificType('sf', 'varchar(16)').notNullable();
+      tb.specificType('seed', 'integer').notNullable();
+      tb.specificType('tables', 'varchar(255)').notNullable();
+      tb.specificType('loaded_at', 'varchar(32)').notNullable();
+      tb.primary(['target'], `${META_TABLE}_pkey`);
+    })
+    .toSQL()
+    .map((q) => q.sql);
+}
+
+export function renderMarkerDelete(engine: EngineName, target: string): string {
+  return sqlBuilder(engine)(META_TABLE).where({ target }).del().toQuery();
+}
+
+export function renderMarkerInsert(engine: EngineName, marker: LoadMarker, loadedAt: string): string {
+  return sqlBuilder(engine)(META_TABLE)
+    .insert({ ...marker, loaded_at: loadedAt })
+    .toQuery();
+}
+
+export function renderMarkerSelect(engine: EngineName): string {
+  return sqlBuilder(engine)(META_TABLE).select('target', 'sf', 'seed', 'tables').toQuery();
+}

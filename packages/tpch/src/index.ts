@@ -1,0 +1,17 @@
+export * from './schema.js';
+export {
+  generateTable,
+  generateTableAsync,
+  expectedRowCount,
+  drivingCount,
+  scaleOf,
+  DEFAULT_SEED,
+  MIN_SF,
+  MAX_SF,
+  type GenerateOptions,
+  type Scale,
+} from './generate.js';
+export { renderTableDdl, nativeType, META_TABLE, type TableDdl, type LoadMarker } from './ddl.js';
+export { LAYOUTS, TARGET_DATABASES, isLayoutName, type LayoutName, type LayoutTarget } from './layouts.js';
+export { loadTpch, type LoadTarget, type LoadOptions, type LoadEvent, type LoadResult } from './load.js';
+export { sourceFromUrl, redactUrl } from './source-url.js';
