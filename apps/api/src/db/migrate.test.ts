@@ -5,7 +5,14 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMetadata, type OpenedDb } from './client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { loadMigrations } from './migrate.js';
+
+/** Every model's scalar fields, from the generated client: what the migrations must create. */
+function schemaColumns(): Record<string, string[]> {
+  const ns = Prisma as unknown as Record<string, Record<string, string>>;
+  return Object.fromEntries(Object.values(Prisma.ModelName).map((m) => [m, Object.values(ns[`${m}ScalarFieldEnum`]).sort()]));
+}
 
 const TEST_PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
 
@@ -52,7 +59,11 @@ describe('metadata migrations on SQLite', () => {
     await second.close();
     const raw = new Database(file, { readonly: true });
     expect(raw.prepare('SELECT count(*) AS n FROM _junction_migrations').get()).toEqual({ n: loadMigrations('sqlite').length });
+    const tables = Object.fromEntries(
+      Object.keys(schemaColumns()).map((t) => [t, (raw.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((c) => c.name).sort()]),
+    );
     raw.close();
+    expect(tables).toEqual(schemaColumns());
   });
 
   it('refuses a migration whose text changed after it was applied', async () => {
@@ -87,6 +98,16 @@ describe('metadata migrations on PostgreSQL', () => {
     expect(first.applied).toEqual(loadMigrations('postgresql').map((m) => m.name));
     await exerciseAllModels(first);
     await first.close();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    const cols = await c.query<{ table_name: string; column_name: string }>(
+      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_junction_migrations' ORDER BY table_name, column_name",
+    );
+    await c.end();
+    const tables: Record<string, string[]> = {};
+    for (const r of cols.rows) (tables[r.table_name] ??= []).push(r.column_name);
+    for (const t of Object.keys(tables)) tables[t].sort();
+    expect(tables).toEqual(schemaColumns());
     const again = await Promise.all([openMetadata({ databaseUrl: url, sqliteFile: 'unused' }), openMetadata({ databaseUrl: url, sqliteFile: 'unused' })]);
     expect(again.map((a) => a.applied)).toEqual([[], []]);
     await Promise.all(again.map((a) => a.close()));
