@@ -3,6 +3,7 @@ import type { LogicalPlan } from '../plan/logical.js';
 import { outputFields } from '../plan/fields.js';
 import type { OptimizeInput, OptimizerContext, Rule } from './context.js';
 import { sameType } from './exprs.js';
+import { absorbDistinctIntoRemote } from './rules/absorb-distinct-into-remote.js';
 import { absorbAggregateIntoRemote } from './rules/absorb-aggregate-into-remote.js';
 import { absorbFilterIntoRemote } from './rules/absorb-filter-into-remote.js';
 import { absorbJoinIntoRemote } from './rules/absorb-join-into-remote.js';
@@ -11,6 +12,7 @@ import { absorbProjectIntoRemote } from './rules/absorb-project-into-remote.js';
 import { absorbSortIntoRemote } from './rules/absorb-sort-into-remote.js';
 import { chooseJoinStrategy } from './rules/choose-join-strategy.js';
 import { inferPredicatesThroughJoinKeys } from './rules/infer-predicates-through-join-keys.js';
+import { liftResidualFilterAboveJoin } from './rules/lift-residual-filter-above-join.js';
 import { mergeAdjacentFilters } from './rules/merge-adjacent-filters.js';
 import { pruneColumns } from './rules/prune-columns.js';
 import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
@@ -86,8 +88,11 @@ export const PHASES: readonly Phase[] = [
       r('wrap-scan-in-remote', wrapScanInRemote),
       r('absorb-filter-into-remote', absorbFilterIntoRemote),
       r('absorb-project-into-remote', absorbProjectIntoRemote),
+      // a residual the source cannot evaluate must not keep a same-source join out of it
+      r('lift-residual-filter-above-join', liftResidualFilterAboveJoin),
       r('absorb-join-into-remote', absorbJoinIntoRemote),
       r('absorb-aggregate-into-remote', absorbAggregateIntoRemote),
+      r('absorb-distinct-into-remote', absorbDistinctIntoRemote),
       r('absorb-sort-into-remote', absorbSortIntoRemote),
       r('absorb-limit-into-remote', absorbLimitIntoRemote),
     ],
