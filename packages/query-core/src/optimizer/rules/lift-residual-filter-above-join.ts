@@ -22,7 +22,7 @@ export function liftResidualFilterAboveJoin(node: LogicalPlan, ctx: OptimizerCon
     if (!liftable) continue;
     const caps = capabilitiesOf(ctx, child.input.source);
     const type = node.type === 'inner' && !node.condition ? 'cross' : node.type;
-    if (type === 'semi' || type === 'anti' || !caps.joins[type]) continue;
+    if (!caps.joins[type]) continue;
     if (node.condition && !canPushExpr(node.condition, caps).ok) continue;
     const join: Join = { ...node, [side]: child.input };
     return { ...child, input: join };
