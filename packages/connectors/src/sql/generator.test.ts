@@ -39,7 +39,7 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
     },
     sqlite: {
       sql: "SELECT \"c\".\"c_custkey\" AS \"c_custkey\", \"c\".\"c_name\" AS \"c_name\" FROM \"tpch\".\"customer\" \"c\" WHERE ((\"c\".\"c_custkey\" <= ?) AND (\"c\".\"c_acctbal\" > ?))",
-      params: [100, "5.50"],
+      params: [100n, "5.50"],
     },
   },
   joins: {
@@ -198,7 +198,7 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
     },
     sqlite: {
       sql: "SELECT \"c\".\"c_custkey\" AS \"k\" FROM \"customer\" \"c\" WHERE ((\"c\".\"c_custkey\" IN (?, ?, ?)) OR (\"c\".\"c_name\" NOT IN (?, ?)))",
-      params: [1, 2, 3, "Al", "Bo"],
+      params: [1n, 2n, 3n, "Al", "Bo"],
     },
   },
   caseAndCast: {
@@ -264,7 +264,7 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
     },
     sqlite: {
       sql: "SELECT (\"o\".\"o_a\" / ?) AS \"idiv\", (\"o\".\"o_a\" % ?) AS \"imod\", (\"o\".\"l_extendedprice\" * (? - \"o\".\"l_discount\")) AS \"revenue\" FROM \"lineitem\" \"o\"",
-      params: [2, 3, "1"],
+      params: [2n, 3n, "1"],
     },
   },
   distinctFrom: {
@@ -300,7 +300,7 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
     },
     sqlite: {
       sql: "SELECT \"c\".\"active\" AS \"active\", (\"c\".\"active\" AND (\"c\".\"a\" > ?)) AS \"both\" FROM \"customer\" \"c\" WHERE (\"c\".\"active\" OR ?)",
-      params: [1, 1],
+      params: [1n, 1],
     },
   },
   subqueryInFrom: {
@@ -318,7 +318,7 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
     },
     sqlite: {
       sql: "SELECT \"s\".\"k\" AS \"k\", COUNT(*) AS \"n\" FROM (SELECT \"o\".\"o_custkey\" AS \"k\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_totalprice\" > ?) ORDER BY \"o\".\"o_totalprice\" DESC NULLS FIRST LIMIT 100) \"s\" WHERE (\"s\".\"k\" > ?) GROUP BY \"s\".\"k\"",
-      params: ["1000.00", 0],
+      params: ["1000.00", 0n],
     },
   },
   derivedOrderDropped: {

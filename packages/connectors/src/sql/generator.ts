@@ -67,7 +67,7 @@ class Generator {
     const alias = '_j_distinct';
     const keys = orderBy.flatMap((k) => {
       const item = q.select.find((s) => sameExpr(s.expr, k.expr));
-      if (!item) throw new JunctionError('distinct_order', 'user', 'for SELECT DISTINCT, ORDER BY expressions must appear in the select list');
+      if (!item) throw new JunctionError('distinct_order', 'internal', 'for SELECT DISTINCT, ORDER BY expressions must appear in the select list');
       const ref: RemoteExpr = { kind: 'column', table: alias, column: item.alias, type: item.expr.type };
       return this.d.orderKeys(this.orderOperand(ref), k.desc, k.nullsFirst);
     });

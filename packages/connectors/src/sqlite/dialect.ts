@@ -150,6 +150,8 @@ export class SqliteDialect extends Dialect {
 
   override literal(value: Value, type: JType, bind: (v: Value) => string): string {
     if (typeof value === 'boolean') return bind(value ? 1 : 0);
+    // A JS number binds as REAL, and REAL / INTEGER is not integer division: bind integers as bigint.
+    if ((type.kind === 'int16' || type.kind === 'int32') && typeof value === 'number' && Number.isInteger(value)) return bind(BigInt(value));
     if (type.kind === 'string' && type.fixed && typeof value === 'string') return bind(value.replace(/ +$/, ''));
     return bind(value);
   }
