@@ -62,6 +62,13 @@ describe('meta and hardening', () => {
     expect(hostile.json().details.field).toBe('body.name');
   });
 
+  it('refuses cross-site form posts: only JSON bodies are parsed (415 otherwise)', async () => {
+    const form = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: 'username=admin&password=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.statusCode).toBe(415);
+    const text = await h.as('admin', { method: 'POST', url: '/api/v1/saved-queries', payload: '{"name":"x","sql":"SELECT 1"}', headers: { 'content-type': 'text/plain' } });
+    expect(text.statusCode).toBe(415);
+  });
+
   it('answers unknown API routes with a JSON 404', async () => {
     const res = await h.as('admin', { method: 'GET', url: '/api/v1/nope' });
     expect(res.statusCode).toBe(404);

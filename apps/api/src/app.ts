@@ -68,6 +68,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     genReqId: () => crypto.randomUUID(),
   });
   installErrorHandler(app);
+  // JSON only: a cross-site <form> can send text/plain or urlencoded bodies without a preflight
+  app.removeContentTypeParser('text/plain');
 
   // external plugins
   await app.register(helmet, {

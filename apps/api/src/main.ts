@@ -57,9 +57,14 @@ try {
     const { startDemo } = (await import('@junction/tpch')) as unknown as {
       startDemo(dir: string, opts: { log: (m: string) => void }): Promise<{ sources: SourceConfig[]; stop(): Promise<void> }>;
     };
-    demo = await startDemo(dataDir, { log: (m) => app.log.info(m) });
-    if (stopping) await demo.stop();
-    else await registerDemo(app, demo.sources);
+    try {
+      demo = await startDemo(dataDir, { log: (m) => app.log.info(m) });
+      if (stopping) await demo.stop();
+      else await registerDemo(app, demo.sources);
+    } catch (e) {
+      // the studio stays useful without its demo: say why and carry on
+      app.log.error({ err: e }, 'the demo federation could not start (JUNCTION_DEMO=0 skips it)');
+    }
   }
   await app.listen({ host, port });
   const bound = app.server.address();
