@@ -168,6 +168,29 @@ describe('mysql connector', () => {
     expect(last.rows).toEqual([[`row 9999 'q' \\`, '9999.05']]);
   });
 
+  it('falls back to multi-row INSERT with the same exact values (servers with local_infile off)', async () => {
+    await conn.execute(`CREATE TABLE ins (id BIGINT, s TEXT, b VARBINARY(4), tz TIMESTAMP(6) NULL, f TINYINT(1))`);
+    const table = { name: 'ins', columns: cols([['id', t.int64], ['s', t.string], ['b', t.binary], ['tz', t.timestamptz], ['f', t.bool]]) };
+    const input: Row[] = [
+      [1n, 'back\\slash \'q\' \0 😀', new Uint8Array([0, 92, 39]), '2021-03-28T01:00:00.5Z', true],
+      [2n, null, null, null, false],
+    ];
+    async function* once(): AsyncIterable<Row[]> {
+      yield input;
+    }
+    // the INSERT path is private: reached directly because this server has local_infile on
+    const insertRows = (conn as unknown as { insertRows: (c: unknown, target: string, tb: unknown, rows: AsyncIterable<Row[]>) => Promise<number> }).insertRows.bind(conn);
+    const acquire = (conn as unknown as { acquire: () => Promise<{ release(): void }> }).acquire.bind(conn);
+    const c = await acquire();
+    try {
+      expect(await insertRows(c, '`ins`', table, once())).toBe(2);
+    } finally {
+      c.release();
+    }
+    const r = await collect(conn.stream({ sql: 'SELECT id, s, b, tz, f FROM ins ORDER BY id', params: [], columns: table.columns }));
+    expect(r.rows).toEqual(input);
+  });
+
   it('breaking out early stops the statement and releases the connection', async () => {
     const sql = `SELECT a.id FROM big a CROSS JOIN big b`;
     for (let i = 0; i < 5; i++) {

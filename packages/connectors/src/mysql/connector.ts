@@ -1,4 +1,5 @@
 import mysql from 'mysql2';
+import { Readable } from 'node:stream';
 import type { Capabilities } from '../contract/capabilities.js';
 import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
 import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
@@ -22,6 +23,7 @@ import { sourceError } from '../runtime/errors.js';
 import { StatementControl } from '../runtime/statement-control.js';
 import { coerce, sameRepresentation } from '../runtime/values.js';
 import { introspectMysql } from './introspect.js';
+import { encodeRows, fieldEncoder, loadDataStatement } from './load-data.js';
 import { inlineParams, literal } from './literals.js';
 import { capabilitiesFor, render } from './sql-glue.js';
 import { decoderFor, mapField, type Decoder, type FieldLike } from './type-map.js';
@@ -98,7 +100,6 @@ export class MysqlConnector implements Connector {
       charset: 'UTF8MB4_GENERAL_CI',
       ssl: tls?.enabled ? { rejectUnauthorized: tls.rejectUnauthorized ?? true, ...(tls.ca ? { ca: tls.ca } : {}) } : undefined,
       enableKeepAlive: true,
-      // bulk loads may use LOAD DATA LOCAL; no file is ever read from disk (see bulkLoad)
       multipleStatements: false,
     };
   }
@@ -368,45 +369,20 @@ export class MysqlConnector implements Connector {
     }
   }
 
+  /**
+   * LOAD DATA LOCAL from an in-memory stream (no file is read: the stream factory ignores
+   * the path the server asks for) is several times faster than INSERT; servers with
+   * local_infile off get multi-row INSERTs instead.
+   */
   async bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
     const target = (table.schema ? quoteIdent(table.schema) + '.' : '') + quoteIdent(table.name);
-    const head = `INSERT INTO ${target} (${table.columns.map((c) => quoteIdent(c.name)).join(', ')}) VALUES `;
     const conn = await this.acquire();
     let healthy = true;
-    let count = 0;
     try {
-      const packet = Number((await this.run(conn, 'SELECT @@max_allowed_packet')).rows[0][0]?.toString('latin1'));
-      // statements well under max_allowed_packet; a few MB keep the server's parse cheap
-      const limit = Math.max(64 * 1024, Math.min(4 * 1024 * 1024, Math.floor(packet / 2)));
+      const [local] = (await this.run(conn, 'SELECT @@local_infile')).rows[0];
       await this.run(conn, 'SET SESSION unique_checks = 0, foreign_key_checks = 0');
       await this.run(conn, 'START TRANSACTION');
-      let pending: Promise<unknown> | undefined;
-      let parts: string[] = [];
-      let size = head.length;
-      const flush = async (): Promise<void> => {
-        const sql = head + parts.join(',');
-        parts = [];
-        size = head.length;
-        // the next statement is encoded while the server executes this one
-        if (pending) await pending;
-        pending = this.run(conn, sql);
-        // awaited at the next flush; until then a failure must not count as unhandled
-        pending.catch(() => undefined);
-      };
-      const formats = table.columns.map((c) => bulkLiteral(c.type));
-      for await (const batch of rows) {
-        for (const row of batch) {
-          let tuple = '(';
-          for (let i = 0; i < row.length; i++) tuple += (i ? ',' : '') + formats[i](row[i]);
-          tuple += ')';
-          if (size + tuple.length + 1 > limit && parts.length) await flush();
-          parts.push(tuple);
-          size += tuple.length + 1;
-        }
-        count += batch.length;
-      }
-      if (parts.length) await flush();
-      if (pending) await pending;
+      const count = local?.toString('latin1') === '1' ? await this.loadData(conn, target, table, rows) : await this.insertRows(conn, target, table, rows);
       await this.run(conn, 'COMMIT');
       await this.run(conn, 'SET SESSION unique_checks = 1, foreign_key_checks = 1');
       return count;
@@ -418,6 +394,73 @@ export class MysqlConnector implements Connector {
       if (healthy) conn.release();
       else conn.destroy();
     }
+  }
+
+  private async loadData(conn: Conn, target: string, table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
+    const encoders = table.columns.map((c) => fieldEncoder(c.type));
+    let count = 0;
+    async function* chunks(): AsyncIterable<Buffer> {
+      let parts: string[] = [];
+      let size = 0;
+      for await (const batch of rows) {
+        const text = encodeRows(batch, encoders);
+        count += batch.length;
+        parts.push(text);
+        size += text.length;
+        // each chunk becomes one protocol packet: stay far below its 16 MB ceiling
+        if (size >= 1 << 20) {
+          yield Buffer.from(parts.join(''), 'utf8');
+          parts = [];
+          size = 0;
+        }
+      }
+      if (parts.length) yield Buffer.from(parts.join(''), 'utf8');
+    }
+    const source = Readable.from(chunks(), { objectMode: false });
+    const sql = loadDataStatement(target, table.columns, quoteIdent);
+    const affected = await new Promise<number>((resolve, reject) => {
+      conn.query({ sql, infileStreamFactory: () => source } as mysql.QueryOptions, (err, res) =>
+        err ? reject(err) : resolve((res as mysql.ResultSetHeader).affectedRows ?? 0),
+      );
+    });
+    if (affected !== count) throw new Error(`LOAD DATA stored ${affected} of ${count} rows`);
+    return count;
+  }
+
+  private async insertRows(conn: Conn, target: string, table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
+    const head = `INSERT INTO ${target} (${table.columns.map((c) => quoteIdent(c.name)).join(', ')}) VALUES `;
+    const packet = Number((await this.run(conn, 'SELECT @@max_allowed_packet')).rows[0][0]?.toString('latin1'));
+    // statements well under max_allowed_packet; a few MB keep the server's parse cheap
+    const limit = Math.max(64 * 1024, Math.min(4 * 1024 * 1024, Math.floor(packet / 2)));
+    let count = 0;
+    let pending: Promise<unknown> | undefined;
+    let parts: string[] = [];
+    let size = head.length;
+    const flush = async (): Promise<void> => {
+      const sql = head + parts.join(',');
+      parts = [];
+      size = head.length;
+      // the next statement is encoded while the server executes this one
+      if (pending) await pending;
+      pending = this.run(conn, sql);
+      // awaited at the next flush; until then a failure must not count as unhandled
+      pending.catch(() => undefined);
+    };
+    const formats = table.columns.map((c) => bulkLiteral(c.type));
+    for await (const batch of rows) {
+      for (const row of batch) {
+        let tuple = '(';
+        for (let i = 0; i < row.length; i++) tuple += (i ? ',' : '') + formats[i](row[i]);
+        tuple += ')';
+        if (size + tuple.length + 1 > limit && parts.length) await flush();
+        parts.push(tuple);
+        size += tuple.length + 1;
+      }
+      count += batch.length;
+    }
+    if (parts.length) await flush();
+    if (pending) await pending;
+    return count;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,63 @@
+import type { JType, Row, Value } from '../contract/types.js';
+import { toHex } from '../runtime/values.js';
+
+const special = /[\\\t\n\r\0]/;
+
+function escapeText(s: string): string {
+  if (!special.test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '\\') out += '\\\\';
+    else if (c === '\t') out += '\\t';
+    else if (c === '\n') out += '\\n';
+    else if (c === '\r') out += '\\r';
+    else if (c === '\0') out += '\\0';
+    else out += c;
+  }
+  return out;
+}
+
+/** One field of LOAD DATA's default text format (tab-separated, backslash escapes, \N for NULL). */
+export function fieldEncoder(type: JType): (v: Value) => string {
+  const timestamp = type.kind === 'timestamp' || type.kind === 'timestamptz';
+  return (v) => {
+    if (v === null) return '\\N';
+    switch (typeof v) {
+      case 'string':
+        // the session time zone is UTC, so a UTC instant is written as its wall-clock text
+        return timestamp ? v.replace('T', ' ').replace(/Z$/, '') : escapeText(v);
+      case 'number':
+        return String(v);
+      case 'bigint':
+        return v.toString();
+      case 'boolean':
+        return v ? '1' : '0';
+      default:
+        // binary goes as hex and is unhexed by the statement's SET clause
+        return toHex(v);
+    }
+  };
+}
+
+export function loadDataStatement(target: string, columns: readonly { name: string; type: JType }[], quote: (n: string) => string): string {
+  const list = columns.map((c, i) => (c.type.kind === 'binary' ? `@b${i}` : quote(c.name))).join(', ');
+  const sets = columns.flatMap((c, i) => (c.type.kind === 'binary' ? [`${quote(c.name)} = UNHEX(@b${i})`] : []));
+  return (
+    `LOAD DATA LOCAL INFILE 'junction-bulk' INTO TABLE ${target} CHARACTER SET utf8mb4 ` +
+    `FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' (${list})` +
+    (sets.length ? ` SET ${sets.join(', ')}` : '')
+  );
+}
+
+export function encodeRows(rows: readonly Row[], encoders: readonly ((v: Value) => string)[]): string {
+  let out = '';
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      if (i > 0) out += '\t';
+      out += encoders[i](row[i]);
+    }
+    out += '\n';
+  }
+  return out;
+}
