@@ -25,7 +25,8 @@ import { coerce, sameRepresentation } from '../runtime/values.js';
 import { introspectMysql } from './introspect.js';
 import { encodeRows, fieldEncoder, loadDataStatement } from './load-data.js';
 import { inlineParams, literal } from './literals.js';
-import { capabilitiesFor, render } from './sql-glue.js';
+import { renderFor } from '../sql/dialects.js';
+import { capabilitiesFor } from './capabilities.js';
 import { decoderFor, mapField, type Decoder, type FieldLike } from './type-map.js';
 
 type Conn = mysql.PoolConnection;
@@ -112,8 +113,9 @@ export class MysqlConnector implements Connector {
     return capabilitiesFor(this.semantics);
   }
 
+  /** Renders with the dialect tuned to the probed semantics, the same ones capabilities() used. */
   render(query: RemoteQuery): RenderedQuery {
-    return render(query);
+    return renderFor(this.engine, query, this.semantics);
   }
 
   private diagnose(err: unknown): FailedDiagnosis {

@@ -27,7 +27,8 @@ import { coerce, sameRepresentation } from '../runtime/values.js';
 import { sendCancelRequest } from './cancel.js';
 import { copyRows } from './copy.js';
 import { introspectPostgres, quoteIdent } from './introspect.js';
-import { capabilitiesFor, render } from './sql-glue.js';
+import { renderFor } from '../sql/dialects.js';
+import { capabilitiesFor } from './capabilities.js';
 import { decoderForOid, mapOid, type Decoder } from './type-map.js';
 
 // Every value arrives as the server's text so int8/numeric/timestamps never pass through
@@ -114,8 +115,9 @@ export class PostgresConnector implements Connector {
     return capabilitiesFor(this.semantics);
   }
 
+  /** Renders with the dialect tuned to the probed semantics, the same ones capabilities() used. */
   render(query: RemoteQuery): RenderedQuery {
-    return render(query);
+    return renderFor(this.engine, query, this.semantics);
   }
 
   async test(): Promise<ConnectionDiagnosis> {

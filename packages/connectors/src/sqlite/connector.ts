@@ -8,7 +8,8 @@ import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
 import { sourceError } from '../runtime/errors.js';
 import { StatementControl } from '../runtime/statement-control.js';
-import { capabilitiesFor, render } from './sql-glue.js';
+import { renderFor } from '../sql/dialects.js';
+import { capabilitiesFor } from './capabilities.js';
 import { decodeByValue, decodeValue, mapDeclaredType, typeOfValue } from './type-map.js';
 
 type Raw = null | bigint | number | string | Buffer;
@@ -56,8 +57,9 @@ export class SqliteConnector implements Connector {
     return capabilitiesFor(this.semantics);
   }
 
+  /** Renders with the dialect tuned to the probed semantics, the same ones capabilities() used. */
   render(query: RemoteQuery): RenderedQuery {
-    return render(query);
+    return renderFor(this.engine, query, this.semantics);
   }
 
   private open(): Db {
