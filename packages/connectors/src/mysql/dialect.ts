@@ -1,6 +1,7 @@
 import type { SourceSemantics } from '../contract/catalog.js';
 import type { FnContext } from '../sql/dialect.js';
 import { BASE_FUNCTIONS, Dialect, dateField, decimalShape, isInteger } from '../sql/dialect.js';
+import type { RemoteExpr } from '../contract/remote-query.js';
 import type { JType, Value } from '../contract/types.js';
 
 /**
@@ -47,6 +48,15 @@ function datePart(c: FnContext): string {
   }
 }
 
+/** A string column compared with string literals, the shape an index on the column can serve. */
+function columnAgainstLiterals(column: RemoteExpr, others: readonly RemoteExpr[]): column is Extract<RemoteExpr, { kind: 'column' }> {
+  return (
+    column.kind === 'column' &&
+    column.type.kind === 'string' &&
+    others.every((o) => o.kind === 'literal' && o.type.kind === 'string' && typeof o.value === 'string')
+  );
+}
+
 const MYSQL_FUNCTIONS = {
   ...BASE_FUNCTIONS,
   // `||` is OR in MySQL's default sql_mode; CONCAT is NULL when any argument is, like `||`.
@@ -76,12 +86,42 @@ export class MysqlDialect extends Dialect {
   readonly engine = 'mysql' as const;
   override readonly nativeNullsOrdering = false;
   override readonly joinKeywords = { inner: 'INNER JOIN', left: 'LEFT JOIN', right: 'RIGHT JOIN', cross: 'CROSS JOIN' };
-  override readonly functions = MYSQL_FUNCTIONS;
   readonly collation: string;
+  /**
+   * The exact comparison cannot use an index on the column. Where the database's charset is
+   * utf8mb4 the plain comparison is added in front: under any collation it is true whenever
+   * the exact one is, so it only narrows the rows through the index and never changes the answer.
+   */
+  private readonly indexFriendly: boolean;
+  override readonly functions: typeof MYSQL_FUNCTIONS;
 
   constructor(semantics?: SourceSemantics) {
     super();
     this.collation = exactCollationFor(semantics).name;
+    this.indexFriendly = /^utf8mb4_/i.test(semantics?.defaultCollation ?? '');
+    this.functions = { ...MYSQL_FUNCTIONS, eq: (c: FnContext) => this.equality(c) };
+  }
+
+  private rawLiteral(e: RemoteExpr, bind: (v: Value, t: JType) => string): string {
+    const lit = e as Extract<RemoteExpr, { kind: 'literal' }>;
+    const v = lit.value as string;
+    return bind(lit.type.fixed ? v.replace(/ +$/, '') : v, lit.type);
+  }
+
+  private equality(c: FnContext): string {
+    const exact = `(${c.sql[0]} = ${c.sql[1]})`;
+    if (!this.indexFriendly) return exact;
+    const [a, b] = c.args;
+    const [col, other] = columnAgainstLiterals(a, [b]) ? [a, b] : columnAgainstLiterals(b, [a]) ? [b, a] : [undefined, undefined];
+    if (col === undefined || other === undefined) return exact;
+    return `(${super.column(col.table, col.column, col.type)} = ${this.rawLiteral(other, c.bind)} AND ${exact})`;
+  }
+
+  override inList(x: string, list: readonly string[], e: Extract<RemoteExpr, { kind: 'in' }>, bind: (v: Value) => string): string {
+    const exact = super.inList(x, list, e, bind);
+    if (!this.indexFriendly || e.negated || !columnAgainstLiterals(e.expr, e.list)) return exact;
+    const raw = e.list.map((l) => this.rawLiteral(l, bind));
+    return `(${super.column(e.expr.table, e.expr.column, e.expr.type)} IN (${raw.join(', ')}) AND ${exact})`;
   }
 
   quoteIdentifier(name: string): string {

@@ -151,6 +151,11 @@ export abstract class Dialect {
     return sql;
   }
 
+  /** `x [NOT] IN (list)`, its parts already rendered; `bind` binds a value again if needed. */
+  inList(x: string, list: readonly string[], e: Extract<RemoteExpr, { kind: 'in' }>, _bind: (v: Value) => string): string {
+    return `(${x} ${e.negated ? 'NOT IN' : 'IN'} (${list.join(', ')}))`;
+  }
+
   /** A boolean-valued expression used as a predicate (WHERE, ON, AND…). */
   valueAsPredicate(sql: string): string {
     return sql;

@@ -424,15 +424,36 @@ describe('generator: details', () => {
     const q = one(call('eq', [col('c', 's', t.string), lit('x', t.string)]));
     const mysql8 = { ...PROBED.mysql!, serverVersion: '8.0.36' };
     expect(renderQuery(new MysqlDialect(mysql8), q).sql).toBe(
-      'SELECT `c`.`a` AS `a` FROM `customer` `c` WHERE ((CONVERT(`c`.`s` USING utf8mb4) COLLATE utf8mb4_0900_bin) = (CONVERT(? USING utf8mb4) COLLATE utf8mb4_0900_bin))',
+      'SELECT `c`.`a` AS `a` FROM `customer` `c` WHERE (`c`.`s` = ? AND ((CONVERT(`c`.`s` USING utf8mb4) COLLATE utf8mb4_0900_bin) = (CONVERT(? USING utf8mb4) COLLATE utf8mb4_0900_bin)))',
     );
     // Unprobed: the PAD SPACE utf8mb4_bin exists everywhere; capabilities then declare no string exactness.
     expect(renderQuery(new MysqlDialect(), q).sql).toContain('COLLATE utf8mb4_bin)');
   });
 
+  it('MySQL keeps an index usable: a plain comparison in front of the exact one, only for column vs literals on utf8mb4', () => {
+    const s = col('c', 's', t.varchar(10));
+    const q = one(call('and', [
+      { kind: 'in', expr: s, list: [lit('x', t.string), lit('Y', t.string)], negated: false, type: t.bool },
+      call('eq', [lit('z', t.string), s]),
+    ]));
+    const r = renderQuery(new MysqlDialect(PROBED.mysql), q);
+    expect(r.sql).toBe(
+      'SELECT `c`.`a` AS `a` FROM `customer` `c` WHERE ((`c`.`s` IN (?, ?) AND ((CONVERT(`c`.`s` USING utf8mb4) COLLATE utf8mb4_nopad_bin) IN ((CONVERT(? USING utf8mb4) COLLATE utf8mb4_nopad_bin), (CONVERT(? USING utf8mb4) COLLATE utf8mb4_nopad_bin)))) AND (`c`.`s` = ? AND ((CONVERT(? USING utf8mb4) COLLATE utf8mb4_nopad_bin) = (CONVERT(`c`.`s` USING utf8mb4) COLLATE utf8mb4_nopad_bin))))',
+    );
+    expect(r.params).toEqual(['x', 'Y', 'x', 'Y', 'z', 'z']);
+    // a latin1 database: the plain comparison could raise "Illegal mix of collations"; exact only
+    const latin1 = new MysqlDialect({ ...PROBED.mysql!, defaultCollation: 'latin1_swedish_ci' });
+    expect(renderQuery(latin1, q).sql).not.toContain('`c`.`s` IN');
+    // column against column (two collations may not mix) and NOT IN stay exact only
+    const cc = one(call('eq', [s, col('c', 't', t.varchar(10))]));
+    expect(renderQuery(new MysqlDialect(PROBED.mysql), cc).sql).toBe(
+      'SELECT `c`.`a` AS `a` FROM `customer` `c` WHERE ((CONVERT(`c`.`s` USING utf8mb4) COLLATE utf8mb4_nopad_bin) = (CONVERT(`c`.`t` USING utf8mb4) COLLATE utf8mb4_nopad_bin))',
+    );
+  });
+
   it('a char(n) literal loses its trailing blanks where the engine stores CHAR unpadded', () => {
     const q = one(call('eq', [col('c', 'seg', t.char(10)), lit('AUTO  ', t.char(10))]));
-    expect(renderQuery(new MysqlDialect(PROBED.mysql), q).params).toEqual(['AUTO']);
+    expect(renderQuery(new MysqlDialect(PROBED.mysql), q).params).toEqual(['AUTO', 'AUTO']);
     expect(renderQuery(new SqliteDialect(), q).params).toEqual(['AUTO']);
     expect(renderQuery(new PostgresDialect(), q).params).toEqual(['AUTO  ']);
     expect(renderQuery(new PostgresDialect(), q).sql).toContain('"c"."seg" = $1::bpchar');

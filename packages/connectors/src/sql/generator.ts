@@ -129,7 +129,7 @@ class Generator {
         if (e.list.length === 0) throw new JunctionError('empty_in_list', 'internal', 'an IN list needs at least one value');
         const x = this.expr(e.expr, 'value');
         const list = e.list.map((v) => this.expr(v, 'value'));
-        return { sql: `(${x} ${e.negated ? 'NOT IN' : 'IN'} (${list.join(', ')}))`, predicate: true };
+        return { sql: this.d.inList(x, list, e, this.bind), predicate: true };
       }
       case 'case': {
         let sql = 'CASE';
