@@ -1,0 +1,546 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineName } from '../../src/contract/connector.js';
+import type { RemoteExpr, RemoteQuery } from '../../src/contract/remote-query.js';
+import { t, type JType, type Row, type Value } from '../../src/contract/types.js';
+import { agg, call, col, lit, table } from '../../src/sql/ir-builders.js';
+import { HOSTILE, loadFixture, startMysql, startPostgres, startSqlite, startSqlServer, type EngineUnderTest } from './engines.js';
+import { undeclared } from './pushable.js';
+
+/**
+ * Connector conformance, one spec for every configured engine (Trino's TestingConnectorBehavior):
+ * a case whose query the engine's capabilities declare runs through the real connector and must
+ * return exactly PostgreSQL's rows; a case listed as undeclared for an engine must really be
+ * undeclared there, and its trap shows on the raw engine why declaring it would be wrong.
+ */
+
+const TYPES: Record<string, JType> = { id: t.int32, v: t.varchar(10), c: t.char(5), n: t.int32, d: t.decimal(10, 2), dt: t.date, flag: t.bool };
+const w = (c: string) => col('w', c, TYPES[c]);
+const o = (c: string) => col('o', c, c === 's' ? t.varchar(10) : t.int32);
+const str = (s: string) => lit(s, t.string);
+const int = (n: number) => lit(n, t.int32);
+const ids = (...xs: number[]) => xs.map((x) => [x]);
+const inList = (expr: RemoteExpr, list: RemoteExpr[], negated = false): RemoteExpr => ({ kind: 'in', expr, list, negated, type: t.bool });
+const byId = { expr: col('w', 'id', t.int32), desc: false, nullsFirst: false };
+
+type Trap = { readonly sql: string; readonly rows: Row[] } | { readonly sql: string; readonly fails: true };
+
+interface Case {
+  readonly name: string;
+  readonly query: (schema?: string) => RemoteQuery;
+  /** PostgreSQL's answer */
+  readonly rows: Row[];
+  /** compare in order (the query has ORDER BY); otherwise as a sorted multiset */
+  readonly ordered?: boolean;
+  readonly undeclaredOn?: readonly EngineName[];
+  /** raw native SQL on the engine showing the trap (the table names are unqualified) */
+  readonly traps?: Partial<Record<EngineName, Trap>>;
+}
+
+const words = (schema?: string) => table('words', 'w', schema);
+const idsWhere = (where: RemoteExpr, orderBy = [byId]) => (schema?: string): RemoteQuery => ({
+  select: [{ expr: w('id'), alias: 'id' }],
+  from: words(schema),
+  where,
+  orderBy,
+});
+
+const CASES: Case[] = [
+  // ---- strings: the collation traps ----
+  {
+    name: 'string = is case-, accent- and trailing-blank-exact',
+    query: idsWhere(call('or', [call('eq', [w('v'), str('abc')]), call('eq', [w('v'), str('e')])])),
+    rows: ids(1, 9),
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+    traps: {
+      mysql: { sql: `SELECT id FROM words WHERE v = 'abc' OR v = 'e' ORDER BY id`, rows: ids(1, 2, 3, 4, 8, 9) },
+      sqlserver: { sql: `SELECT id FROM words WHERE v = N'abc' ORDER BY id`, rows: ids(1, 2, 3, 4) },
+    },
+  },
+  {
+    name: 'char(n) = ignores trailing blanks on both sides',
+    query: idsWhere(call('or', [call('eq', [w('c'), lit('ab', t.char(5))]), call('eq', [w('c'), lit('a b   ', t.char(5))])])),
+    rows: ids(1, 3, 7),
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+  },
+  {
+    name: 'string < and > order by code point',
+    query: idsWhere(call('or', [call('lt', [w('v'), str('a')]), call('gt', [w('v'), str('e')])])),
+    rows: ids(2, 4, 8),
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+    traps: { mysql: { sql: `SELECT id FROM words WHERE v < 'a' OR v > 'e' ORDER BY id`, rows: [] } },
+  },
+  {
+    name: 'ORDER BY string: code point order, NULLS LAST',
+    query: (schema) => ({
+      select: [{ expr: w('id'), alias: 'id' }, { expr: w('v'), alias: 'v' }],
+      from: words(schema),
+      orderBy: [{ expr: w('v'), desc: false, nullsFirst: false }, byId],
+    }),
+    rows: [[2, 'ABC'], [4, 'Abc'], [7, 'a'], [1, 'abc'], [3, 'abc '], [5, 'b'], [9, 'e'], [8, 'é'], [6, null]],
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+    traps: { mysql: { sql: `SELECT id FROM words ORDER BY v, id`, rows: ids(6, 7, 1, 2, 3, 4, 5, 8, 9) } },
+  },
+  {
+    name: 'LIKE is case-sensitive and trailing blanks count',
+    query: idsWhere(call('or', [call('like', [w('v'), str('a%')]), call('like', [w('v'), str('_bc')])])),
+    rows: ids(1, 3, 4, 7),
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+    traps: {
+      mysql: { sql: `SELECT id FROM words WHERE v LIKE 'a%' OR v LIKE '_bc' ORDER BY id`, rows: ids(1, 2, 3, 4, 7) },
+      sqlite: { sql: `SELECT id FROM words WHERE v LIKE 'a%' OR v LIKE '_bc' ORDER BY id`, rows: [[1n], [2n], [3n], [4n], [7n]] },
+    },
+  },
+  {
+    name: 'LIKE on char(n) matches the blank-padded value',
+    query: idsWhere(call('or', [call('like', [w('c'), str('ab')]), call('like', [w('c'), str('%b')]), call('like', [w('c'), str('ab___')])])),
+    rows: ids(1, 3),
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+  },
+  {
+    name: 'LIKE escapes: \\% is a literal percent, GLOB metacharacters are plain text',
+    query: idsWhere(call('or', [call('like', [w('v'), str('a\\%')]), call('like', [w('v'), str('[a]%')]), call('like', [w('v'), str('ab*')])])),
+    rows: [],
+    undeclaredOn: ['sqlserver'],
+  },
+  {
+    name: 'IN on strings is exact',
+    query: idsWhere(inList(w('v'), [str('abc'), str('é')])),
+    rows: ids(1, 8),
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+    traps: { mysql: { sql: `SELECT id FROM words WHERE v IN ('abc', 'é') ORDER BY id`, rows: ids(1, 2, 3, 4, 8, 9) } },
+  },
+  {
+    name: 'GROUP BY string keeps case, accents and trailing blanks apart',
+    query: (schema) => ({
+      select: [{ expr: w('v'), alias: 'v' }, { expr: agg('count_star', [], t.int64), alias: 'n' }],
+      from: words(schema),
+      groupBy: [w('v')],
+    }),
+    rows: [['ABC', 1n], ['Abc', 1n], ['a', 1n], ['abc', 1n], ['abc ', 1n], ['b', 1n], ['e', 1n], ['é', 1n], [null, 1n]],
+    undeclaredOn: ['sqlserver'],
+    traps: { mysql: { sql: `SELECT COUNT(*) FROM (SELECT v FROM words GROUP BY v) g`, rows: [[5n]] } },
+  },
+  {
+    name: 'GROUP BY char(n) merges trailing blanks and returns the padded value',
+    query: (schema) => ({
+      select: [{ expr: w('c'), alias: 'c' }, { expr: agg('count_star', [], t.int64), alias: 'n' }],
+      from: words(schema),
+      groupBy: [w('c')],
+    }),
+    rows: [['AB   ', 1n], ['B    ', 1n], ['E    ', 1n], ['a b  ', 1n], ['ab   ', 2n], ['b    ', 1n], ['e    ', 1n], [null, 1n]],
+    undeclaredOn: ['sqlserver'],
+  },
+  {
+    name: 'DISTINCT strings, ordered, limited',
+    query: (schema) => ({
+      select: [{ expr: w('v'), alias: 'v' }],
+      distinct: true,
+      from: words(schema),
+      where: call('is_not_null', [w('v')]),
+      orderBy: [{ expr: w('v'), desc: false, nullsFirst: false }],
+      limit: 4,
+    }),
+    rows: [['ABC'], ['Abc'], ['a'], ['abc']],
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+    traps: { mysql: { sql: `SELECT COUNT(DISTINCT v) FROM words`, rows: [[4n]] } },
+  },
+  {
+    name: 'MIN/MAX and COUNT(DISTINCT) of strings',
+    query: (schema) => ({
+      select: [
+        { expr: agg('min', [w('v')], t.varchar(10)), alias: 'lo' },
+        { expr: agg('max', [w('v')], t.varchar(10)), alias: 'hi' },
+        { expr: agg('count', [w('v')], t.int64, true), alias: 'distinct_v' },
+      ],
+      from: words(schema),
+    }),
+    rows: [['ABC', 'é', 8n]],
+    undeclaredOn: ['sqlserver'],
+    traps: { mysql: { sql: `SELECT MIN(v), MAX(v) FROM words`, rows: [['a', 'é']] } },
+  },
+  {
+    name: '|| concatenates, NULL when an argument is NULL',
+    query: (schema) => ({
+      select: [{ expr: w('id'), alias: 'id' }, { expr: call('concat', [w('v'), str('!')], t.string), alias: 'x' }],
+      from: words(schema),
+      where: inList(w('id'), [int(1), int(3), int(6)]),
+      orderBy: [byId],
+    }),
+    rows: [[1, 'abc!'], [3, 'abc !'], [6, null]],
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+    traps: { mysql: { sql: `SELECT 'a' || 'b'`, rows: [[0]] } },
+  },
+  {
+    name: 'length counts characters, not bytes',
+    query: (schema) => ({
+      select: [{ expr: w('id'), alias: 'id' }, { expr: call('length', [w('v')], t.int32), alias: 'len' }],
+      from: words(schema),
+      where: inList(w('id'), [int(1), int(3), int(8)]),
+      orderBy: [byId],
+    }),
+    rows: [[1, 3], [3, 4], [8, 1]],
+    ordered: true,
+    undeclaredOn: ['sqlserver'],
+    traps: { mysql: { sql: `SELECT LENGTH(v) FROM words WHERE id = 8`, rows: [[2]] } },
+  },
+  // ---- numbers ----
+  {
+    name: 'integer division truncates toward zero; % keeps the dividend sign',
+    query: (schema) => ({
+      select: [
+        { expr: w('id'), alias: 'id' },
+        { expr: call('div', [w('n'), int(2)], t.int32), alias: 'q' },
+        { expr: call('mod', [w('n'), int(2)], t.int32), alias: 'r' },
+      ],
+      from: words(schema),
+      where: call('is_not_null', [w('n')]),
+      orderBy: [byId],
+    }),
+    rows: [[1, 3, 1], [2, -3, -1], [3, 0, 0], [5, 1, 0], [6, 0, -1], [7, 2, 1], [8, 1, 1], [9, 1, 1]],
+    ordered: true,
+    traps: { mysql: { sql: `SELECT 7 / 2, -7 / 2`, rows: [['3.5000', '-3.5000']] } },
+  },
+  {
+    name: 'decimal arithmetic is exact',
+    query: (schema) => ({
+      select: [
+        { expr: w('id'), alias: 'id' },
+        { expr: call('mul', [w('d'), w('d')], t.decimal(21, 4)), alias: 'sq' },
+        { expr: call('add', [w('d'), lit('1.05', t.decimal(3, 2))], t.decimal(11, 2)), alias: 'plus' },
+      ],
+      from: words(schema),
+      where: inList(w('id'), [int(1), int(2), int(3)]),
+      orderBy: [byId],
+    }),
+    rows: [[1, '1.2100', '2.15'], [2, '5.0625', '3.30'], [3, '0.2500', '0.55']],
+    ordered: true,
+    undeclaredOn: ['sqlite', 'sqlserver'],
+    traps: { sqlite: { sql: `SELECT d * d FROM words WHERE id = 1`, rows: [[1.2100000000000002]] } },
+  },
+  {
+    name: 'count, sum of integers and decimals',
+    query: (schema) => ({
+      select: [
+        { expr: agg('count_star', [], t.int64), alias: 'n' },
+        { expr: agg('count', [w('n')], t.int64), alias: 'nn' },
+        { expr: agg('count', [w('n')], t.int64, true), alias: 'dn' },
+        { expr: agg('sum', [w('n')], t.int64), alias: 'sn' },
+        { expr: agg('sum', [w('d')], t.decimal(undefined, 2)), alias: 'sd' },
+        { expr: agg('min', [w('d')], t.decimal(10, 2)), alias: 'lo' },
+        { expr: agg('max', [w('dt')], t.date), alias: 'last' },
+      ],
+      from: words(schema),
+    }),
+    rows: [[9n, 8n, 7n, 12n, '18.24', '-0.50', '2000-02-29']],
+    undeclaredOn: ['sqlite'],
+  },
+  {
+    name: 'avg has PostgreSQL scale',
+    query: (schema) => ({ select: [{ expr: agg('avg', [w('n')], t.decimal()), alias: 'a' }], from: words(schema) }),
+    rows: [['1.5000000000000000']],
+    undeclaredOn: ['mysql', 'sqlite', 'sqlserver'],
+    traps: { mysql: { sql: `SELECT AVG(n) FROM words`, rows: [['1.5000']] } },
+  },
+  {
+    name: 'IS DISTINCT FROM and NOT IN with NULLs',
+    query: idsWhere(call('and', [call('is_distinct_from', [w('n'), int(3)]), inList(w('n'), [int(7), int(-7)], true)])),
+    rows: ids(3, 5, 6, 7),
+    ordered: true,
+  },
+  // ---- NULL ordering ----
+  ...(
+    [
+      [false, false, [2, 6, 3, 5, 8, 9, 7, 1, 4]],
+      [true, true, [4, 1, 7, 8, 9, 5, 3, 6, 2]],
+      [false, true, [4, 2, 6, 3, 5, 8, 9, 7, 1]],
+      [true, false, [1, 7, 8, 9, 5, 3, 6, 2, 4]],
+    ] as const
+  ).map(
+    ([desc, nullsFirst, expected]): Case => ({
+      name: `ORDER BY n ${desc ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`,
+      query: (schema) => ({
+        select: [{ expr: w('id'), alias: 'id' }],
+        from: words(schema),
+        orderBy: [{ expr: w('n'), desc, nullsFirst }, byId],
+      }),
+      rows: ids(...expected),
+      ordered: true,
+      traps: !desc && !nullsFirst ? { mysql: { sql: `SELECT id FROM words ORDER BY n, id`, rows: ids(4, 2, 6, 3, 5, 8, 9, 7, 1) } } : undefined,
+    }),
+  ),
+  {
+    name: 'LIMIT and OFFSET',
+    query: (schema) => ({ select: [{ expr: w('id'), alias: 'id' }], from: words(schema), orderBy: [byId], limit: 3, offset: 2 }),
+    rows: ids(3, 4, 5),
+    ordered: true,
+  },
+  // ---- dates ----
+  {
+    name: 'date compared with a date literal',
+    query: idsWhere(call('lt', [w('dt'), lit('1995-03-01', t.date)])),
+    rows: ids(1, 8, 9),
+    ordered: true,
+  },
+  {
+    name: 'date_part year, month, day of week',
+    query: (schema) => ({
+      select: [
+        { expr: w('id'), alias: 'id' },
+        { expr: call('date_part', [str('year'), w('dt')], t.float64), alias: 'y' },
+        { expr: call('date_part', [str('month'), w('dt')], t.float64), alias: 'm' },
+        { expr: call('date_part', [str('dow'), w('dt')], t.float64), alias: 'dow' },
+      ],
+      from: words(schema),
+      where: inList(w('id'), [int(1), int(2), int(5), int(6)]),
+      orderBy: [byId],
+    }),
+    rows: [[1, 1995, 2, 2], [2, 1995, 3, 3], [5, null, null, null], [6, 2000, 2, 2]],
+    ordered: true,
+  },
+  {
+    name: 'date + integer is a date',
+    query: (schema) => ({
+      select: [{ expr: call('add', [w('dt'), int(1)], t.date), alias: 'next' }],
+      from: words(schema),
+      where: call('eq', [w('id'), int(1)]),
+    }),
+    rows: [['1995-03-01']],
+    undeclaredOn: ['mysql', 'sqlite', 'sqlserver'],
+    traps: {
+      mysql: { sql: `SELECT dt + 1 FROM words WHERE id = 1`, rows: [[19950229n]] },
+      sqlite: { sql: `SELECT dt + 1 FROM words WHERE id = 1`, rows: [[1996n]] },
+    },
+  },
+  {
+    name: 'CAST of a string to date',
+    query: idsWhere(call('eq', [w('dt'), { kind: 'cast', expr: str('1995-03-01'), type: t.date }])),
+    rows: ids(2, 7),
+    ordered: true,
+    undeclaredOn: ['sqlite'],
+  },
+  // ---- booleans, CASE ----
+  {
+    name: 'boolean results are values (true / false / NULL)',
+    query: (schema) => ({
+      select: [
+        { expr: w('id'), alias: 'id' },
+        { expr: call('gt', [w('n'), int(0)]), alias: 'pos' },
+        { expr: w('flag'), alias: 'flag' },
+        { expr: call('and', [w('flag'), call('gt', [w('n'), int(0)])]), alias: 'both' },
+      ],
+      from: words(schema),
+      where: call('or', [w('flag'), call('eq', [w('id'), int(2)])]),
+      orderBy: [byId],
+    }),
+    rows: [[1, true, true, true], [2, false, false, false], [4, null, true, null], [7, true, true, true], [9, true, true, true]],
+    ordered: true,
+  },
+  {
+    name: 'CASE, searched and simple',
+    query: (schema) => ({
+      select: [
+        { expr: w('id'), alias: 'id' },
+        {
+          expr: {
+            kind: 'case',
+            whens: [
+              { when: call('lt', [w('n'), int(0)]), then: str('neg') },
+              { when: call('eq', [w('n'), int(0)]), then: str('zero') },
+            ],
+            else: str('pos'),
+            type: t.string,
+          },
+          alias: 'sign',
+        },
+        { expr: { kind: 'case', operand: w('n'), whens: [{ when: int(7), then: int(70) }], type: t.int32 }, alias: 'seven' },
+      ],
+      from: words(schema),
+      where: inList(w('id'), [int(1), int(2), int(3), int(4)]),
+      orderBy: [byId],
+    }),
+    rows: [[1, 'pos', 70], [2, 'neg', null], [3, 'zero', null], [4, 'pos', null]],
+    ordered: true,
+  },
+  {
+    name: 'timestamp compared with a timestamp literal, fractional seconds kept',
+    query: (schema) => ({
+      select: [
+        { expr: o('id'), alias: 'id' },
+        { expr: col('o', 'ts', t.timestamp), alias: 'ts' },
+        { expr: call('date_part', [str('second'), col('o', 'ts', t.timestamp)], t.float64), alias: 'sec' },
+      ],
+      from: table('other', 'o', schema),
+      where: call('gt', [col('o', 'ts', t.timestamp), lit('1995-03-01T10:00:00', t.timestamp)]),
+      orderBy: [{ expr: o('id'), desc: false, nullsFirst: false }],
+    }),
+    rows: [[2, '1995-03-01T10:00:00.5', 0.5], [4, '2000-01-01T00:00:00', 0]],
+    ordered: true,
+    undeclaredOn: ['sqlite'],
+  },
+  {
+    name: 'GROUP BY integer with HAVING on a bigint count',
+    query: (schema) => ({
+      select: [{ expr: w('n'), alias: 'n' }, { expr: agg('count_star', [], t.int64), alias: 'cnt' }],
+      from: words(schema),
+      groupBy: [w('n')],
+      having: call('gt', [agg('count_star', [], t.int64), lit(1n, t.int64)]),
+    }),
+    rows: [[3, 2n]],
+  },
+  {
+    name: 'identifiers with quotes, backticks and brackets are quoted, never spliced',
+    query: (schema) => ({
+      select: [{ expr: col('h"`]', HOSTILE.column, t.int32), alias: 'x"`]' }],
+      from: table(HOSTILE.table, 'h"`]', schema),
+    }),
+    rows: [[42]],
+  },
+  // ---- joins, subqueries ----
+  {
+    name: 'RIGHT JOIN keeps the right side',
+    query: (schema) => ({
+      select: [{ expr: o('id'), alias: 'oid' }, { expr: w('id'), alias: 'wid' }],
+      from: { kind: 'join', type: 'right', left: words(schema), right: table('other', 'o', schema), on: call('eq', [w('n'), o('k')]) },
+    }),
+    rows: [[1, 1], [2, null], [3, null], [4, 8], [4, 9]],
+  },
+  {
+    name: 'CROSS JOIN',
+    query: (schema) => ({
+      select: [{ expr: agg('count_star', [], t.int64), alias: 'n' }],
+      from: { kind: 'join', type: 'cross', left: words(schema), right: table('other', 'o', schema) },
+    }),
+    rows: [[36n]],
+  },
+  {
+    name: 'LEFT JOIN keeps unmatched rows',
+    query: (schema) => ({
+      select: [{ expr: w('id'), alias: 'id' }, { expr: o('s'), alias: 's' }],
+      from: { kind: 'join', type: 'left', left: words(schema), right: table('other', 'o', schema), on: call('eq', [w('n'), o('k')]) },
+      where: call('le', [w('id'), int(3)]),
+    }),
+    rows: [[1, 'x'], [2, null], [3, null]],
+  },
+  {
+    name: 'FULL JOIN keeps both sides',
+    query: (schema) => ({
+      select: [{ expr: w('id'), alias: 'wid' }, { expr: o('id'), alias: 'oid' }],
+      from: { kind: 'join', type: 'full', left: words(schema), right: table('other', 'o', schema), on: call('eq', [w('n'), o('k')]) },
+    }),
+    rows: [[1, 1], [2, null], [3, null], [4, null], [5, null], [6, null], [7, null], [8, 4], [9, 4], [null, 2], [null, 3]],
+    undeclaredOn: ['mysql'],
+    traps: { mysql: { sql: `SELECT * FROM words FULL JOIN other ON words.n = other.k`, fails: true } },
+  },
+  {
+    name: 'subquery in FROM with its own ORDER BY and LIMIT',
+    query: (schema) => ({
+      select: [{ expr: col('s', 'k', t.int32), alias: 'k' }, { expr: agg('count_star', [], t.int64), alias: 'cnt' }],
+      from: {
+        kind: 'subquery',
+        alias: 's',
+        query: {
+          select: [{ expr: w('n'), alias: 'k' }],
+          from: words(schema),
+          where: call('gt', [w('n'), int(0)]),
+          orderBy: [{ expr: w('n'), desc: true, nullsFirst: true }],
+          limit: 3,
+        },
+      },
+      groupBy: [col('s', 'k', t.int32)],
+    }),
+    rows: [[7, 1n], [5, 1n], [3, 1n]],
+  },
+];
+
+/** Engine behaviour the dialects work around, shown on the raw engine. */
+const RAW_FACTS: Partial<Record<EngineName, { name: string; sql: string; rows: Row[] }[]>> = {
+  mysql: [
+    {
+      name: "MariaDB's _bin collation is PAD SPACE; only _nopad_bin gives varchar's meaning",
+      sql: `SELECT 'a' = 'a ' COLLATE utf8mb4_bin, 'a' = 'a ' COLLATE utf8mb4_nopad_bin, 'a' = 'A' COLLATE utf8mb4_nopad_bin`,
+      rows: [[1, 0, 0]],
+    },
+    // PostgreSQL: false, true (bpchar is matched blank-padded)
+    { name: 'CHAR(n) is matched by LIKE without its pad blanks, so LIKE needs RPAD', sql: `SELECT c LIKE 'ab', c LIKE 'ab___' FROM words WHERE id = 3`, rows: [[1, 0]] },
+    { name: 'GREATEST is NULL when any argument is (PostgreSQL ignores NULLs): undeclared', sql: `SELECT GREATEST(1, NULL)`, rows: [[null]] },
+  ],
+  sqlite: [
+    { name: 'CHAR(n) keeps whatever blanks were stored, so char columns are read through RTRIM', sql: `SELECT length(c) FROM words WHERE id = 3`, rows: [[4n]] },
+    { name: 'decimals are binary floats: decimal arithmetic undeclared', sql: `SELECT d + 0.2 FROM words WHERE id = 6`, rows: [[0.25]] },
+    { name: 'decimal sums drift: sum over decimals undeclared', sql: `SELECT sum(x) FROM (SELECT 0.1 AS x UNION ALL SELECT 0.2)`, rows: [[0.30000000000000004]] },
+  ],
+  sqlserver: [{ name: "'a' = 'a ' even under a binary collation: strings undeclared", sql: `SELECT CASE WHEN N'a' = N'a ' COLLATE Latin1_General_100_BIN2 THEN 1 ELSE 0 END`, rows: [[1]] }],
+};
+
+function key(v: Value): string {
+  return typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `0x${Buffer.from(v).toString('hex')}` : JSON.stringify(v);
+}
+/** Raw rows carry the driver's own number representations; compare values, not representations. */
+const loose = (rows: Row[]) => rows.map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v)));
+const sortRows = (rows: Row[]) => [...rows].sort((a, b) => (a.map(key).join('|') < b.map(key).join('|') ? -1 : 1));
+
+const ENGINES: { engine: EngineName; start: () => Promise<EngineUnderTest> }[] = [
+  { engine: 'postgresql', start: () => startPostgres(process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test') },
+  { engine: 'mysql', start: () => startMysql(process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test') },
+  { engine: 'sqlite', start: startSqlite },
+];
+const MSSQL_URL = process.env.TEST_MSSQL_URL;
+if (MSSQL_URL) ENGINES.push({ engine: 'sqlserver', start: () => startSqlServer(MSSQL_URL) });
+else console.log('SQL Server live tests skipped: TEST_MSSQL_URL is not set');
+
+for (const { engine, start } of ENGINES) {
+  describe(`conformance: ${engine}`, () => {
+    let e: EngineUnderTest;
+    beforeAll(async () => {
+      e = await start();
+      await loadFixture(e);
+      // capabilities and the dialect follow the measured semantics
+      await e.connector.probe();
+    });
+    afterAll(async () => {
+      await e?.drop();
+    });
+
+    for (const fact of RAW_FACTS[engine] ?? []) {
+      it(`raw engine fact: ${fact.name}`, async () => {
+        expect((await e.connector.execute(fact.sql)).rows).toEqual(fact.rows);
+      });
+    }
+
+    for (const c of CASES) {
+      const expectUndeclared = c.undeclaredOn?.includes(engine) ?? false;
+      it(`${c.name}${expectUndeclared ? ' (undeclared)' : ''}`, async () => {
+        const q = c.query(e.schema);
+        const missing = undeclared(e.connector.capabilities(), q);
+        if (expectUndeclared) {
+          expect(missing, 'a semantic trap must stay undeclared').not.toEqual([]);
+        } else {
+          expect(missing, 'declared capabilities').toEqual([]);
+          const rendered = e.connector.render(q);
+          const rows: Row[] = [];
+          for await (const batch of e.connector.stream(rendered)) rows.push(...batch.rows);
+          expect(c.ordered ? rows : sortRows(rows), rendered.sql).toEqual(c.ordered ? c.rows : sortRows(c.rows));
+        }
+        const trap = c.traps?.[engine];
+        if (trap) {
+          if ('fails' in trap) {
+            await expect(e.connector.execute(trap.sql)).rejects.toThrow();
+          } else {
+            const raw = await e.connector.execute(trap.sql);
+            expect(raw.rows, `raw ${engine}: ${trap.sql}`).toEqual(trap.rows);
+            expect(loose(raw.rows), 'the trap differs from PostgreSQL').not.toEqual(loose(c.rows));
+          }
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,100 @@
+import type { Capabilities } from '../../src/contract/capabilities.js';
+import type { RemoteExpr, RemoteFrom, RemoteQuery } from '../../src/contract/remote-query.js';
+
+const EQUALITY = new Set(['eq', 'ne', 'is_distinct_from', 'is_not_distinct_from', 'nullif', 'position', 'replace']);
+const ORDERING = new Set(['lt', 'le', 'gt', 'ge', 'greatest', 'least']);
+
+/**
+ * What a query needs that the capabilities do not declare: the same reading of Capabilities
+ * query-core's planner makes. Empty means the whole query may be pushed down.
+ */
+export function undeclared(caps: Capabilities, q: RemoteQuery): string[] {
+  const out: string[] = [];
+  const need = (ok: boolean, what: string) => {
+    if (!ok && !out.includes(what)) out.push(what);
+  };
+  const isString = (e: RemoteExpr) => e.type.kind === 'string';
+
+  const expr = (e: RemoteExpr): void => {
+    switch (e.kind) {
+      case 'column':
+      case 'literal':
+        return;
+      case 'call': {
+        const decl = caps.functions[e.fn];
+        const kinds = e.args.map((a) => a.type.kind);
+        need(decl === true || (decl !== undefined && kinds.every((k) => decl.argKinds.includes(k))), `${e.fn}(${kinds.join(', ')})`);
+        if (e.args.some(isString)) {
+          if (EQUALITY.has(e.fn)) need(caps.exactStringEquality, 'exactStringEquality');
+          if (ORDERING.has(e.fn)) need(caps.exactStringOrdering, 'exactStringOrdering');
+          if (e.fn === 'like') need(caps.caseSensitiveLike, 'caseSensitiveLike');
+        }
+        e.args.forEach(expr);
+        return;
+      }
+      case 'in':
+        need(caps.in, 'in');
+        if (isString(e.expr)) need(caps.exactStringEquality, 'exactStringEquality');
+        expr(e.expr);
+        e.list.forEach(expr);
+        return;
+      case 'case':
+        need(caps.case, 'case');
+        if (e.operand) expr(e.operand);
+        e.whens.forEach((w) => (expr(w.when), expr(w.then)));
+        if (e.else) expr(e.else);
+        return;
+      case 'cast':
+        need(caps.casts.includes(e.type.kind), `cast to ${e.type.kind}`);
+        expr(e.expr);
+        return;
+      case 'agg':
+        need(caps.aggregates[e.fn] === true, e.fn);
+        if (e.distinct) need(caps.distinctAggregates, 'distinctAggregates');
+        if (e.args.some(isString)) {
+          if (e.fn === 'min' || e.fn === 'max') need(caps.exactStringOrdering, 'exactStringOrdering');
+          if (e.distinct) need(caps.exactStringEquality, 'exactStringEquality');
+        }
+        e.args.forEach(expr);
+        return;
+    }
+  };
+
+  const from = (f: RemoteFrom): void => {
+    if (f.kind === 'join') {
+      need(caps.joins[f.type] === true, `${f.type} join`);
+      if (f.on) expr(f.on);
+      from(f.left);
+      from(f.right);
+    } else if (f.kind === 'subquery') {
+      need(caps.subqueryInFrom, 'subqueryInFrom');
+      out.push(...undeclared(caps, f.query).filter((x) => !out.includes(x)));
+    }
+  };
+
+  q.select.forEach((s) => expr(s.expr));
+  from(q.from);
+  if (q.where) expr(q.where);
+  if (q.distinct) {
+    need(caps.distinct, 'distinct');
+    if (q.select.some((s) => isString(s.expr))) need(caps.exactStringEquality, 'exactStringEquality');
+  }
+  if (q.groupBy?.length) {
+    need(caps.groupBy, 'groupBy');
+    if (q.groupBy.some(isString)) need(caps.exactStringEquality, 'exactStringEquality');
+    q.groupBy.forEach(expr);
+  }
+  if (q.having) {
+    need(caps.having, 'having');
+    expr(q.having);
+  }
+  if (q.orderBy?.length) {
+    need(caps.orderBy, 'orderBy');
+    need(caps.nullsOrdering, 'nullsOrdering');
+    if (q.orderBy.some((k) => isString(k.expr))) need(caps.exactStringOrdering, 'exactStringOrdering');
+    q.orderBy.forEach((k) => expr(k.expr));
+  }
+  if (q.limit !== undefined) need(caps.limit, 'limit');
+  if (q.offset !== undefined) need(caps.offset, 'offset');
+  return out;
+}
