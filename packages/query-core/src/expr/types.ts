@@ -39,7 +39,8 @@ export function numericSupertype(a: JType, b: JType): JType {
   if (ra >= 5 || rb >= 5) return t.float64;
   if (ra === 4 || rb === 4) {
     if (a.kind === 'decimal' && b.kind === 'decimal') return unifyDecimal(a, b);
-    return a.kind === 'decimal' ? { kind: 'decimal', precision: a.precision, scale: a.scale } : { kind: 'decimal', precision: b.precision, scale: b.scale };
+    // int meets numeric(p,s) as unconstrained numeric: a typmod would round or overflow the integer side
+    return t.decimal();
   }
   return ra >= rb ? (a.kind === 'int16' ? t.int32 : a) : b.kind === 'int16' ? t.int32 : b;
 }

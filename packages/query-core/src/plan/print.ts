@@ -15,6 +15,9 @@ export function printPlan(plan: LogicalPlan): string {
 
 function walk(plan: LogicalPlan, depth: number, lines: string[]): void {
   const names = fieldNames(plan);
+  // a node's expressions read its inputs: name refs as the inputs call them (a Project may rename an id)
+  const inputs = plan.kind === 'Join' || plan.kind === 'SetOp' ? [plan.left, plan.right] : plan.kind === 'Scan' || plan.kind === 'Values' || plan.kind === 'Remote' ? [] : [plan.input];
+  for (const child of inputs) for (const f of outputFields(child)) names.set(f.id, f.name);
   lines.push('  '.repeat(depth) + header(plan, names));
   if ('notPushed' in plan && plan.notPushed) {
     for (const n of plan.notPushed) lines.push('  '.repeat(depth + 1) + `! not pushed: ${n.what}: ${n.reason}`);

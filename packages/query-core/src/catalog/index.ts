@@ -1,0 +1,3 @@
+export { Catalog } from './catalog.js';
+export type { ResolvedRelation, ResolveOptions } from './catalog.js';
+export type { NamePart } from './names.js';

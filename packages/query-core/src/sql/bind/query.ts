@@ -1,0 +1,852 @@
+import { JunctionError, t } from '@junction/connectors';
+import type { AggFn, JType } from '@junction/connectors';
+import type * as C from 'sql-parser-cst';
+import type { AggregateCall, Expr, Field, LogicalPlan, NamedExpr, SortKey, WindowCall } from '../../plan/logical.js';
+import { outputFields } from '../../plan/fields.js';
+import { aggregateReturnType, commonSupertype } from '../../expr/types.js';
+import { parseSql } from '../parse.js';
+import type { BindContext } from './context.js';
+import { and, call, coerce, conjuncts, exprKey, isUnknown, lit, nullable, ref, refsOf, unify } from './coerce.js';
+import { bindExpr, comparison, identPart, nameParts, numberLiteral, requireBool, sortKey } from './expr.js';
+import type { AggregateSink, ExprEnv, SubquerySink, WindowSink } from './expr.js';
+import { FromBinder } from './from.js';
+import { fieldMap, freeRefs } from './plan-utils.js';
+import { Scope } from './scope.js';
+import type { ColumnBinding } from './scope.js';
+
+export interface OutputColumn {
+  readonly name: string;
+  readonly field: Field;
+}
+
+export interface BoundQuery {
+  readonly plan: LogicalPlan;
+  readonly columns: OutputColumn[];
+}
+
+/** How a subquery is being bound when it may reference the enclosing query. */
+export interface CorrelationMode {
+  readonly kind: 'exists' | 'in' | 'scalar';
+  readonly outer: Scope;
+  /** WHERE conjuncts that reference the outer query, pulled out to become join conditions */
+  readonly pulled: Expr[];
+  /** scalar mode: local key fields grouped by, paired with the outer expressions they equal */
+  keys?: { readonly outer: Expr; readonly inner: Field }[];
+}
+
+interface CteDef {
+  readonly node: C.CommonTableExpr;
+  readonly visible: Map<string, CteDef>[];
+}
+
+/** Joins a clause's correlated scalar subqueries need below the clause (decorrelation). */
+type PendingJoin = (plan: LogicalPlan) => LogicalPlan;
+
+export class QueryBinder {
+  private ctes: Map<string, CteDef>[] = [];
+  private readonly from: FromBinder;
+
+  constructor(readonly ctx: BindContext) {
+    this.from = new FromBinder(this);
+  }
+
+  /** Binds a CTE reference by name, or returns undefined when no CTE of that name is visible. */
+  bindCte(name: C.Identifier): { query: BoundQuery; columnNames?: string[] } | undefined {
+    const part = identPart(name);
+    for (let i = this.ctes.length - 1; i >= 0; i--) {
+      const def = [...this.ctes[i].entries()].find(([k]) => (part.quoted ? k === part.name : k.toLowerCase() === part.name.toLowerCase()))?.[1];
+      if (!def) continue;
+      const saved = this.ctes;
+      this.ctes = def.visible;
+      try {
+        // a CTE referenced twice is bound twice: each reference gets its own field ids
+        const query = this.bindQuery(def.node.expr.expr as C.Node);
+        const columnNames = def.node.columns?.expr.items.map((c) => c.name);
+        return { query, columnNames };
+      } finally {
+        this.ctes = saved;
+      }
+    }
+    return undefined;
+  }
+
+  /** Binds a view body (stored SQL) in its own text, sharing ids and parameters; cycles fail. */
+  bindView(schema: string, name: string, sql: string, at: C.Node): BoundQuery {
+    const key = `${schema}.${name}`;
+    if (this.ctx.viewStack.includes(key)) {
+      throw this.ctx.error('user', 'view_cycle', `view ${key} refers to itself (through ${[...this.ctx.viewStack.slice(this.ctx.viewStack.indexOf(key)), key].join(' → ')})`, at);
+    }
+    this.ctx.viewStack.push(key);
+    try {
+      const parsed = parseSql(sql);
+      const binder = new QueryBinder(this.ctx.withSql(parsed));
+      return binder.bindQuery(parsed.statement as C.Node);
+    } catch (e) {
+      if (e instanceof JunctionError && e.code !== 'view_cycle' && e.kind !== 'forbidden') {
+        throw new JunctionError(e.code, e.kind, `in view ${key}: ${e.message}`, { position: this.ctx.position(at), cause: e, details: e.details });
+      }
+      if (e instanceof JunctionError && !e.position) throw new JunctionError(e.code, e.kind, e.message, { position: this.ctx.position(at), cause: e });
+      throw e;
+    } finally {
+      this.ctx.viewStack.pop();
+    }
+  }
+
+  bindQuery(node: C.Node, mode?: CorrelationMode): BoundQuery {
+    switch (node.type) {
+      case 'paren_expr':
+        return this.bindQuery(node.expr as C.Node, mode);
+      case 'compound_select_stmt':
+        return this.bindCompound(node, [], mode);
+      case 'select_stmt':
+        return this.bindSelectStmt(node, mode);
+      default:
+        throw this.ctx.unsupported(`statement type ${node.type.replace(/_stmt$/, '').toUpperCase()}; only queries (SELECT, VALUES, WITH) can be run`, node);
+    }
+  }
+
+  private withCtes<T>(withClause: C.WithClause | undefined, body: () => T): T {
+    if (!withClause) return body();
+    if (withClause.recursiveKw) throw this.ctx.unsupported('WITH RECURSIVE', withClause.recursiveKw);
+    const level = new Map<string, CteDef>();
+    for (const cte of withClause.tables.items) {
+      const inner = cte.expr.expr as C.Node;
+      if (inner.type !== 'select_stmt' && inner.type !== 'compound_select_stmt' && inner.type !== 'paren_expr') {
+        throw this.ctx.unsupported('data-modifying statements in WITH', cte);
+      }
+      // each CTE sees the ones before it, not itself or later ones
+      const visible = [...this.ctes, new Map(level)];
+      const name = cte.table.text.startsWith('"') ? cte.table.name : cte.table.name;
+      if ([...level.keys()].some((k) => k.toLowerCase() === name.toLowerCase())) {
+        throw this.ctx.error('user', 'duplicate_alias', `WITH query name "${name}" specified more than once`, cte.table);
+      }
+      level.set(name, { node: cte, visible });
+    }
+    this.ctes.push(level);
+    try {
+      return body();
+    } finally {
+      this.ctes.pop();
+    }
+  }
+
+  private bindSelectStmt(node: C.SelectStmt, mode?: CorrelationMode): BoundQuery {
+    const clauses = node.clauses;
+    const withClause = clauses.find((c): c is C.WithClause => c.type === 'with_clause');
+    return this.withCtes(withClause, () => {
+      const rest = clauses.filter((c) => c.type !== 'with_clause') as C.Node[];
+      const first = rest[0];
+      if (first?.type === 'paren_expr') {
+        // (SELECT …) ORDER BY … LIMIT …
+        const inner = this.bindQuery(first, mode);
+        return this.applyOrderLimit(inner, rest.slice(1));
+      }
+      if (first?.type === 'values_clause') return this.applyOrderLimit(this.bindValues(first), rest.slice(1));
+      return this.bindSelect(rest, mode);
+    });
+  }
+
+  /** Rightmost SELECT of a set operation: the parser hangs the set's ORDER BY/LIMIT on it. */
+  private bindCompound(node: C.CompoundSelectStmt, _outer: C.Node[], mode?: CorrelationMode): BoundQuery {
+    if (mode && mode.kind !== 'in') {
+      // correlation inside set operations is not pulled out; bind plainly and let the free-ref check reject it
+    }
+    let right = node.right as C.Node;
+    let trailing: C.Node[] = [];
+    if (right.type === 'select_stmt' && right.clauses[0]?.type !== 'paren_expr') {
+      trailing = right.clauses.filter((c) => ['order_by_clause', 'limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type)) as C.Node[];
+      if (trailing.length > 0) {
+        right = { ...right, clauses: right.clauses.filter((c) => !trailing.includes(c as C.Node)) } as C.SelectStmt;
+      }
+    }
+    const opWords = Array.isArray(node.operator) ? node.operator.map((k) => k.name.toUpperCase()) : [node.operator.name.toUpperCase()];
+    const op = opWords[0].toLowerCase() as 'union' | 'intersect' | 'except';
+    const all = opWords[1] === 'ALL';
+    const left = this.bindQuery(node.left as C.Node);
+    const rightQ = this.bindQuery(right);
+    if (left.columns.length !== rightQ.columns.length) {
+      throw this.ctx.error('user', 'syntax_error', `each ${op.toUpperCase()} query must have the same number of columns (${left.columns.length} vs ${rightQ.columns.length})`, node);
+    }
+    const types: JType[] = left.columns.map((l, i) => {
+      const r = rightQ.columns[i];
+      const s = commonSupertype(l.field.type, r.field.type);
+      if (!s) {
+        throw this.ctx.typeMismatch(`${op.toUpperCase()} types ${l.field.type.kind} and ${r.field.type.kind} cannot be matched (column ${i + 1})`, node);
+      }
+      return s;
+    });
+    const l = this.castColumns(left, types);
+    const r = this.castColumns(rightQ, types);
+    const fields: Field[] = l.columns.map((c, i) => ({
+      id: this.ctx.newId(),
+      name: c.name,
+      type: types[i],
+      nullable: c.field.nullable || r.columns[i].field.nullable,
+    }));
+    const plan: LogicalPlan = { kind: 'SetOp', op, all, left: l.plan, right: r.plan, fields };
+    return this.applyOrderLimit({ plan, columns: fields.map((f) => ({ name: f.name, field: f })) }, trailing);
+  }
+
+  /** Adds a Project casting columns whose type differs from the set operation's unified type. */
+  private castColumns(q: BoundQuery, types: JType[]): BoundQuery {
+    const needs = q.columns.some((c, i) => !sameType(c.field.type, types[i]));
+    const exposed = outputFields(q.plan);
+    const exact = exposed.length === q.columns.length && exposed.every((f, i) => f.id === q.columns[i].field.id);
+    if (!needs && exact) return q;
+    const exprs: NamedExpr[] = q.columns.map((c, i) => {
+      if (sameType(c.field.type, types[i])) return { field: c.field, expr: ref(c.field) };
+      const field: Field = { id: this.ctx.newId(), name: c.name, type: types[i], nullable: c.field.nullable };
+      return { field, expr: coerce(this.ctx, ref(c.field), types[i]) };
+    });
+    return { plan: { kind: 'Project', input: q.plan, exprs }, columns: exprs.map((e) => ({ name: e.field.name, field: e.field })) };
+  }
+
+  /** ORDER BY / LIMIT / OFFSET / FETCH over an already bound query (set operations, parenthesised queries). */
+  private applyOrderLimit(q: BoundQuery, clauses: C.Node[]): BoundQuery {
+    let plan = q.plan;
+    const order = clauses.find((c): c is C.OrderByClause => c.type === 'order_by_clause');
+    if (order) {
+      const scope = new Scope(q.columns.map((c) => ({ name: c.name, field: c.field })));
+      const env: ExprEnv = { ctx: this.ctx, scope, clause: 'ORDER BY' };
+      const keys = order.specifications.items.map((s) =>
+        sortKey(env, s as C.Node, (n) => {
+          const ordinal = this.ordinal(n, q.columns.length);
+          return ordinal !== undefined ? ref(q.columns[ordinal].field) : bindExpr(env, n);
+        }),
+      );
+      const outIds = new Set(q.columns.map((c) => c.field.id));
+      for (const k of keys) {
+        for (const id of refsOf(k.expr)) if (!outIds.has(id)) throw this.ctx.unsupported('ORDER BY on a column not in the result of a set operation', order);
+      }
+      plan = { kind: 'Sort', input: plan, keys };
+    }
+    plan = this.applyLimit(plan, clauses);
+    return { plan, columns: q.columns };
+  }
+
+  private ordinal(n: C.Node, count: number): number | undefined {
+    if (n.type !== 'number_literal') return undefined;
+    const i = Number(n.text);
+    if (!Number.isInteger(i) || i < 1 || i > count) {
+      throw this.ctx.error('user', 'invalid_column_reference', `position ${n.text} is not in select list (1..${count})`, n);
+    }
+    return i - 1;
+  }
+
+  private constantCount(n: C.Node, what: string): number {
+    const e = bindExpr({ ctx: this.ctx, scope: Scope.empty(), clause: what }, n);
+    if (e.kind === 'literal' && (typeof e.value === 'number' || typeof e.value === 'bigint') && Number(e.value) >= 0) return Number(e.value);
+    if (e.kind === 'literal' && e.value === null) return -1;
+    if (e.kind === 'param') throw this.ctx.unsupported(`a parameter in ${what}`, n);
+    throw this.ctx.error('user', 'invalid_row_count', `${what} must be a non-negative integer constant`, n);
+  }
+
+  private applyLimit(plan: LogicalPlan, clauses: C.Node[]): LogicalPlan {
+    let limit: number | undefined;
+    let offset = 0;
+    let present = false;
+    for (const c of clauses) {
+      if (c.type === 'limit_clause') {
+        present = true;
+        if (c.count && c.count.type !== 'limit_all') {
+          const n = this.constantCount(c.count as C.Node, 'LIMIT');
+          limit = n < 0 ? undefined : n;
+        }
+        if (c.offset) offset = Math.max(0, this.constantCount(c.offset, 'OFFSET'));
+      } else if (c.type === 'offset_clause') {
+        present = true;
+        offset = Math.max(0, this.constantCount(c.offset, 'OFFSET'));
+      } else if (c.type === 'fetch_clause') {
+        present = true;
+        if (Array.isArray(c.withTiesKw)) throw this.ctx.unsupported('FETCH … WITH TIES', c);
+        limit = c.count ? this.constantCount(c.count, 'FETCH FIRST') : 1;
+      }
+    }
+    if (!present || (limit === undefined && offset === 0)) return plan;
+    return { kind: 'Limit', input: plan, ...(limit !== undefined ? { limit } : {}), offset };
+  }
+
+  private bindValues(node: C.ValuesClause): BoundQuery {
+    const env: ExprEnv = { ctx: this.ctx, scope: Scope.empty(), clause: 'VALUES' };
+    const rows = node.values.items.map((row) => {
+      const items = row.type === 'paren_expr' ? row.expr.items : row.row.expr.items;
+      return items.map((i) => {
+        if ((i as C.Node).type === 'default') throw this.ctx.unsupported('DEFAULT in VALUES', i as C.Node);
+        return bindExpr(env, i as C.Node);
+      });
+    });
+    return this.valuesQuery(rows, node);
+  }
+
+  valuesQuery(rows: Expr[][], node: C.Node): BoundQuery {
+    const width = rows[0]?.length ?? 0;
+    for (const r of rows) if (r.length !== width) throw this.ctx.error('user', 'syntax_error', 'VALUES lists must all be the same length', node);
+    const columns: Expr[][] = [];
+    const types: JType[] = [];
+    for (let c = 0; c < width; c++) {
+      const u = unify(this.ctx, rows.map((r) => r[c]), 'VALUES', node);
+      columns.push(u.exprs);
+      types.push(u.type);
+    }
+    const fields: Field[] = types.map((type, c) => ({
+      id: this.ctx.newId(),
+      name: `column${c + 1}`,
+      type,
+      nullable: columns[c].some((e) => nullable(e, () => true)),
+    }));
+    const plan: LogicalPlan = { kind: 'Values', rows: rows.map((_, r) => columns.map((col) => col[r])), fields };
+    return { plan, columns: fields.map((f) => ({ name: f.name, field: f })) };
+  }
+
+  /* ------------------------------------------------------------------ SELECT */
+
+  private bindSelect(clauses: C.Node[], mode?: CorrelationMode): BoundQuery {
+    const ctx = this.ctx;
+    const get = <K extends C.Node['type']>(type: K) => clauses.find((c) => c.type === type) as Extract<C.Node, { type: K }> | undefined;
+    const select = get('select_clause');
+    if (!select) throw ctx.error('user', 'syntax_error', 'query has no SELECT list', clauses[0]);
+    for (const c of clauses) {
+      if (['window_clause', 'qualify_clause', 'into_table_clause', 'for_clause', 'lock_in_share_mode_clause', 'table_clause'].includes(c.type)) {
+        throw ctx.unsupported(c.type.replace(/_clause$/, '').replace(/_/g, ' ').toUpperCase(), c);
+      }
+    }
+    let distinct = false;
+    for (const m of select.modifiers) {
+      if (m.type === 'select_distinct') distinct = true;
+      else if (m.type !== 'select_all') throw ctx.unsupported(m.type === 'select_distinct_on' ? 'DISTINCT ON' : 'this SELECT modifier', m);
+    }
+
+    // FROM
+    const baseScope = mode ? Scope.empty(mode.outer) : Scope.empty();
+    const fromClause = get('from_clause');
+    let plan: LogicalPlan;
+    let scope: Scope;
+    if (fromClause) {
+      if (fromClause.expr.type === 'dual_table') {
+        plan = { kind: 'Values', rows: [[]], fields: [] };
+        scope = baseScope;
+      } else {
+        const bound = this.from.bind(fromClause.expr as C.Node, baseScope);
+        plan = bound.plan;
+        scope = baseScope.withColumns(bound.columns);
+      }
+    } else {
+      plan = { kind: 'Values', rows: [[]], fields: [] };
+      scope = baseScope;
+    }
+    const localIds = new Set(outputFields(plan).map((f) => f.id));
+
+    // WHERE: subquery conditions become semi/anti joins, the rest one Filter above the joins
+    const where = get('where_clause');
+    if (where) {
+      const pending: PendingJoin[] = [];
+      const predicates: Expr[] = [];
+      const semiJoins: ((p: LogicalPlan) => LogicalPlan)[] = [];
+      for (const part of splitAnd(where.expr as C.Node)) {
+        const join = this.subqueryCondition(part, scope);
+        if (join) {
+          semiJoins.push(join);
+          continue;
+        }
+        const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.scalarSink(scope, pending, true) };
+        const e = requireBool(env, bindExpr(env, part), part);
+        for (const c of conjuncts(e)) {
+          if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
+          else predicates.push(c);
+        }
+      }
+      for (const j of pending) plan = j(plan);
+      const pred = and(predicates);
+      if (pred) plan = { kind: 'Filter', input: plan, predicate: pred };
+      for (const j of semiJoins) plan = j(plan);
+    }
+    scope = this.refreshNullability(scope, plan);
+
+    // SELECT list, HAVING and ORDER BY are bound against the FROM scope, collecting aggregates and windows
+    const aggs = new AggCollector(ctx);
+    const wins = new WindowCollector(ctx);
+    const selectPending: PendingJoin[] = [];
+    const selEnv: ExprEnv = { ctx, scope, clause: 'SELECT', aggregates: aggs, windows: wins, subqueries: this.scalarSink(scope, selectPending, false) };
+    const items = this.selectItems(select, selEnv);
+
+    const groupBy = get('group_by_clause');
+    const having = get('having_clause');
+    const havingExpr = having ? requireBool(selEnv, bindExpr({ ...selEnv, clause: 'HAVING', windows: undefined }, having.expr as C.Node), having.expr as C.Node) : undefined;
+
+    const orderBy = get('order_by_clause');
+    const orderKeys: (SortKey | { output: number; desc: boolean; nullsFirst: boolean })[] = [];
+    if (orderBy) {
+      for (const spec of orderBy.specifications.items) {
+        const s = spec as C.Node;
+        const exprNode = s.type === 'sort_specification' ? s.expr : s;
+        const k = sortKey({ ...selEnv, clause: 'ORDER BY' }, s, (n) => lit(null, t.null));
+        const ordinal = exprNode.type === 'number_literal' ? this.ordinal(exprNode, items.length) : undefined;
+        const outputByName = ordinal === undefined ? this.outputByName(exprNode, items) : undefined;
+        if (ordinal !== undefined) orderKeys.push({ output: ordinal, desc: k.desc, nullsFirst: k.nullsFirst });
+        else if (outputByName !== undefined) orderKeys.push({ output: outputByName, desc: k.desc, nullsFirst: k.nullsFirst });
+        else orderKeys.push({ expr: bindExpr({ ...selEnv, clause: 'ORDER BY' }, exprNode), desc: k.desc, nullsFirst: k.nullsFirst });
+      }
+    }
+
+    // GROUP BY
+    const grouped = !!groupBy || aggs.calls.length > 0 || !!havingExpr;
+    let rewrite: (e: Expr) => Expr = (e) => e;
+    if (grouped) {
+      if (selectPending.length > 0) throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
+      const groupExprs: { expr: Expr; node: C.Node }[] = [];
+      if (groupBy) {
+        if (groupBy.distinctKw || groupBy.withRollupKw) throw ctx.unsupported('GROUP BY DISTINCT/WITH ROLLUP', groupBy);
+        const gEnv: ExprEnv = { ctx, scope, clause: 'GROUP BY' };
+        for (const g of groupBy.columns.items) {
+          const gn = g as C.Node;
+          if (gn.type === 'group_by_rollup' || gn.type === 'group_by_cube' || gn.type === 'group_by_grouping_sets' || gn.type === 'group_by_all') {
+            throw ctx.unsupported('ROLLUP/CUBE/GROUPING SETS', gn);
+          }
+          const ordinal = gn.type === 'number_literal' ? this.ordinal(gn, items.length) : undefined;
+          if (ordinal !== undefined) {
+            const item = items[ordinal];
+            if (containsAny(item.expr, aggs.ids()) || containsAny(item.expr, wins.ids())) {
+              throw ctx.error('user', 'grouping_error', 'aggregate functions are not allowed in GROUP BY', gn);
+            }
+            groupExprs.push({ expr: item.expr, node: gn });
+            continue;
+          }
+          // a bare name is an input column first, an output alias second (PostgreSQL's rule)
+          const parts = nameParts(gn);
+          if (parts && parts.length === 1 && !scope.lookup(ctx, parts, gn)) {
+            const byAlias = items.findIndex((i) => i.name.toLowerCase() === parts[0].name.toLowerCase());
+            if (byAlias >= 0) {
+              groupExprs.push({ expr: items[byAlias].expr, node: gn });
+              continue;
+            }
+          }
+          groupExprs.push({ expr: bindExpr(gEnv, gn), node: gn });
+        }
+      }
+      const groupNamed: NamedExpr[] = [];
+      const groupKeys = new Map<string, Field>();
+      const inputFields = fieldMap(outputFields(plan));
+      for (const g of groupExprs) {
+        const key = exprKey(g.expr);
+        if (groupKeys.has(key)) continue;
+        let field: Field;
+        if (g.expr.kind === 'ref' && inputFields.has(g.expr.id)) field = inputFields.get(g.expr.id)!;
+        else {
+          field = {
+            id: ctx.newId(),
+            name: deriveName(g.node, g.expr, inputFields),
+            type: g.expr.type,
+            nullable: nullable(g.expr, (id) => inputFields.get(id)?.nullable ?? true),
+          };
+        }
+        groupKeys.set(key, field);
+        groupNamed.push({ field, expr: g.expr });
+      }
+      if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
+        if (groupBy) throw ctx.unsupported('a correlated scalar subquery with GROUP BY', groupBy);
+        mode.keys = this.correlationKeys(mode, localIds, groupNamed, groupKeys, inputFields);
+      }
+      const aggregateIds = aggs.ids();
+      const groupIds = new Set(groupNamed.map((g) => g.field.id));
+      rewrite = (e) => rewriteGrouped(ctx, e, groupKeys, groupIds, aggregateIds, wins.ids());
+      plan = { kind: 'Aggregate', input: plan, groupBy: groupNamed, aggregates: aggs.calls };
+      if (havingExpr) plan = { kind: 'Filter', input: plan, predicate: rewrite(havingExpr) };
+    } else if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
+      throw ctx.unsupported('a correlated scalar subquery without an aggregate (it could return several rows)', select);
+    }
+
+    // window functions run after grouping, over its output
+    if (wins.calls.length > 0) {
+      const windows: WindowCall[] = wins.calls.map((w) => ({
+        ...w,
+        args: w.args.map(rewrite),
+        partitionBy: w.partitionBy.map(rewrite),
+        orderBy: w.orderBy.map((k) => ({ ...k, expr: rewrite(k.expr) })),
+      }));
+      plan = { kind: 'Window', input: plan, windows };
+    }
+    for (const j of selectPending) plan = j(plan);
+
+    // projection: select items, then ORDER BY expressions not in the list as hidden columns
+    const available = fieldMap(outputFields(plan));
+    const isNullable = (id: number) => available.get(id)?.nullable ?? true;
+    const used = new Set<number>();
+    const named: NamedExpr[] = items.map((item) => {
+      const expr = rewrite(item.expr);
+      if (expr.kind === 'ref' && !used.has(expr.id) && available.has(expr.id)) {
+        used.add(expr.id);
+        const src = available.get(expr.id)!;
+        return { field: { id: src.id, name: item.name, type: src.type, nullable: src.nullable }, expr };
+      }
+      return { field: { id: ctx.newId(), name: item.name, type: expr.type, nullable: nullable(expr, isNullable) }, expr };
+    });
+    const visibleCount = named.length;
+    const keys: SortKey[] = orderKeys.map((k) => {
+      if ('output' in k) return { expr: ref(named[k.output].field), desc: k.desc, nullsFirst: k.nullsFirst };
+      const expr = rewrite(k.expr);
+      const same = named.findIndex((n) => exprKey(n.expr) === exprKey(expr));
+      if (same >= 0 && same < visibleCount) return { expr: ref(named[same].field), desc: k.desc, nullsFirst: k.nullsFirst };
+      if (distinct) throw ctx.error('user', 'invalid_column_reference', 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', orderBy);
+      const existing = named.findIndex((n) => exprKey(n.expr) === exprKey(expr));
+      if (existing >= 0) return { expr: ref(named[existing].field), desc: k.desc, nullsFirst: k.nullsFirst };
+      const field: Field =
+        expr.kind === 'ref' && !used.has(expr.id) && available.has(expr.id)
+          ? available.get(expr.id)!
+          : { id: ctx.newId(), name: '?sort?', type: expr.type, nullable: nullable(expr, isNullable) };
+      used.add(field.id);
+      named.push({ field, expr });
+      return { expr: ref(field), desc: k.desc, nullsFirst: k.nullsFirst };
+    });
+
+    // correlated EXISTS/IN subqueries export the local columns their pulled conditions use
+    const exporting = !!mode && (mode.pulled.length > 0 || (mode.keys?.length ?? 0) > 0);
+    if (mode && exporting) {
+      if (mode.kind !== 'scalar' && (grouped || distinct || wins.calls.length > 0 || clauses.some((c) => ['limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type)))) {
+        throw ctx.unsupported('a correlated subquery with GROUP BY, aggregates, DISTINCT, LIMIT or window functions', select);
+      }
+      const need = new Set<number>();
+      for (const p of mode.pulled) for (const id of refsOf(p)) if (available.has(id)) need.add(id);
+      for (const k of mode.keys ?? []) need.add(k.inner.id);
+      for (const id of need) {
+        if (!named.some((n) => n.field.id === id)) named.push({ field: available.get(id)!, expr: { kind: 'ref', id, type: available.get(id)!.type } });
+      }
+    }
+
+    plan = { kind: 'Project', input: plan, exprs: named };
+    if (distinct) plan = { kind: 'Distinct', input: plan };
+    if (keys.length > 0) plan = { kind: 'Sort', input: plan, keys };
+    plan = this.applyLimit(plan, clauses);
+    const columns = named.slice(0, visibleCount).map((n) => ({ name: n.field.name, field: n.field }));
+    if (named.length > visibleCount && !exporting) {
+      plan = { kind: 'Project', input: plan, exprs: columns.map((c) => ({ field: c.field, expr: ref(c.field) })) };
+    }
+
+    const free = freeRefs(plan);
+    if (free.size > 0 && !mode) {
+      throw ctx.error('internal', 'internal_error', `unbound field ids ${[...free].join(', ')} after binding`);
+    }
+    if (mode) {
+      const allowed = new Set<number>();
+      for (const p of mode.pulled) for (const id of refsOf(p)) allowed.add(id);
+      for (const id of free) {
+        if (!allowed.has(id)) throw ctx.unsupported('a reference to an outer query outside the WHERE clause of a subquery', select);
+      }
+    }
+    return { plan, columns };
+  }
+
+  private correlationKeys(
+    mode: CorrelationMode,
+    localIds: Set<number>,
+    groupNamed: NamedExpr[],
+    groupKeys: Map<string, Field>,
+    inputFields: Map<number, Field>,
+  ): { outer: Expr; inner: Field }[] {
+    const keys: { outer: Expr; inner: Field }[] = [];
+    for (const p of mode.pulled) {
+      const ok = p.kind === 'call' && p.fn === 'eq';
+      if (!ok) throw this.ctx.unsupported('a correlated scalar subquery whose correlation is not an equality', this.ctx.origins.get(p));
+      const [a, b] = p.args;
+      const aLocal = [...refsOf(a)].every((id) => localIds.has(id));
+      const bLocal = [...refsOf(b)].every((id) => localIds.has(id));
+      const aOuter = [...refsOf(a)].every((id) => !localIds.has(id));
+      const bOuter = [...refsOf(b)].every((id) => !localIds.has(id));
+      let inner: Expr;
+      let outer: Expr;
+      if (aLocal && bOuter) [inner, outer] = [a, b];
+      else if (bLocal && aOuter) [inner, outer] = [b, a];
+      else throw this.ctx.unsupported('a correlated scalar subquery whose correlation mixes inner and outer columns on one side', this.ctx.origins.get(p));
+      const key = exprKey(inner);
+      let field = groupKeys.get(key);
+      if (!field) {
+        field =
+          inner.kind === 'ref' && inputFields.has(inner.id)
+            ? inputFields.get(inner.id)!
+            : { id: this.ctx.newId(), name: '?key?', type: inner.type, nullable: true };
+        groupKeys.set(key, field);
+        groupNamed.push({ field, expr: inner });
+      }
+      keys.push({ outer, inner: field });
+    }
+    // the pulled equalities become the join condition built from `keys`
+    mode.pulled.length = 0;
+    return keys;
+  }
+
+  private outputByName(node: C.Node, items: SelectItem[]): number | undefined {
+    if (node.type !== 'identifier') return undefined;
+    const part = identPart(node);
+    const matches = items.map((it, i) => ({ it, i })).filter(({ it }) => it.alias !== undefined && (part.quoted ? it.alias === part.name : it.alias.toLowerCase() === part.name.toLowerCase()));
+    if (matches.length > 1) throw this.ctx.error('user', 'ambiguous_column', `ORDER BY "${part.name}" is ambiguous`, node);
+    return matches[0]?.i;
+  }
+
+  private selectItems(select: C.SelectClause, env: ExprEnv): SelectItem[] {
+    const items: SelectItem[] = [];
+    const inputFields = new Map(env.scope.columns.map((c) => [c.field.id, c.field]));
+    for (const col of select.columns?.items ?? []) {
+      const node = col as C.Node;
+      if (node.type === 'all_columns') {
+        const cols = starColumns(env.scope.columns);
+        if (cols.length === 0 && env.scope.columns.length === 0) throw this.ctx.error('user', 'syntax_error', 'SELECT * with no tables specified is not valid', node);
+        for (const c of cols) items.push({ name: c.name, expr: ref(c.field) });
+        continue;
+      }
+      if (node.type === 'member_expr' && node.property.type === 'all_columns') {
+        const parts = nameParts(node.object);
+        if (!parts) throw this.ctx.unsupported('this * expression', node);
+        const rel = parts[parts.length - 1];
+        const cols = env.scope.columns.filter((c) => c.relation !== undefined && (rel.quoted ? c.relation === rel.name : c.relation.toLowerCase() === rel.name.toLowerCase()));
+        if (cols.length === 0) throw this.ctx.error('user', 'undefined_table', `missing FROM-clause entry for table "${rel.name}"`, node);
+        for (const c of cols) items.push({ name: c.name, expr: ref(c.field) });
+        continue;
+      }
+      if (node.type === 'except_columns' || node.type === 'replace_columns' || node.type === 'empty') throw this.ctx.unsupported('this select item', node);
+      if (node.type === 'alias') {
+        const expr = bindExpr(env, node.expr as C.Node);
+        items.push({ name: node.alias.name, alias: node.alias.name, expr: finishUnknown(this.ctx, expr) });
+        continue;
+      }
+      const expr = bindExpr(env, node);
+      items.push({ name: deriveName(node, expr, inputFields), expr: finishUnknown(this.ctx, expr) });
+    }
+    return items;
+  }
+
+  private refreshNullability(scope: Scope, plan: LogicalPlan): Scope {
+    const fields = fieldMap(outputFields(plan));
+    return scope.withColumns(scope.columns.map((c) => (fields.has(c.field.id) ? { ...c, field: { ...c.field, nullable: fields.get(c.field.id)!.nullable } } : c)));
+  }
+
+  /* ------------------------------------------------------------------ subqueries */
+
+  /** WHERE conjuncts `x [NOT] IN (SELECT …)` and `[NOT] EXISTS (SELECT …)` → semi/anti joins. */
+  private subqueryCondition(node: C.Node, scope: Scope): ((p: LogicalPlan) => LogicalPlan) | undefined {
+    const ctx = this.ctx;
+    let n = node;
+    while (n.type === 'paren_expr' && !isQuery(n.expr as C.Node)) n = n.expr as C.Node;
+    let negated = false;
+    if (n.type === 'prefix_op_expr' && kwName(n.operator) === 'NOT' && unwrap(n.expr).type === 'prefix_op_expr' && kwName((unwrap(n.expr) as C.PrefixOpExpr).operator) === 'EXISTS') {
+      negated = true;
+      n = unwrap(n.expr);
+    }
+    if (n.type === 'prefix_op_expr' && kwName(n.operator) === 'EXISTS') {
+      const sub = (n.expr as C.ParenExpr).expr as C.Node;
+      const mode: CorrelationMode = { kind: 'exists', outer: scope, pulled: [] };
+      const q = this.bindQuery(sub, mode);
+      return (plan) => ({ kind: 'Join', type: negated ? 'anti' : 'semi', left: plan, right: q.plan, ...(mode.pulled.length ? { condition: and(mode.pulled)! } : {}) });
+    }
+    if (n.type === 'binary_expr') {
+      const op = kwName(n.operator);
+      const right = n.right as C.Node;
+      if ((op === 'IN' || op === 'NOT IN') && right.type === 'paren_expr' && isQuery(right.expr as C.Node)) {
+        const env: ExprEnv = { ctx, scope, clause: 'WHERE' };
+        const x = bindExpr(env, n.left);
+        const mode: CorrelationMode = { kind: 'in', outer: scope, pulled: [] };
+        const q = this.bindQuery(right.expr as C.Node, mode);
+        if (q.columns.length !== 1) throw ctx.error('user', 'syntax_error', `subquery has too ${q.columns.length > 1 ? 'many' : 'few'} columns`, right);
+        const y = ref(q.columns[0].field);
+        const cmp = comparison(env, 'eq', x, y, n);
+        const outerNullable = (id: number) => scope.columns.find((c) => c.field.id === id)?.field.nullable ?? true;
+        let cond = cmp;
+        if (op === 'NOT IN') {
+          // x NOT IN (…) is NULL, so filters the row out, when x or any subquery value is NULL
+          const xNull = nullable(x, outerNullable);
+          const yNull = q.columns[0].field.nullable;
+          const alts: Expr[] = [cmp];
+          if (xNull) alts.push(call('is_null', [(cmp as Extract<Expr, { kind: 'call' }>).args[0]]));
+          if (yNull) alts.push(call('is_null', [(cmp as Extract<Expr, { kind: 'call' }>).args[1]]));
+          cond = alts.reduce((a, b) => call('or', [a, b]));
+        }
+        const condition = and([cond, ...mode.pulled])!;
+        return (plan) => ({ kind: 'Join', type: op === 'NOT IN' ? 'anti' : 'semi', left: plan, right: q.plan, condition });
+      }
+    }
+    return undefined;
+  }
+
+  /** Scalar subqueries: uncorrelated → Expr 'subquery'; correlated (aggregate, equality correlation) → left join. */
+  private scalarSink(scope: Scope, pending: PendingJoin[], allowCorrelated: boolean): SubquerySink {
+    return {
+      scalar: (node, queryNode, s) => {
+        const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [] };
+        const q = this.bindQuery(queryNode, mode);
+        if (q.columns.length !== 1) throw this.ctx.error('user', 'syntax_error', 'subquery must return only one column', node);
+        const out = q.columns[0].field;
+        if (!mode.keys || mode.keys.length === 0) {
+          if (mode.pulled.length > 0) throw this.ctx.unsupported('this correlated subquery', node);
+          return { kind: 'subquery', plan: q.plan, type: out.type };
+        }
+        if (!allowCorrelated) throw this.ctx.unsupported('a correlated scalar subquery here', node);
+        void scope;
+        const keys = mode.keys;
+        const condition = and(keys.map((k) => call('eq', [coerce(this.ctx, k.outer, commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type), coerce(this.ctx, ref(k.inner), commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type)])))!;
+        pending.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
+        const value: Expr = ref(out);
+        // count over no rows is 0, but the left join yields NULL there
+        const agg = findCountOutput(q.plan, out.id);
+        return agg ? call('coalesce', [value, lit(0n, t.int64)], t.int64) : value;
+      },
+    };
+  }
+}
+
+interface SelectItem {
+  readonly name: string;
+  readonly alias?: string;
+  readonly expr: Expr;
+}
+
+/** A select item that is still an unknown literal ('abc') is text, as in PostgreSQL. */
+function finishUnknown(ctx: BindContext, e: Expr): Expr {
+  if (e.kind === 'literal' && ctx.unknownLiterals.has(e)) return lit(e.value, t.string);
+  if (e.kind === 'param' && e.type.kind === 'unknown') return coerce(ctx, e, t.string);
+  return e;
+}
+
+function starColumns(columns: ColumnBinding[]): ColumnBinding[] {
+  return columns.filter((c) => !c.hidden);
+}
+
+function sameType(a: JType, b: JType): boolean {
+  return a.kind === b.kind && a.precision === b.precision && a.scale === b.scale && a.length === b.length && !!a.fixed === !!b.fixed;
+}
+
+function kwName(op: unknown): string {
+  if (typeof op === 'string') return op.toUpperCase();
+  if (Array.isArray(op)) return op.map((k) => (k as C.Keyword).name.toUpperCase()).join(' ');
+  return (op as C.Keyword).name.toUpperCase();
+}
+
+function isQuery(n: C.Node): boolean {
+  return n.type === 'select_stmt' || n.type === 'compound_select_stmt';
+}
+
+function unwrap(n: C.Node): C.Node {
+  while (n.type === 'paren_expr' && !isQuery(n.expr as C.Node)) n = n.expr as C.Node;
+  return n;
+}
+
+function splitAnd(node: C.Node): C.Node[] {
+  const n = unwrap(node);
+  if (n.type === 'binary_expr' && kwName(n.operator) === 'AND') return [...splitAnd(n.left), ...splitAnd(n.right)];
+  return [node];
+}
+
+function containsAny(e: Expr, ids: Set<number>): boolean {
+  for (const id of refsOf(e)) if (ids.has(id)) return true;
+  return false;
+}
+
+function deriveName(node: C.Node, expr: Expr, fields: Map<number, Field>): string {
+  if (expr.kind === 'ref' && (node.type === 'identifier' || node.type === 'member_expr')) return fields.get(expr.id)?.name ?? (nameParts(node)?.at(-1)?.name ?? '?column?');
+  switch (node.type) {
+    case 'identifier':
+      return node.name;
+    case 'member_expr':
+      return nameParts(node)?.at(-1)?.name ?? '?column?';
+    case 'func_call': {
+      const parts = nameParts(node.name);
+      return parts ? parts[parts.length - 1].name.toLowerCase() : '?column?';
+    }
+    case 'cast_expr':
+      return deriveName(node.args.expr.expr as C.Node, expr.kind === 'cast' ? expr.expr : expr, fields);
+    case 'cast_operator_expr':
+      return deriveName(node.left, expr.kind === 'cast' ? expr.expr : expr, fields);
+    case 'case_expr':
+      return 'case';
+    case 'extract_expr':
+      return 'extract';
+    case 'paren_expr':
+      return isQuery(node.expr as C.Node) ? '?column?' : deriveName(node.expr as C.Node, expr, fields);
+    default:
+      return '?column?';
+  }
+}
+
+/** After GROUP BY, an expression may use group keys, aggregates and windows only. */
+function rewriteGrouped(ctx: BindContext, e: Expr, groupKeys: Map<string, Field>, groupIds: Set<number>, aggIds: Set<number>, winIds: Set<number>): Expr {
+  const go = (x: Expr): Expr => {
+    const g = groupKeys.get(exprKey(x));
+    if (g) return { kind: 'ref', id: g.id, type: g.type };
+    switch (x.kind) {
+      case 'ref':
+        if (groupIds.has(x.id) || aggIds.has(x.id) || winIds.has(x.id)) return x;
+        throw ctx.error('user', 'grouping_error', `column must appear in the GROUP BY clause or be used in an aggregate function`, ctx.origins.get(x));
+      case 'call':
+        return { ...x, args: x.args.map(go) };
+      case 'in':
+        return { ...x, expr: go(x.expr), list: x.list.map(go) };
+      case 'case':
+        return {
+          ...x,
+          ...(x.operand ? { operand: go(x.operand) } : {}),
+          whens: x.whens.map((w) => ({ when: go(w.when), then: go(w.then) })),
+          ...(x.else ? { else: go(x.else) } : {}),
+        };
+      case 'cast':
+        return { ...x, expr: go(x.expr) };
+      default:
+        return x;
+    }
+  };
+  return go(e);
+}
+
+function findCountOutput(plan: LogicalPlan, id: number): boolean {
+  // the scalar subquery's value is a Project over an Aggregate; is it exactly a count?
+  let p = plan;
+  while (p.kind === 'Limit' || p.kind === 'Sort') p = p.input;
+  if (p.kind !== 'Project') return false;
+  const item = p.exprs.find((e) => e.field.id === id);
+  if (!item || item.expr.kind !== 'ref') return false;
+  const refId = item.expr.id;
+  let q: LogicalPlan = p.input;
+  while (q.kind === 'Filter' || q.kind === 'Window') q = q.input;
+  if (q.kind !== 'Aggregate') return false;
+  const agg = q.aggregates.find((a) => a.field.id === refId);
+  return !!agg && (agg.fn === 'count' || agg.fn === 'count_star');
+}
+
+class AggCollector implements AggregateSink {
+  readonly calls: AggregateCall[] = [];
+  private readonly byKey = new Map<string, AggregateCall>();
+
+  constructor(private readonly ctx: BindContext) {}
+
+  add(fn: AggFn, args: Expr[], distinct: boolean, filter: Expr | undefined, name: string): Expr {
+    const key = exprKey({ fn, args, distinct, filter } as unknown as Expr);
+    let callDef = this.byKey.get(key);
+    if (!callDef) {
+      const type = aggregateReturnType(fn, args[0]?.type);
+      // count is never NULL; every other aggregate is NULL over no rows
+      const field: Field = { id: this.ctx.newId(), name, type, nullable: fn !== 'count' && fn !== 'count_star' };
+      callDef = { field, fn, args, distinct, ...(filter ? { filter } : {}) };
+      this.byKey.set(key, callDef);
+      this.calls.push(callDef);
+    }
+    return { kind: 'ref', id: callDef.field.id, type: callDef.field.type };
+  }
+
+  ids(): Set<number> {
+    return new Set(this.calls.map((c) => c.field.id));
+  }
+}
+
+class WindowCollector implements WindowSink {
+  readonly calls: WindowCall[] = [];
+
+  constructor(private readonly ctx: BindContext) {}
+
+  add(w: Omit<WindowCall, 'field'>, type: JType, name: string): Expr {
+    const field: Field = { id: this.ctx.newId(), name, type, nullable: !['row_number', 'rank', 'dense_rank', 'count', 'count_star', 'ntile'].includes(w.fn) };
+    this.calls.push({ field, ...w });
+    return { kind: 'ref', id: field.id, type };
+  }
+
+  ids(): Set<number> {
+    return new Set(this.calls.map((c) => c.field.id));
+  }
+}
+
+export { isUnknown, numberLiteral };
