@@ -256,6 +256,50 @@ const CASES: Case[] = [
     rows: ids(3, 5, 6, 7),
     ordered: true,
   },
+  ...(
+    [
+      ['NULL functions: coalesce, nullif, IS NOT DISTINCT FROM NULL', [
+        { expr: call('coalesce', [w('n'), int(0)], t.int32), alias: 'c' },
+        { expr: call('nullif', [w('n'), int(0)], t.int32), alias: 'z' },
+        { expr: call('is_not_distinct_from', [w('n'), lit(null, t.int32)]), alias: 'isnull' },
+      ], [[1, 7, 7, false], [3, 0, null, false], [4, 0, null, true], [6, -1, -1, false]], []],
+      ['integer arithmetic: abs, neg, -, *', [
+        { expr: call('abs', [w('n')], t.int32), alias: 'a' },
+        { expr: call('neg', [w('n')], t.int32), alias: 'ng' },
+        { expr: call('sub', [w('n'), int(1)], t.int32), alias: 's' },
+        { expr: call('mul', [w('n'), int(3)], t.int32), alias: 'm' },
+      ], [[1, 7, -7, 6, 21], [3, 0, 0, -1, 0], [4, null, null, null, null], [6, 1, 1, -2, -3]], []],
+      ['decimal rounding: round, floor, ceil, abs, mod', [
+        { expr: call('round', [w('d'), int(1)], t.decimal(undefined, 1)), alias: 'r' },
+        { expr: call('floor', [w('d')], t.decimal(undefined, 0)), alias: 'f' },
+        { expr: call('ceil', [w('d')], t.decimal(undefined, 0)), alias: 'c' },
+        { expr: call('abs', [w('d')], t.decimal(10, 2)), alias: 'a' },
+        { expr: call('mod', [w('d'), lit('1', t.decimal(1, 0))], t.decimal(undefined, 2)), alias: 'm' },
+      ], [[1, '1.1', '1', '2', '1.10', '0.10'], [3, '-0.5', '-1', '0', '0.50', '-0.50'], [4, '10.0', '10', '10', '10.00', '0.00'], [6, '0.1', '0', '1', '0.05', '0.05']], ['sqlite', 'sqlserver']],
+      ['string search: position, replace (case-sensitive)', [
+        { expr: call('position', [str('bc '), w('v')], t.int32), alias: 'p' },
+        { expr: call('replace', [w('v'), str('b'), str('X')], t.string), alias: 'r' },
+      ], [[1, 0, 'aXc'], [3, 2, 'aXc '], [4, 0, 'AXc'], [6, null, null]], ['sqlserver']],
+      ['date_part quarter, day of year, day', [
+        { expr: call('date_part', [str('quarter'), w('dt')], t.float64), alias: 'q' },
+        { expr: call('date_part', [str('doy'), w('dt')], t.float64), alias: 'doy' },
+        { expr: call('date_part', [str('day'), w('dt')], t.float64), alias: 'd' },
+      ], [[1, 1, 59, 28], [3, 4, 366, 31], [4, 1, 61, 2], [6, 1, 60, 29]], []],
+    ] as const
+  ).map(
+    ([name, exprs, rows, undeclaredOn]): Case => ({
+      name,
+      query: (schema) => ({
+        select: [{ expr: w('id'), alias: 'id' }, ...exprs],
+        from: words(schema),
+        where: inList(w('id'), [int(1), int(3), int(4), int(6)]),
+        orderBy: [byId],
+      }),
+      rows: rows.map((r) => [...r]),
+      ordered: true,
+      undeclaredOn,
+    }),
+  ),
   // ---- NULL ordering ----
   ...(
     [
