@@ -1,4 +1,4 @@
-import { NO_CAPABILITIES, type Capabilities, type CatalogSnapshot } from '@junction/connectors';
+import { NO_CAPABILITIES, type Capabilities, type CatalogSnapshot, type TableInfo } from '@junction/connectors';
 import type { RegisteredSource } from '../api.js';
 import type { LogicalPlan, TableRef } from '../plan/logical.js';
 
@@ -33,12 +33,12 @@ export function capabilitiesOf(ctx: OptimizeInput, source: string): Capabilities
   return ctx.sources.get(source)?.capabilities ?? NO_CAPABILITIES;
 }
 
+export function tableInfo(ctx: OptimizeInput, table: TableRef): TableInfo | undefined {
+  const catalog = ctx.sources.get(table.source)?.catalog;
+  return catalog?.tables.find((t) => t.name === table.table && t.schema === table.schema && (table.catalog === undefined || t.catalog === table.catalog));
+}
+
 /** Row count from the source's catalog statistics; undefined when the engine keeps none. */
 export function tableRowCount(ctx: OptimizeInput, table: TableRef): number | undefined {
-  const catalog = ctx.sources.get(table.source)?.catalog;
-  if (!catalog) return undefined;
-  const hit = catalog.tables.find(
-    (t) => t.name === table.table && t.schema === table.schema && (table.catalog === undefined || t.catalog === table.catalog),
-  );
-  return hit?.rowCount;
+  return tableInfo(ctx, table)?.rowCount;
 }

@@ -1,6 +1,6 @@
 import type { Expr, LogicalPlan } from '../plan/logical.js';
 import { children } from '../plan/fields.js';
-import { tableRowCount, type OptimizeInput } from './context.js';
+import { tableInfo, tableRowCount, type OptimizeInput } from './context.js';
 import { conjuncts, isConstant } from './exprs.js';
 
 /** Rows assumed for a table whose source keeps no statistics. */
@@ -51,11 +51,14 @@ function joinRows(join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizeInp
   const l = estimateRows(join.left, ctx);
   const r = estimateRows(join.right, ctx);
   let rows = l * r;
+  let equi = false;
   for (const c of join.condition ? conjuncts(join.condition) : []) {
     if (c.kind === 'call' && c.fn === 'eq' && c.args[0].kind === 'ref' && c.args[1].kind === 'ref') {
-      // distinct keys ≈ rows of the table the key column comes from (keys are mostly unique)
-      const ndv = Math.max(baseRows(c.args[0].id, join, ctx) ?? Math.max(l, r), baseRows(c.args[1].id, join, ctx) ?? Math.max(l, r));
-      rows /= Math.max(1, ndv);
+      // |L ⋈ R| = |L|·|R| / max(ndv): a unique key's ndv is its table's rows; for other
+      // columns the bigger input stands in (a foreign key joins at most once per key)
+      const ndv = Math.max(uniqueRows(c.args[0].id, join, ctx) ?? 0, uniqueRows(c.args[1].id, join, ctx) ?? 0);
+      rows /= Math.max(1, ndv > 0 ? ndv : equi ? 1 : Math.max(l, r));
+      equi = true;
     } else rows *= 0.5;
   }
   switch (join.type) {
@@ -73,12 +76,21 @@ function joinRows(join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizeInp
   }
 }
 
-/** Rows of the base table that produces field `id`, if it comes straight from a scan. */
-export function baseRows(id: number, plan: LogicalPlan, ctx: OptimizeInput): number | undefined {
-  if (plan.kind === 'Scan') return plan.fields.some((f) => f.id === id) ? scanRows(plan, ctx) : undefined;
-  if (plan.kind === 'Remote') return baseRows(id, plan.plan, ctx);
+/** Rows of the base table when field `id` is its single-column primary key (so ndv = rows). */
+export function uniqueRows(id: number, plan: LogicalPlan, ctx: OptimizeInput): number | undefined {
+  if (plan.kind === 'Scan') {
+    const i = plan.fields.findIndex((f) => f.id === id);
+    if (i < 0) return undefined;
+    const info = tableInfo(ctx, plan.table);
+    const pk = info?.primaryKey;
+    const unique = (pk?.length === 1 && pk[0] === plan.columns[i]) || !!info?.indexes.some((x) => x.unique && x.columns.length === 1 && x.columns[0] === plan.columns[i]);
+    return unique ? scanRows(plan, ctx) : undefined;
+  }
+  if (plan.kind === 'Remote') return uniqueRows(id, plan.plan, ctx);
+  // keys passed through a projection keep their id; an aggregate's groups are no longer rows of the table
+  if (plan.kind === 'Aggregate') return undefined;
   for (const c of children(plan)) {
-    const n = baseRows(id, c, ctx);
+    const n = uniqueRows(id, c, ctx);
     if (n !== undefined) return n;
   }
   return undefined;
@@ -91,15 +103,17 @@ function selectivity(predicate: Expr, input: LogicalPlan, ctx: OptimizeInput): n
 }
 
 function conjunctSelectivity(c: Expr, input: LogicalPlan, ctx: OptimizeInput): number {
-  void input;
-  void ctx;
   if (c.kind === 'in') return c.negated ? 0.9 : Math.min(0.5, 0.05 * c.list.length);
   if (c.kind !== 'call') return 0.5;
   const [a, b] = c.args;
   switch (c.fn) {
-    case 'eq':
-      // no column statistics beyond row counts: a 1-in-20 value, the classic default
-      return (a && isConstant(a)) || (b && isConstant(b)) ? 0.05 : 0.1;
+    case 'eq': {
+      const column = a?.kind === 'ref' && b && isConstant(b) ? a : b?.kind === 'ref' && a && isConstant(a) ? b : undefined;
+      if (column?.kind !== 'ref') return 0.1;
+      // a unique key matches one row; otherwise no column statistics: a 1-in-100 value
+      const unique = uniqueRows(column.id, input, ctx);
+      return unique !== undefined ? 1 / Math.max(1, unique) : 0.01;
+    }
     case 'ne':
       return 0.9;
     case 'lt':

@@ -1,0 +1,83 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Value } from '@junction/connectors';
+import { Catalog } from '../../src/catalog/catalog.js';
+import { sourcesFromRegistered } from '../../src/optimizer/context.js';
+import { optimize } from '../../src/optimizer/driver.js';
+import type { LogicalPlan } from '../../src/plan/logical.js';
+import { printPlan } from '../../src/plan/print.js';
+import { toRemoteQuery } from '../../src/physical/remote-query.js';
+import { bind } from '../../src/sql/bind.js';
+import { LAYOUTS, registeredSources } from './fixtures.js';
+
+/**
+ * Whole-plan golden files: every JDV query (federated form) bound from its SQL, optimized
+ * against each capability layout, printed with each Remote's SQL as the real dialect renders
+ * it. Field ids are renumbered in order of appearance so a binder change that only shifts
+ * ids does not churn the files. UPDATE_GOLDEN=1 rewrites them; review the diff.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+const jdvDir = join(here, '../../../../../shared/workload/jdv');
+const workload = existsSync(jdvDir) ? jdvDir : '/work/shared/workload/jdv';
+const update = process.env.UPDATE_GOLDEN === '1';
+
+/** $1 for query H: one customer key. */
+const PARAMS: Record<string, Value[]> = { H: [42] };
+
+const queries = readdirSync(workload)
+  .filter((f) => f.endsWith('.federated.sql'))
+  .map((f) => f.replace('.federated.sql', ''))
+  .sort();
+
+describe.each(Object.keys(LAYOUTS))('JDV golden plans, layout %s', (layout) => {
+  const registered = registeredSources(layout);
+  const catalog = new Catalog(registered);
+  const input = { sources: sourcesFromRegistered(registered), options: { pushdown: true } };
+
+  it.each(queries)('query %s', (q) => {
+    const sql = readFileSync(join(workload, `${q}.federated.sql`), 'utf8').trim();
+    const bound = bind(sql, catalog, {});
+    const plan = optimize(bound.plan, input);
+    const text = goldenText(q, layout, sql, plan, PARAMS[q] ?? [], registered);
+    const file = join(here, 'jdv', layout, `${q}.plan`);
+    if (update || !existsSync(file)) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    }
+    expect(text).toBe(readFileSync(file, 'utf8'));
+  });
+});
+
+function goldenText(q: string, layout: string, sql: string, plan: LogicalPlan, params: Value[], registered: ReturnType<typeof registeredSources>): string {
+  const remotes: Extract<LogicalPlan, { kind: 'Remote' }>[] = [];
+  const visit = (p: LogicalPlan): void => {
+    if (p.kind === 'Remote') {
+      remotes.push(p);
+      return;
+    }
+    if (p.kind === 'Join' || p.kind === 'SetOp') {
+      visit(p.left);
+      visit(p.right);
+    } else if (p.kind !== 'Scan' && p.kind !== 'Values') visit(p.input);
+  };
+  visit(plan);
+  const lines = [`-- JDV query ${q}, federated form, layout ${layout}${params.length ? `, params ${JSON.stringify(params)}` : ''}`, sql, '', '== optimized plan', printPlan(plan), '', '== source queries'];
+  remotes.forEach((r, i) => {
+    const source = registered.find((s) => s.name === r.source)!;
+    const rendered = source.connector.render(toRemoteQuery(r, params));
+    lines.push(`[${i + 1}] ${r.source} (${source.connector.engine})`, rendered.sql);
+    if (rendered.params.length) lines.push(`params: ${rendered.params.map((v) => (typeof v === 'bigint' ? `${v}` : JSON.stringify(v))).join(', ')}`);
+  });
+  return canonicalIds(lines.join('\n')) + '\n';
+}
+
+/** name#17 → name#1, … in order of first appearance. */
+function canonicalIds(text: string): string {
+  const map = new Map<string, number>();
+  return text.replace(/([A-Za-z_][\w]*)#(\d+)/g, (_m, name: string, id: string) => {
+    if (!map.has(id)) map.set(id, map.size + 1);
+    return `${name}#${map.get(id)}`;
+  });
+}
