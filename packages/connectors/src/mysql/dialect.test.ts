@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { SourceSemantics } from '../contract/catalog.js';
+import { t, type JType } from '../contract/types.js';
+import { exactCollationFor, MysqlDialect } from './dialect.js';
+
+const probed = (serverVersion: string): SourceSemantics => ({
+  serverVersion,
+  defaultCollation: 'utf8mb4_general_ci',
+  caseSensitive: false,
+  accentSensitive: false,
+  padSpace: true,
+  timeZone: 'SYSTEM',
+  maxBindParams: 65535,
+  maxIdentifierLength: 64,
+});
+
+describe('MySQL dialect', () => {
+  it('chooses the NO PAD binary collation by server flavour', () => {
+    expect(exactCollationFor(probed('10.11.6-MariaDB-0+deb12u1'))).toEqual({ name: 'utf8mb4_nopad_bin', noPad: true });
+    expect(exactCollationFor(probed('8.0.36'))).toEqual({ name: 'utf8mb4_0900_bin', noPad: true });
+    expect(exactCollationFor(probed('8.4.0-commercial'))).toEqual({ name: 'utf8mb4_0900_bin', noPad: true });
+    expect(exactCollationFor(probed('5.7.44-log'))).toEqual({ name: 'utf8mb4_bin', noPad: false });
+    expect(exactCollationFor(undefined)).toEqual({ name: 'utf8mb4_bin', noPad: false });
+  });
+
+  it('maps CAST targets; types without an exact MySQL equivalent have none', () => {
+    const d = new MysqlDialect();
+    const cases: [JType, string | undefined][] = [
+      [t.int32, 'SIGNED'],
+      [t.int64, 'SIGNED'],
+      [t.decimal(15, 2), 'DECIMAL(15,2)'],
+      [t.decimal(), undefined],
+      [t.float64, 'DOUBLE'],
+      [t.float32, undefined],
+      [t.varchar(5), 'CHAR(5)'],
+      [t.date, 'DATE'],
+      [t.timestamp, 'DATETIME(6)'],
+      [t.time, 'TIME(6)'],
+      [t.bool, undefined],
+      [t.timestamptz, undefined],
+    ];
+    expect(cases.map(([type]) => d.castType(type))).toEqual(cases.map(([, name]) => name));
+  });
+
+  it('quotes with backticks, doubling them', () => {
+    expect(new MysqlDialect().quoteIdentifier('a`b')).toBe('`a``b`');
+    expect(new MysqlDialect().quoteIdentifier('`; DROP TABLE x; --')).toBe('```; DROP TABLE x; --`');
+  });
+});
