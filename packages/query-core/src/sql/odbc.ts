@@ -64,8 +64,8 @@ export function rewriteOdbc(sql: string): Rewritten {
         });
       }
       const kw = KEYWORDS[m[1].toLowerCase()];
-      replace(i, i + m[0].length, kw ? kw + ' ' : '');
       open.push(i);
+      replace(i, i + m[0].length, kw ? kw + ' ' : '');
     } else if (c === '}' && open.length > 0) {
       open.pop();
       replace(i, i + 1, '');

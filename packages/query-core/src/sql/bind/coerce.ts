@@ -3,6 +3,7 @@ import type { JType, ScalarFn, Value } from '@junction/connectors';
 import type { Node } from 'sql-parser-cst';
 import type { Expr, Field } from '../../plan/logical.js';
 import { castValue } from '../../expr/cast.js';
+import { compileExpr } from '../../expr/compile.js';
 import { commonSupertype, scalarReturnType } from '../../expr/types.js';
 import type { BindContext } from './context.js';
 import { typeText } from './context.js';
@@ -180,4 +181,21 @@ export function nullable(e: Expr, fieldNullable: (id: number) => boolean): boole
 /** A stable text key for structural equality of expressions (GROUP BY matching, dedup). */
 export function exprKey(e: Expr): string {
   return JSON.stringify(e, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+}
+
+const VOLATILE = new Set(['current_date', 'current_timestamp']);
+
+/**
+ * Evaluates a call over constants now (date '1993-07-01' + interval '3' month becomes a
+ * timestamp constant), so predicates reach sources as column-vs-constant comparisons.
+ * Anything that fails to evaluate is left for run time, where it raises its error only if reached.
+ */
+export function fold(e: Expr): Expr {
+  if (e.kind !== 'call' || VOLATILE.has(e.fn) || !e.args.every((a) => a.kind === 'literal')) return e;
+  if (e.type.kind === 'null' || e.type.kind === 'unknown') return e;
+  try {
+    return lit(compileExpr(e, new Map())([], []), e.type);
+  } catch {
+    return e;
+  }
 }

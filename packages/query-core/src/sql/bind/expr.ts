@@ -7,7 +7,7 @@ import { formatInterval, parseInterval } from '../../expr/datetime.js';
 import { aggregateReturnType, commonSupertype, parseTypeName, windowReturnType } from '../../expr/types.js';
 import type { BindContext } from './context.js';
 import { typeText } from './context.js';
-import { call, coerce, isUnknown, lit, unify } from './coerce.js';
+import { call, coerce, fold, isUnknown, lit, unify } from './coerce.js';
 import { AGGREGATES, SCALARS, WINDOWS, arithmeticCall, textArg } from './functions.js';
 import type { Scope } from './scope.js';
 
@@ -272,7 +272,7 @@ function binary(env: ExprEnv, node: C.BinaryExpr): Expr {
     case '||': {
       const a = bindExpr(env, node.left);
       const b = bindExpr(env, node.right);
-      return call('concat', [textArg(ctx, a, node.left), textArg(ctx, b, node.right)], t.string);
+      return fold(call('concat', [textArg(ctx, a, node.left), textArg(ctx, b, node.right)], t.string));
     }
     case '^':
       return SCALARS.power(ctx, [bindExpr(env, node.left), bindExpr(env, node.right)], [node.left, node.right], node);
@@ -515,7 +515,7 @@ function funcCall(env: ExprEnv, node: C.FuncCall): Expr {
   const handler = SCALARS[name];
   if (!handler) throw ctx.unsupported(`function ${name}()`, node.name);
   const args = argNodes.map((a) => bindExpr(env, a));
-  return handler(ctx, args, argNodes, node);
+  return fold(handler(ctx, args, argNodes, node));
 }
 
 function windowCall(env: ExprEnv, node: C.FuncCall, name: string, argNodes: C.Node[]): Expr {

@@ -5,7 +5,7 @@ import type { Expr } from '../../plan/logical.js';
 import { arithmeticType, isNumeric } from '../../expr/types.js';
 import type { BindContext } from './context.js';
 import { typeText } from './context.js';
-import { call, coerce, isUnknown, lit, unify } from './coerce.js';
+import { call, coerce, fold, isUnknown, lit, unify } from './coerce.js';
 
 /** SQL aggregate names → the closed aggregate list. */
 export const AGGREGATES: Record<string, AggFn> = {
@@ -215,5 +215,5 @@ function coerceArithmetic(ctx: BindContext, fn: 'add' | 'sub' | 'mul' | 'div' | 
   }
   const left = a.type.kind === at.left.kind ? a : coerce(ctx, a, at.left);
   const right = b.type.kind === at.right.kind ? b : coerce(ctx, b, at.right);
-  return { kind: 'call', fn, args: [left, right], type: at.result };
+  return fold({ kind: 'call', fn, args: [left, right], type: at.result });
 }
