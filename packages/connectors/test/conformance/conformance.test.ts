@@ -109,6 +109,23 @@ const CASES: Case[] = [
     undeclaredOn: ['sqlserver'],
   },
   {
+    name: 'LIKE escapes: \\% and \\_ match themselves only',
+    query: (schema) => ({
+      select: [
+        { expr: w('id'), alias: 'id' },
+        { expr: call('like', [str('50%'), str('50\\%')]), alias: 'pct' },
+        { expr: call('like', [str('50x'), str('50\\%')]), alias: 'pct_other' },
+        { expr: call('like', [str('a_c'), str('a\\_c')]), alias: 'us' },
+        { expr: call('like', [str('abc'), str('a\\_c')]), alias: 'us_other' },
+        { expr: call('like', [str('a\\b'), str('a\\\\b')]), alias: 'backslash' },
+      ],
+      from: words(schema),
+      where: call('eq', [w('id'), int(1)]),
+    }),
+    rows: [[1, true, false, true, false, true]],
+    undeclaredOn: ['sqlserver'],
+  },
+  {
     name: 'IN on strings is exact',
     query: idsWhere(inList(w('v'), [str('abc'), str('é')])),
     rows: ids(1, 8),
