@@ -11,18 +11,23 @@ export interface Target {
   readonly secrets: readonly (string | undefined)[];
 }
 
-function errno(err: unknown): string | undefined {
-  const e = err as { code?: unknown; errno?: unknown; cause?: unknown; errors?: unknown } | null;
-  if (!e) return undefined;
-  if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
-  // net.connect with several addresses reports an AggregateError
+const NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'ECONNRESET']);
+
+/**
+ * The socket error code inside a driver error: drivers wrap it (tedious: ESOCKET with a
+ * cause; net.connect over several addresses: an AggregateError with `errors`).
+ */
+function errno(err: unknown, depth = 0): string | undefined {
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown } | null;
+  if (!e || typeof e !== 'object' || depth > 4) return undefined;
+  if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return e.code;
   if (Array.isArray(e.errors)) {
     for (const inner of e.errors) {
-      const c = errno(inner);
+      const c = errno(inner, depth + 1);
       if (c) return c;
     }
   }
-  if (e.cause && e.cause !== err) return errno(e.cause);
+  if (e.cause && e.cause !== err) return errno(e.cause, depth + 1);
   return undefined;
 }
 

@@ -1,0 +1,319 @@
+import { Connection, Request, type ConnectionConfiguration } from 'tedious';
+
+type ColumnMetadata = { colName: string; type: { name: string }; precision?: number; scale?: number; dataLength?: number };
+import type { Capabilities } from '../contract/capabilities.js';
+import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
+import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
+import { JunctionError } from '../contract/errors.js';
+import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
+import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
+import { BatchQueue } from '../runtime/batch-queue.js';
+import { authDiagnosis, databaseMissingDiagnosis, diagnoseNetworkError, timeoutDiagnosis, tlsRequiredDiagnosis, unknownDiagnosis, withDeadline, type FailedDiagnosis, type Target } from '../runtime/diagnosis.js';
+import { sourceError } from '../runtime/errors.js';
+import { ResourcePool } from '../runtime/pool.js';
+import { StatementControl } from '../runtime/statement-control.js';
+import { renderFor } from '../sql/dialects.js';
+import { capabilitiesFor } from './capabilities.js';
+import { withTextTransport } from './exact-transport.js';
+import { introspectSqlServer } from './introspect.js';
+import { decodeNative, mapTediousType } from './type-map.js';
+import { bulkColumn, bulkValue, parameterFor } from './values.js';
+
+type NativeValue = Parameters<typeof decodeNative>[0];
+type Cell = { value: NativeValue; metadata: ColumnMetadata };
+
+function metaType(m: ColumnMetadata): JType {
+  const x = m as unknown as { type: { name: string }; precision?: number; scale?: number; dataLength?: number };
+  return mapTediousType(x.type.name, x.precision, x.scale, x.dataLength).type;
+}
+
+/**
+ * SQL Server through tedious. tedious has no pool, so runtime/pool.ts keeps one; a
+ * connection runs one request at a time, rows arrive as events and are paused/resumed
+ * through the batch queue; cancel() sends TDS attention, which leaves the connection usable.
+ */
+export class SqlServerConnector implements Connector {
+  readonly name: string;
+  readonly engine = 'sqlserver' as const;
+  readonly warnings: string[] = [];
+  private semantics: SourceSemantics | undefined;
+  private readonly pool: ResourcePool<Connection>;
+  private readonly host: string;
+  private readonly port: number;
+  private readonly connectTimeoutMs: number;
+  private readonly secrets: readonly (string | undefined)[];
+
+  constructor(private readonly config: SourceConfig) {
+    this.name = config.name;
+    this.host = config.host ?? '127.0.0.1';
+    this.port = config.port ?? 1433;
+    this.connectTimeoutMs = config.options?.connectTimeoutMs ?? 10_000;
+    this.secrets = [config.password];
+    const p = config.options?.pool;
+    this.pool = new ResourcePool<Connection>(
+      {
+        create: () => this.open(),
+        destroy: (c) => c.close(),
+        healthy: (c) => (c as unknown as { closed?: boolean }).closed !== true,
+      },
+      p?.max ?? 10,
+      p?.idleTimeoutMs ?? 30_000,
+      p?.maxLifetimeMs ?? 30 * 60_000,
+    );
+  }
+
+  private connectionConfig(): ConnectionConfiguration {
+    const tls = this.config.options?.tls;
+    return {
+      server: this.host,
+      authentication: { type: 'default', options: { userName: this.config.user, password: this.config.password ?? '' } },
+      options: {
+        port: this.port,
+        database: this.config.database,
+        encrypt: tls?.enabled ?? false,
+        trustServerCertificate: tls?.enabled ? !(tls.rejectUnauthorized ?? true) : true,
+        ...(tls?.ca ? { cryptoCredentialsDetails: { ca: tls.ca } } : {}),
+        connectTimeout: this.connectTimeoutMs,
+        // statement timeouts are Junction's (StatementControl), not the driver's
+        requestTimeout: 0,
+        useUTC: true,
+        useColumnNames: false,
+        rowCollectionOnRequestCompletion: false,
+      },
+    };
+  }
+
+  private open(): Promise<Connection> {
+    return new Promise((resolve, reject) => {
+      const c = new Connection(this.connectionConfig());
+      const onEnd = (): void => {
+        (c as unknown as { closed: boolean }).closed = true;
+      };
+      c.on('end', onEnd);
+      c.on('error', onEnd);
+      c.connect((err) => (err ? reject(err) : resolve(c)));
+    });
+  }
+
+  private get target(): Target {
+    return { source: this.name, host: this.host, port: this.port, connectTimeoutMs: this.connectTimeoutMs, secrets: this.secrets };
+  }
+
+  capabilities(): Capabilities {
+    return capabilitiesFor(this.semantics);
+  }
+
+  /** Renders with the dialect; DECIMAL and date/time select items travel as server-side text (exact-transport.ts). */
+  render(query: RemoteQuery): RenderedQuery {
+    const rendered = renderFor(this.engine, withTextTransport(query), this.semantics);
+    const columns = query.select.map((s) => ({ name: s.alias, type: s.expr.type, nullable: true }));
+    return { ...rendered, columns };
+  }
+
+  diagnose(err: unknown): FailedDiagnosis {
+    return diagnoseTedious(err, this.target, this.config);
+  }
+
+  async test(): Promise<ConnectionDiagnosis> {
+    const started = performance.now();
+    let conn: Connection | undefined;
+    try {
+      const attempt = this.open().then(async (c) => {
+        conn = c;
+        return (await this.query(c, `SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128))`, [])).rows[0][0];
+      });
+      const r = await withDeadline(attempt, this.connectTimeoutMs + 250);
+      if ('timedOut' in r) return timeoutDiagnosis(this.target);
+      return { ok: true, serverVersion: String(r.value), latencyMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      return this.diagnose(err);
+    } finally {
+      conn?.close();
+    }
+  }
+
+  private async acquire(control?: StatementControl): Promise<Connection> {
+    let c: Connection;
+    try {
+      c = await this.pool.acquire();
+    } catch (err) {
+      const d = this.diagnose(err);
+      throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
+    }
+    if (control?.stopped) {
+      this.pool.release(c);
+      throw control.error();
+    }
+    return c;
+  }
+
+  /** One whole request, rows collected (catalog queries, execute()). */
+  private query(c: Connection, sql: string, params: readonly Value[]): Promise<{ rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number }> {
+    return new Promise((resolve, reject) => {
+      const rows: NativeValue[][] = [];
+      let meta: ColumnMetadata[] = [];
+      const req = new Request(sql, (err, rowCount) => (err ? reject(err) : resolve({ rows, meta, rowCount: rowCount ?? rows.length })));
+      params.forEach((v, i) => {
+        const p = parameterFor(v);
+        req.addParameter(`p${i + 1}`, p.type, p.value, p.options);
+      });
+      req.on('columnMetadata', (m) => (meta = (Array.isArray(m) ? m : Object.values(m)) as ColumnMetadata[]));
+      req.on('row', (cols) => rows.push((cols as Cell[]).map((x) => x.value)));
+      c.execSql(req);
+    });
+  }
+
+  private failure(err: unknown, control: StatementControl | undefined, what: string): JunctionError {
+    if (control?.stopped) return control.error();
+    return sourceError(this.name, err, this.secrets, what);
+  }
+
+  async probe(): Promise<SourceSemantics> {
+    const r = await this.execute(
+      `SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)),
+              CAST(DATABASEPROPERTYEX(DB_NAME(), 'Collation') AS nvarchar(128)),
+              CASE WHEN 'a' = 'A' THEN 1 ELSE 0 END,
+              CASE WHEN N'é' = N'e' THEN 1 ELSE 0 END,
+              CASE WHEN 'a' = 'a ' THEN 1 ELSE 0 END,
+              DATENAME(TZOFFSET, SYSDATETIMEOFFSET())`,
+    );
+    const row = r.rows[0];
+    this.semantics = {
+      serverVersion: String(row[0]),
+      defaultCollation: String(row[1]),
+      caseSensitive: Number(row[2]) === 0,
+      accentSensitive: Number(row[3]) === 0,
+      padSpace: Number(row[4]) === 1,
+      timeZone: String(row[5]),
+      // 2100 per request, one kept for sp_executesql's statement text
+      maxBindParams: 2099,
+      maxIdentifierLength: 128,
+    };
+    return this.semantics;
+  }
+
+  async introspect(): Promise<CatalogSnapshot> {
+    const c = await this.acquire();
+    try {
+      const snap = await introspectSqlServer(async (sql) => (await this.query(c, sql, [])).rows, this.config.options?.schema);
+      this.warnings.push(...snap.warnings);
+      return snap;
+    } catch (err) {
+      throw sourceError(this.name, err, this.secrets, 'introspection');
+    } finally {
+      this.pool.release(c);
+    }
+  }
+
+  async *stream(query: RenderedQuery, options: StreamOptions = {}): AsyncIterable<Batch> {
+    const batchSize = options.batchSize ?? 1024;
+    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.config.options?.statementTimeoutMs);
+    let c: Connection | undefined;
+    let queue: BatchQueue<NativeValue[]> | undefined;
+    let healthy = true;
+    try {
+      c = await this.acquire(control);
+      const conn = c;
+      let meta: ColumnMetadata[] = [];
+      const req = new Request(query.sql, (err) => (err ? q.fail(err) : q.end()));
+      const q = new BatchQueue<NativeValue[]>(batchSize, () => req.pause(), () => req.resume());
+      queue = q;
+      query.params.forEach((v, i) => {
+        const p = parameterFor(v);
+        req.addParameter(`p${i + 1}`, p.type, p.value, p.options);
+      });
+      req.on('columnMetadata', (m) => (meta = (Array.isArray(m) ? m : Object.values(m)) as ColumnMetadata[]));
+      req.on('row', (cols) => q.push((cols as Cell[]).map((x) => x.value)));
+      control.setCanceller(() => conn.cancel());
+      conn.execSql(req);
+      let types: JType[] | undefined;
+      for (;;) {
+        let raws: NativeValue[][] | undefined;
+        try {
+          raws = await q.next();
+        } catch (err) {
+          throw this.failure(err, control, 'query');
+        }
+        control.throwIfStopped();
+        if (!raws) break;
+        types ??= meta.map((m, i) => query.columns[i]?.type ?? metaType(m));
+        const t = types;
+        yield { rows: raws.map((raw) => raw.map((v, i) => decodeNative(v, t[i]))) };
+        control.throwIfStopped();
+      }
+    } finally {
+      control.dispose();
+      if (c && queue && !queue.finished) {
+        c.cancel();
+        await queue.drain();
+      }
+      if (c) this.pool.release(c, !healthy);
+    }
+  }
+
+  async execute(sql: string, params: readonly Value[] = []): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
+    const control = new StatementControl(this.name, undefined, this.config.options?.statementTimeoutMs);
+    const c = await this.acquire(control);
+    control.setCanceller(() => c.cancel());
+    try {
+      let r: { rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number };
+      try {
+        r = await this.query(c, sql, params);
+      } catch (err) {
+        throw this.failure(err, control, 'statement');
+      }
+      const types = r.meta.map(metaType);
+      return {
+        rowCount: r.rowCount,
+        rows: r.rows.map((raw) => raw.map((v, i) => decodeNative(v, types[i]))),
+        columns: r.meta.map((m, i) => ({ name: (m as unknown as { colName: string }).colName, type: types[i], nullable: true })),
+      };
+    } finally {
+      control.dispose();
+      this.pool.release(c);
+    }
+  }
+
+  /** tedious's BulkLoad (the TDS bulk insert), fed from the batches as an async iterable. */
+  async bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
+    const target = (table.schema ? `[${table.schema.replace(/]/g, ']]')}].` : '') + `[${table.name.replace(/]/g, ']]')}]`;
+    const c = await this.acquire();
+    let healthy = true;
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        const bulk = c.newBulkLoad(target, { keepNulls: true }, (err, rowCount) => (err ? reject(err) : resolve(rowCount ?? 0)));
+        for (const col of table.columns) {
+          const b = bulkColumn(col.type);
+          bulk.addColumn(col.name, b.type, { nullable: col.nullable, ...b.options });
+        }
+        const converters = table.columns.map((col) => bulkValue(col.type));
+        async function* flat(): AsyncIterable<unknown[]> {
+          for await (const batch of rows) for (const row of batch) yield row.map((v, i) => converters[i](v));
+        }
+        c.execBulkLoad(bulk, flat());
+      });
+    } catch (err) {
+      healthy = false;
+      throw sourceError(this.name, err, this.secrets, `bulk load into ${table.name}`);
+    } finally {
+      this.pool.release(c, !healthy);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** tedious wraps socket errors in ConnectionError('…', 'ESOCKET') with the socket error as its cause. */
+export function diagnoseTedious(err: unknown, t: Target, config: SourceConfig): FailedDiagnosis {
+  const e = err as { code?: string; message?: string; cause?: { code?: string } };
+  const msg = e?.message ?? '';
+  const net = diagnoseNetworkError(err, t);
+  if (net) return net;
+  if (e?.code === 'ETIMEOUT') return timeoutDiagnosis(t);
+  if (/Cannot open database/i.test(msg)) return databaseMissingDiagnosis(t, config.database);
+  if (e?.code === 'ELOGIN' || /Login failed/i.test(msg)) return authDiagnosis(t, config.user);
+  if (/encrypt/i.test(msg) && !config.options?.tls?.enabled) return tlsRequiredDiagnosis(t);
+  return unknownDiagnosis(t, err);
+}
