@@ -6,20 +6,20 @@
  * while 8 users run G. Each is measured direct (raw SQL on the one-database PostgreSQL
  * copy), through Junction over that single source (use case 1), and through Junction over
  * the four-source layout (dbA, dbB on PostgreSQL; dbC, dbD on MariaDB).
- * Data comes from @junction/tpch's loader, which skips targets already loaded at this scale.
+ * Data comes from @junction/tpch's loader into databases of the benchmark's own
+ * (jbench_<sf>_a … _d, jbench_<sf>_direct), so tests loading the shared demo databases
+ * never disturb it; a target already loaded at this scale is skipped.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createConnector, type Connector, type SourceConfig, type Value } from '@junction/connectors';
+import { LAYOUTS, loadTpch, type LoadTarget } from '@junction/tpch';
+import mysql from 'mysql2/promise';
 import { Engine } from '../src/engine.js';
 import { rewriteOdbc } from '../src/sql/odbc.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = join(here, '..', '..', '..');
 const workload = '/work/shared/workload/jdv';
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
 const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
@@ -109,9 +109,21 @@ function fmt(ms: number): string {
 }
 
 async function main(): Promise<void> {
+  const tag = `jbench_${String(sf).replace('.', '_')}`;
+  const dbName = (target: string): string => `${tag}_${target === 'direct' ? 'direct' : target.slice(2).toLowerCase()}`;
+  const placement: Record<string, string> = { dbA: PG_URL, dbB: PG_URL, dbC: MYSQL_URL, dbD: MYSQL_URL, direct: PG_URL };
+  await ensureDatabases(Object.entries(placement).map(([t, url]) => [url, dbName(t)]));
   if (!args['skip-load']) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(repo, 'packages/tpch/src/cli.ts'), '--sf', String(sf), '--layout', 'all'], { stdio: 'inherit', cwd: repo });
-    if (r.status !== 0) throw new Error('loading the TPC-H data failed');
+    const loaders: Connector[] = [];
+    const targets: LoadTarget[] = [...LAYOUTS.jdv, ...LAYOUTS.single].map((t) => {
+      const c = createConnector(config(t.name, placement[t.name], dbName(t.name)));
+      loaders.push(c);
+      return { name: t.name, connector: c, tables: t.tables };
+    });
+    const t0 = performance.now();
+    const results = await loadTpch(targets, { sf, concurrency: 2 });
+    process.stderr.write(`data: ${results.map((r) => `${r.target} ${r.skipped ? 'already loaded' : `loaded in ${r.seconds.toFixed(0)}s`}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(0)}s)\n`);
+    await Promise.allSettled(loaders.map((c) => c.close()));
   }
   const connectors: Connector[] = [];
   const connect = async (name: string, url: string, db: string) => {
@@ -122,16 +134,13 @@ async function main(): Promise<void> {
     return { name, connector: c, catalog, semantics };
   };
   const single = new Engine();
-  single.addSource(await connect('direct', PG_URL, 'tpch_direct'));
+  single.addSource(await connect('direct', PG_URL, dbName('direct')));
   const fed = new Engine();
-  fed.addSource(await connect('dbA', PG_URL, 'jdv_a'));
-  fed.addSource(await connect('dbB', PG_URL, 'jdv_b'));
-  fed.addSource(await connect('dbC', MYSQL_URL, 'jdv_c'));
-  fed.addSource(await connect('dbD', MYSQL_URL, 'jdv_d'));
+  for (const t of ['dbA', 'dbB', 'dbC', 'dbD']) fed.addSource(await connect(t, placement[t], dbName(t)));
 
   const directPool = new pg.Pool({ connectionString: (() => {
     const u = new URL(PG_URL);
-    u.pathname = '/tpch_direct';
+    u.pathname = '/' + dbName('direct');
     return u.toString();
   })(), max: 16 });
   const direct = async (sql: string, params: readonly Value[] = []): Promise<number> => {
@@ -152,7 +161,7 @@ async function main(): Promise<void> {
   let totalFed = 0;
   for (const q of ['A', 'B', 'C', 'D', 'E', 'F']) {
     if (!want(q)) continue;
-    const d = await measure(() => direct(rewriteOdbc(sqlOf(q, 'direct')).sql));
+    const d = await measure(() => direct(rewriteOdbc(sqlOf(q, "direct")).text));
     const s = await measure(() => drain(single, singleSql(q)));
     const f = await measure(() => drain(fed, sqlOf(q, 'federated')));
     totalDirect += d.ms;
@@ -202,6 +211,22 @@ async function main(): Promise<void> {
   await fed.close();
   await directPool.end();
   await Promise.allSettled(connectors.map((c) => c.close()));
+}
+
+async function ensureDatabases(list: readonly (readonly [string, string])[]): Promise<void> {
+  for (const [url, db] of list) {
+    if (url.startsWith('postgres')) {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [db]);
+      if (r.rowCount === 0) await c.query(`CREATE DATABASE ${db}`);
+      await c.end();
+    } else {
+      const c = await mysql.createConnection({ uri: url });
+      await c.query(`CREATE DATABASE IF NOT EXISTS ${db}`);
+      await c.end();
+    }
+  }
 }
 
 main().then(

@@ -82,3 +82,18 @@ export function rowBytes(row: readonly Value[]): number {
   }
   return n;
 }
+
+let lastYield = performance.now();
+
+/**
+ * Lets timers and other queries run when this one has held the thread for a while: a
+ * CPU-bound operator would otherwise starve concurrent queries and never see its own
+ * timeout fire. Cheap enough to call per batch or per row of a heavy loop.
+ */
+export async function maybeYield(signal: AbortSignal): Promise<void> {
+  const now = performance.now();
+  if (now - lastYield < 10) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  lastYield = performance.now();
+  checkAborted(signal);
+}

@@ -1,6 +1,6 @@
 import type { JoinType, Row, Value } from '@junction/connectors';
 import type { NotPushed } from '../plan/logical.js';
-import { checkAborted, rowBytes, type ExecContext } from './context.js';
+import { checkAborted, maybeYield, rowBytes, type ExecContext } from './context.js';
 import type { RowFn } from './expr-fn.js';
 import { Operator, type OperatorInfo } from './operator.js';
 import { prefetch } from './prefetch.js';
@@ -51,6 +51,8 @@ export class NestedLoopJoinOp extends Operator {
         checkAborted(ctx.signal);
         const out: Row[] = [];
         for (const l of batch) {
+          // one left row may meet a large inner side: stop promptly on cancel or timeout
+          if (inner.length > 256) await maybeYield(ctx.signal);
           let any = false;
           for (let i = 0; i < inner.length; i++) {
             const combined = l.concat(inner[i]);

@@ -1,6 +1,6 @@
 import type { NotPushed } from '../plan/logical.js';
 import type { Row, Value } from '@junction/connectors';
-import type { ExecContext } from './context.js';
+import { maybeYield, type ExecContext } from './context.js';
 
 export interface OperatorMetrics {
   rows: number;
@@ -37,11 +37,11 @@ export abstract class Operator {
   protected abstract run(ctx: ExecContext): AsyncIterable<Row[]>;
 
   execute(ctx: ExecContext): AsyncIterable<Row[]> {
-    return instrument(this.metrics, this.run(ctx));
+    return instrument(this.metrics, this.run(ctx), ctx.signal);
   }
 }
 
-function instrument(metrics: OperatorMetrics, source: AsyncIterable<Row[]>): AsyncIterable<Row[]> {
+function instrument(metrics: OperatorMetrics, source: AsyncIterable<Row[]>, signal: AbortSignal): AsyncIterable<Row[]> {
   metrics.started = true;
   return {
     [Symbol.asyncIterator]() {
@@ -51,6 +51,7 @@ function instrument(metrics: OperatorMetrics, source: AsyncIterable<Row[]>): Asy
           const t0 = performance.now();
           try {
             const r = await it.next();
+            await maybeYield(signal);
             if (!r.done) {
               metrics.rows += r.value.length;
               metrics.batches++;

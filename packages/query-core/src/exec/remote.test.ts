@@ -125,7 +125,10 @@ describe('DependentJoinOp', () => {
     );
     // 5 distinct keys, 2 per IN list, all lists in one statement (50 lists allowed)
     expect(ctx.statements.map((s) => [s.sql, s.params])).toEqual([
-      ['SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" AS "i" WHERE "i"."id" IN ($1, $2) OR "i"."id" IN ($3, $4) OR "i"."id" IN ($5)', [7, 3, 12, 1000, 5]],
+      [
+        'SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE ((("i"."id" IN ($1::integer, $2::integer)) OR ("i"."id" IN ($3::integer, $4::integer))) OR ("i"."id" IN ($5::integer)))',
+        [7, 3, 12, 1000, 5],
+      ],
     ]);
     expect(op.report).toEqual({ statements: 1, keys: 5 });
   });

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { JunctionError, createConnector, type Row } from '@junction/connectors';
+import { createMysqlDatabase, createPgDatabase, pgAdmin, sourceFromUrl, PG_URL, type TestDatabase } from '../test/support/databases.js';
+import { Engine } from './engine.js';
+import type { RegisteredSource } from './api.js';
+
+let pgDb: TestDatabase;
+let myDb: TestDatabase;
+let engine: Engine;
+let admin: pg.Client;
+
+async function registered(db: TestDatabase, name: string): Promise<RegisteredSource> {
+  const connector = await db.connector(name);
+  return { name, connector, catalog: await connector.introspect(), semantics: await connector.probe() };
+}
+
+async function rows(sql: string, params: unknown[] = [], extra: object = {}): Promise<Row[]> {
+  const r = await engine.query(sql, { params: params as never, ...extra });
+  const out: Row[] = [];
+  for await (const b of r.rows) out.push(...b);
+  return out;
+}
+
+beforeAll(async () => {
+  pgDb = await createPgDatabase('engine');
+  myDb = await createMysqlDatabase('engine');
+  await pgDb.exec(`CREATE TABLE customer (c_id integer PRIMARY KEY, c_name varchar(20) NOT NULL, c_nation integer)`);
+  await pgDb.exec(`INSERT INTO customer VALUES (1, 'ann', 1), (2, 'bob', 2), (3, 'cy', NULL), (4, 'dee', 1)`);
+  await pgDb.exec(`CREATE TABLE orders (o_id integer PRIMARY KEY, o_cust integer, o_total numeric(10,2))`);
+  await pgDb.exec(`INSERT INTO orders SELECT g, 1 + (g % 3), (g * 1.25)::numeric(10,2) FROM generate_series(1, 3000) g`);
+  await pgDb.exec(`CREATE INDEX ON orders (o_cust)`);
+  await pgDb.exec(`ANALYZE`);
+  await myDb.exec(`CREATE TABLE nation (n_id int PRIMARY KEY, n_name varchar(20) NOT NULL)`);
+  await myDb.exec(`INSERT INTO nation VALUES (1, 'FRANCE'), (2, 'PERU'), (3, 'CHAD')`);
+  await myDb.exec(`ANALYZE TABLE nation`);
+  engine = new Engine({ workers: 1 });
+  engine.addSource(await registered(pgDb, 'pg'));
+  engine.addSource(await registered(myDb, 'my'));
+  admin = await pgAdmin();
+});
+
+afterAll(async () => {
+  await engine?.close();
+  await admin?.end();
+  await pgDb?.drop();
+  await myDb?.drop();
+});
+
+describe('Engine', () => {
+  it('joins across PostgreSQL and MariaDB', async () => {
+    expect(await rows(`SELECT c_name, n_name FROM pg.customer JOIN my.nation ON c_nation = n_id ORDER BY c_name`)).toEqual([
+      ['ann', 'FRANCE'],
+      ['bob', 'PERU'],
+      ['dee', 'FRANCE'],
+    ]);
+  });
+
+  it('keeps exact decimals and NULL groups through a federated aggregate', async () => {
+    expect(
+      await rows(`SELECT n_name, sum(o_total) AS total, count(*) AS n FROM pg.orders JOIN pg.customer ON o_cust = c_id LEFT JOIN my.nation ON c_nation = n_id GROUP BY n_name ORDER BY n_name`),
+    ).toEqual([
+      ['FRANCE', '1876875.00', 1000n],
+      ['PERU', '1874375.00', 1000n],
+      [null, '1875625.00', 1000n],
+    ]);
+  });
+
+  it('UNION across sources removes duplicates', async () => {
+    expect(await rows(`SELECT c_nation AS k FROM pg.customer UNION SELECT n_id FROM my.nation ORDER BY k`)).toEqual([[1], [2], [3], [null]]);
+  });
+
+  it('reuses a prepared plan with new parameter values', async () => {
+    const sql = `SELECT c_name FROM pg.customer WHERE c_id = $1`;
+    expect(await rows(sql, [2])).toEqual([['bob']]);
+    expect(await rows(sql, [4])).toEqual([['dee']]);
+  });
+
+  it('throws bind errors before any source is contacted', async () => {
+    const broken = createConnector({ ...sourceFromUrl(PG_URL, 'broken'), port: 1 });
+    const e2 = new Engine({ workers: 0 });
+    e2.addSource({ name: 'broken', connector: broken, catalog: (engine as unknown as { catalog: { getSource(n: string): RegisteredSource } }).catalog.getSource('pg').catalog });
+    const err = await e2.query(`SELECT nope FROM broken.customer`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JunctionError);
+    expect((err as JunctionError).kind).toBe('user');
+    await e2.close();
+    await broken.close();
+  });
+
+  it('sends driver keys as IN lists and reports every statement in stats()', async () => {
+    const r = await engine.query(`SELECT c_name, o_id FROM pg.orders JOIN my.nation ON o_cust = n_id JOIN pg.customer ON c_id = o_cust WHERE n_name = 'CHAD' AND o_id < 10 ORDER BY o_id`);
+    const out: Row[] = [];
+    for await (const b of r.rows) out.push(...b);
+    expect(out).toEqual([
+      ['cy', 2],
+      ['cy', 5],
+      ['cy', 8],
+    ]);
+    const stats = r.stats();
+    expect(stats.rows).toBe(3);
+    expect(stats.sourceStatements.length).toBeGreaterThanOrEqual(2);
+    expect(stats.sourceStatements.every((s) => s.sql.startsWith('SELECT'))).toBe(true);
+  });
+
+  it('fails with a resources error past maxRows', async () => {
+    const err = await rows(`SELECT o_id FROM pg.orders`, [], { maxRows: 100 }).catch((e: unknown) => e);
+    expect((err as JunctionError).code).toBe('max_rows_exceeded');
+    expect((err as JunctionError).kind).toBe('resources');
+  });
+
+  it('fails with memory_budget_exceeded when a blocking operator passes the budget', async () => {
+    const err = await rows(`SELECT o_id, n_name FROM pg.orders JOIN my.nation ON o_cust = n_id ORDER BY o_total DESC, o_id`, [], { memoryBudgetBytes: 10_000, pushdown: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JunctionError);
+    expect((err as JunctionError).code).toBe('memory_budget_exceeded');
+  });
+
+  it('a timeout stops the query with kind timeout', async () => {
+    const err = await rows(`SELECT count(*) FROM pg.orders a JOIN pg.orders b ON a.o_id < b.o_id`, [], { timeoutMs: 300, pushdown: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JunctionError);
+    expect((err as JunctionError).kind).toBe('timeout');
+  });
+
+  it('cancel() stops a running query', async () => {
+    const r = await engine.query(`SELECT count(*) FROM pg.orders a JOIN pg.orders b ON a.o_id < b.o_id`, { pushdown: false });
+    const it = r.rows[Symbol.asyncIterator]();
+    const pending = it.next().catch((e: unknown) => e);
+    setTimeout(() => r.cancel('test'), 200);
+    const err = await pending;
+    expect((err as JunctionError).kind).toBe('cancelled');
+  });
+
+  it('EXPLAIN shows where each step runs and the exact SQL; ANALYZE adds actual rows', async () => {
+    const sql = `SELECT c_name, n_name FROM pg.customer JOIN my.nation ON c_nation = n_id WHERE c_id > $1`;
+    const ex = await engine.explain(sql, { params: [1] });
+    expect(ex.text.replaceAll(myDb.name, '<db>')).toBe(
+      [
+        'Project c_name, n_name',
+        '  HashJoin inner build=left on (c_nation = n_id)',
+        '    not pushed: (c_nation = n_id): spans sources (my, pg)',
+        '    RemoteQuery [pg]',
+        '      SQL: SELECT "customer"."c_id" AS "c_id", "customer"."c_name" AS "c_name", "customer"."c_nation" AS "c_nation" FROM "public"."customer" "customer" WHERE ("customer"."c_id" > $1::integer)',
+        '      params: [1]',
+        '    RemoteQuery [my]',
+        '      SQL: SELECT `nation`.`n_id` AS `n_id`, (CONVERT(`nation`.`n_name` USING utf8mb4) COLLATE utf8mb4_nopad_bin) AS `n_name` FROM `<db>`.`nation` `nation`',
+      ].join('\n'),
+    );
+    const remote = (n: typeof ex.plan): (typeof ex.plan)[] => [...(n.sql ? [n] : []), ...n.children.flatMap(remote)];
+    const fragments = remote(ex.plan);
+    expect(fragments.map((f) => f.runsIn).sort()).toEqual(['my', 'pg']);
+    const pgFragment = fragments.find((f) => f.runsIn === 'pg')!;
+    expect(pgFragment.sql).toContain('"customer"."c_id" > $1');
+    expect(pgFragment.params).toEqual([1]);
+    const an = await engine.explain(sql, { params: [1], analyze: true });
+    expect(an.plan.actual?.rows).toBe(2);
+    // bob, cy and dee leave PostgreSQL; cy has no nation
+    expect(remote(an.plan).find((f) => f.runsIn === 'pg')?.actual).toMatchObject({ rows: 3, statements: 1 });
+  });
+
+  it('setView validates by binding and the view is queryable', async () => {
+    const cols = engine.setView({ schema: 'v', name: 'rich', sql: `SELECT o_cust, sum(o_total) AS total FROM pg.orders GROUP BY o_cust` });
+    expect(cols.map((c) => c.name)).toEqual(['o_cust', 'total']);
+    expect(await rows(`SELECT total FROM v.rich WHERE o_cust = 1`)).toEqual([['1876875.00']]);
+    expect(() => engine.setView({ schema: 'v', name: 'bad', sql: `SELECT nope FROM pg.orders` })).toThrow(JunctionError);
+    engine.dropView('v', 'rich');
+    await expect(rows(`SELECT * FROM v.rich`)).rejects.toThrow(JunctionError);
+  });
+
+  it('a cancelled query leaves no statement running on the server', async () => {
+    const r = await engine.query(`SELECT a.o_id FROM pg.orders a, pg.orders b`, { pushdown: true });
+    const it = r.rows[Symbol.asyncIterator]();
+    await it.next();
+    r.cancel();
+    await it.return?.();
+    for (let i = 0; i < 40; i++) {
+      const n = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`, [pgDb.name]);
+      if (n.rows[0].n === 0) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    const n = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`, [pgDb.name]);
+    expect(n.rows[0].n).toBe(0);
+  });
+});

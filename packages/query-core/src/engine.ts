@@ -1,0 +1,317 @@
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { JunctionError, type CatalogSnapshot, type ColumnMeta, type Value } from '@junction/connectors';
+import type { EngineOptions, ExplainResult, QueryOptions, QueryResult, RegisteredSource, ViewDefinition } from './api.js';
+import { Catalog } from './catalog/catalog.js';
+import { bind } from './sql/index.js';
+import { optimize } from './optimizer/driver.js';
+import { sourcesFromRegistered, type OptimizeInput } from './optimizer/context.js';
+import { estimateRows } from './optimizer/stats.js';
+import type { Expr, LogicalPlan } from './plan/logical.js';
+import { children } from './plan/fields.js';
+import { planPhysical, type PhysicalPlan } from './physical/planner.js';
+import { makeCompiler } from './physical/compiler.js';
+import { MemoryTracker, type ExecContext } from './exec/context.js';
+import { collect } from './exec/operator.js';
+import { QueryRun, toJunctionError } from './exec/query-run.js';
+import { WorkerPool } from './exec/hash-join/pool.js';
+import { buildExplain } from './explain/build.js';
+import { explainText } from './explain/text.js';
+
+const DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024;
+const PLAN_CACHE_SIZE = 256;
+/** A hash join whose build side has at most this many distinct keys asks the probe source by key. */
+const DEPENDENT_SWITCH_KEYS = 1000;
+const BATCH_SIZE = 1024;
+
+/** An optimized plan, reusable for every execution of the same SQL on the same catalog version. */
+interface Prepared {
+  readonly plan: LogicalPlan;
+  readonly columns: readonly ColumnMeta[];
+}
+
+/**
+ * Junction's query engine: register sources and views, then run PostgreSQL-flavoured SQL
+ * over all of them. Each query is parsed, bound against the catalog (errors before any
+ * source is contacted), optimized into source fragments, planned into operators and
+ * streamed in batches.
+ */
+export class Engine {
+  private readonly catalog = new Catalog();
+  private readonly sources = new Map<string, RegisteredSource>();
+  private readonly cache = new Map<string, Prepared>();
+  private version = 0;
+  private pool: WorkerPool | undefined;
+  private closed = false;
+
+  constructor(private readonly options: EngineOptions = {}) {}
+
+  addSource(source: RegisteredSource): void {
+    if (this.catalog.getSource(source.name)) {
+      throw new JunctionError('source_exists', 'conflict', `A source named "${source.name}" is already registered. Remove it first or pick another name.`, {
+        details: { source: source.name },
+      });
+    }
+    this.catalog.registerSource(source);
+    this.sources.set(source.name, source);
+    this.changed();
+  }
+
+  removeSource(name: string): void {
+    const s = this.requireSource(name);
+    this.catalog.removeSource(s.name);
+    this.sources.delete(s.name);
+    this.changed();
+  }
+
+  refreshSource(name: string, catalog: CatalogSnapshot): void {
+    const s = this.requireSource(name);
+    this.catalog.refreshSource(s.name, catalog);
+    this.sources.set(s.name, { ...s, catalog });
+    this.changed();
+  }
+
+  setView(view: ViewDefinition): readonly ColumnMeta[] {
+    const previous = this.catalog.views().find((v) => v.schema === view.schema && v.name === view.name);
+    this.catalog.defineView(view);
+    try {
+      // a view is valid when its SQL binds against the catalog as it is now
+      const columns = bind(view.sql, this.catalog, {}).columns;
+      this.changed();
+      return columns;
+    } catch (e) {
+      if (previous) this.catalog.defineView(previous);
+      else this.catalog.dropView(view.schema, view.name);
+      throw e;
+    }
+  }
+
+  dropView(schema: string, name: string): void {
+    if (!this.catalog.dropView(schema, name)) {
+      throw new JunctionError('view_not_found', 'not_found', `No view ${schema}.${name} exists.`, { details: { schema, name } });
+    }
+    this.changed();
+  }
+
+  async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+    this.checkOpen();
+    const prepared = this.prepare(sql, options);
+    const params = options.params ?? [];
+    const { run, physical } = await this.start(prepared, params, options);
+    void physical;
+    return {
+      id: randomUUID(),
+      columns: prepared.columns,
+      rows: run.rows(),
+      stats: () => run.stats(),
+      cancel: (reason?: string) => run.cancel(reason),
+    };
+  }
+
+  async explain(sql: string, options: QueryOptions & { analyze?: boolean } = {}): Promise<ExplainResult> {
+    this.checkOpen();
+    const prepared = this.prepare(sql, options);
+    const params = options.params ?? [];
+    if (!options.analyze) {
+      const physical = this.physical(prepared.plan, params, new Map(), options);
+      const plan = buildExplain(physical.root);
+      return { plan, text: explainText(plan) };
+    }
+    const { run } = await this.start(prepared, params, options);
+    for await (const _ of run.rows()) {
+      // EXPLAIN ANALYZE runs the query to the end and discards the rows
+    }
+    const plan = buildExplain(run.root, { analyze: true, statements: run.ctx.statements });
+    return { plan, text: explainText(plan) };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close();
+  }
+
+  /** Parse, bind and optimize, or reuse the plan of an earlier run of the same SQL. */
+  private prepare(sql: string, options: QueryOptions): Prepared {
+    const pushdown = options.pushdown ?? true;
+    // an access policy is checked while binding, so such queries always bind afresh
+    const cacheable = options.access === undefined;
+    const key = `${this.version}\u0000${pushdown ? 1 : 0}\u0000${(options.searchPath ?? []).join('\u0001')}\u0000${sql}`;
+    if (cacheable) {
+      const hit = this.cache.get(key);
+      if (hit) {
+        this.cache.delete(key);
+        this.cache.set(key, hit);
+        return hit;
+      }
+    }
+    const bound = bind(sql, this.catalog, { searchPath: options.searchPath, access: options.access });
+    const plan = optimize(bound.plan, this.optimizeInput(pushdown));
+    const prepared: Prepared = { plan, columns: bound.columns };
+    if (cacheable) {
+      this.cache.set(key, prepared);
+      if (this.cache.size > PLAN_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
+    }
+    return prepared;
+  }
+
+  private optimizeInput(pushdown: boolean): OptimizeInput {
+    return { sources: sourcesFromRegistered([...this.sources.values()]), options: { pushdown } };
+  }
+
+  private physical(plan: LogicalPlan, params: readonly Value[], subqueries: ReadonlyMap<LogicalPlan, Value>, options: QueryOptions): PhysicalPlan {
+    const input = this.optimizeInput(options.pushdown ?? true);
+    return planPhysical(plan, {
+      sources: this.sources,
+      params,
+      compiler: makeCompiler(params, subqueries),
+      estimate: (p) => (p.kind === 'Remote' || p.kind === 'Join' || p.kind === 'Aggregate' ? estimateRows(p, input) : undefined),
+      dependentSwitchKeys: DEPENDENT_SWITCH_KEYS,
+    });
+  }
+
+  private async start(prepared: Prepared, params: readonly Value[], options: QueryOptions): Promise<{ run: QueryRun; physical: PhysicalPlan }> {
+    const controller = new AbortController();
+    const cleanups: (() => void)[] = [];
+    if (options.signal) {
+      const outer = options.signal;
+      const onAbort = (): void => controller.abort(new JunctionError('query_cancelled', 'cancelled', 'The query was cancelled.', { cause: outer.reason }));
+      if (outer.aborted) onAbort();
+      else {
+        outer.addEventListener('abort', onAbort, { once: true });
+        cleanups.push(() => outer.removeEventListener('abort', onAbort));
+      }
+    }
+    if (options.timeoutMs !== undefined) {
+      const ms = options.timeoutMs;
+      const timer = setTimeout(
+        () => controller.abort(new JunctionError('query_timeout', 'timeout', `The query ran longer than its ${ms} ms timeout and was stopped.`, { details: { timeoutMs: ms } })),
+        ms,
+      );
+      cleanups.push(() => clearTimeout(timer));
+    }
+    const ctx: ExecContext = {
+      signal: controller.signal,
+      memory: new MemoryTracker(options.memoryBudgetBytes ?? this.options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET),
+      statements: [],
+      spillDir: this.options.spillDir ?? tmpdir(),
+      batchSize: BATCH_SIZE,
+      workers: this.workers(),
+    };
+    const cleanup = (): void => {
+      for (const c of cleanups) c();
+      cleanups.length = 0;
+    };
+    try {
+      const subqueries = await this.runSubqueries(prepared.plan, params, ctx, options);
+      const physical = this.physical(prepared.plan, params, subqueries, options);
+      return { run: new QueryRun(physical.root, ctx, controller, { maxRows: options.maxRows }, cleanup), physical };
+    } catch (e) {
+      cleanup();
+      throw toJunctionError(e, controller.signal);
+    }
+  }
+
+  /** Uncorrelated scalar subqueries run once, before the main plan, and become constants. */
+  private async runSubqueries(plan: LogicalPlan, params: readonly Value[], ctx: ExecContext, options: QueryOptions): Promise<Map<LogicalPlan, Value>> {
+    const found: LogicalPlan[] = [];
+    collectSubqueries(plan, found);
+    const values = new Map<LogicalPlan, Value>();
+    for (const sub of found) {
+      const inner = await this.runSubqueries(sub, params, ctx, options);
+      const physical = this.physical(sub, params, inner, options);
+      const rows = await collect(physical.root.execute(ctx));
+      if (rows.length > 1) throw new JunctionError('subquery_multiple_rows', 'user', 'More than one row returned by a subquery used as an expression.');
+      values.set(sub, rows.length === 0 ? null : rows[0][0]);
+    }
+    return values;
+  }
+
+  private workers(): WorkerPool | undefined {
+    if (this.options.workers === 0) return undefined;
+    this.pool ??= new WorkerPool(this.options.workers);
+    return this.pool;
+  }
+
+  private requireSource(name: string): RegisteredSource {
+    const s = this.catalog.getSource(name);
+    if (!s) throw new JunctionError('source_not_found', 'not_found', `No source named "${name}" is registered.`, { details: { source: name } });
+    return s;
+  }
+
+  private changed(): void {
+    this.version++;
+    this.cache.clear();
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new JunctionError('engine_closed', 'internal', 'The engine was closed.');
+  }
+}
+
+function collectSubqueries(plan: LogicalPlan, out: LogicalPlan[]): void {
+  if (plan.kind === 'Remote') return;
+  const visit = (e: Expr | undefined): void => {
+    if (!e) return;
+    switch (e.kind) {
+      case 'subquery':
+        out.push(e.plan);
+        return;
+      case 'call':
+        e.args.forEach(visit);
+        return;
+      case 'in':
+        visit(e.expr);
+        e.list.forEach(visit);
+        return;
+      case 'case':
+        visit(e.operand);
+        for (const w of e.whens) {
+          visit(w.when);
+          visit(w.then);
+        }
+        visit(e.else);
+        return;
+      case 'cast':
+        visit(e.expr);
+        return;
+      default:
+        return;
+    }
+  };
+  switch (plan.kind) {
+    case 'Filter':
+      visit(plan.predicate);
+      break;
+    case 'Project':
+      plan.exprs.forEach((x) => visit(x.expr));
+      break;
+    case 'Join':
+      visit(plan.condition);
+      break;
+    case 'Aggregate':
+      plan.groupBy.forEach((g) => visit(g.expr));
+      plan.aggregates.forEach((a) => {
+        a.args.forEach(visit);
+        visit(a.filter);
+      });
+      break;
+    case 'Sort':
+      plan.keys.forEach((k) => visit(k.expr));
+      break;
+    case 'Window':
+      plan.windows.forEach((w) => {
+        w.args.forEach(visit);
+        w.partitionBy.forEach(visit);
+        w.orderBy.forEach((k) => visit(k.expr));
+      });
+      break;
+    case 'Values':
+      plan.rows.forEach((r) => r.forEach(visit));
+      break;
+    default:
+      break;
+  }
+  for (const c of children(plan)) collectSubqueries(c, out);
+}
