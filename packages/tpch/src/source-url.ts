@@ -20,7 +20,8 @@ const DEFAULT_PORT: Readonly<Record<EngineName, number | undefined>> = {
 /**
  * A SourceConfig from a connection URL: postgres://user:pass@host:5432/db,
  * mysql://…/db, mssql://…/db, sqlite:/abs/file.db (or sqlite:relative.db).
- * `database` replaces the URL's database.
+ * `database` replaces the URL's database. TLS from the query string: sslmode=disable|require|
+ * verify-full (PostgreSQL's words) or encrypt=false / trustServerCertificate=true (SQL Server's).
  */
 export function sourceFromUrl(name: string, url: string, database?: string): SourceConfig {
   const u = new URL(url);
@@ -31,6 +32,7 @@ export function sourceFromUrl(name: string, url: string, database?: string): Sou
     return { name, engine, file };
   }
   const db = database ?? decodeURIComponent(u.pathname.replace(/^\//, ''));
+  const tls = tlsFromQuery(u.searchParams);
   return {
     name,
     engine,
@@ -39,7 +41,19 @@ export function sourceFromUrl(name: string, url: string, database?: string): Sou
     ...(db ? { database: db } : {}),
     user: decodeURIComponent(u.username),
     password: decodeURIComponent(u.password),
+    ...(tls ? { options: { tls } } : {}),
   };
+}
+
+function tlsFromQuery(q: URLSearchParams): { enabled: boolean; rejectUnauthorized?: boolean } | undefined {
+  const sslmode = q.get('sslmode');
+  const encrypt = q.get('encrypt');
+  const trust = q.get('trustServerCertificate');
+  if (sslmode === 'disable' || encrypt === 'false') return { enabled: false };
+  if (sslmode === 'require' || trust === 'true') return { enabled: true, rejectUnauthorized: false };
+  if (sslmode === 'verify-full' || sslmode === 'verify-ca' || encrypt === 'true')
+    return { enabled: true, rejectUnauthorized: true };
+  return undefined;
 }
 
 /** The URL with its credentials hidden, for messages. */
