@@ -189,15 +189,15 @@ export class QueryBinder {
 
   /** Adds a Project casting columns whose type differs from the set operation's unified type. */
   private castColumns(q: BoundQuery, types: JType[]): BoundQuery {
-    const needs = q.columns.some((c, i) => !sameType(c.field.type, types[i]));
     const exposed = outputFields(q.plan);
     const exact = exposed.length === q.columns.length && exposed.every((f, i) => f.id === q.columns[i].field.id);
-    if (!needs && exact) return q;
     const exprs: NamedExpr[] = q.columns.map((c, i) => {
-      if (sameType(c.field.type, types[i])) return { field: c.field, expr: ref(c.field) };
+      const converted = coerce(this.ctx, ref(c.field), types[i]);
+      if (converted.kind === 'ref') return { field: c.field, expr: converted };
       const field: Field = { id: this.ctx.newId(), name: c.name, type: types[i], nullable: c.field.nullable };
-      return { field, expr: coerce(this.ctx, ref(c.field), types[i]) };
+      return { field, expr: converted };
     });
+    if (exact && exprs.every((e) => e.expr.kind === 'ref')) return q;
     return { plan: { kind: 'Project', input: q.plan, exprs }, columns: exprs.map((e) => ({ name: e.field.name, field: e.field })) };
   }
 
@@ -393,7 +393,7 @@ export class QueryBinder {
     let rewrite: (e: Expr) => Expr = (e) => e;
     if (grouped) {
       if (selectPending.length > 0) throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
-      const groupExprs: { expr: Expr; node: C.Node }[] = [];
+      const groupExprs: { expr: Expr; node: C.Node; name?: string }[] = [];
       if (groupBy) {
         if (groupBy.distinctKw || groupBy.withRollupKw) throw ctx.unsupported('GROUP BY DISTINCT/WITH ROLLUP', groupBy);
         const gEnv: ExprEnv = { ctx, scope, clause: 'GROUP BY' };
@@ -408,7 +408,7 @@ export class QueryBinder {
             if (containsAny(item.expr, aggs.ids()) || containsAny(item.expr, wins.ids())) {
               throw ctx.error('user', 'grouping_error', 'aggregate functions are not allowed in GROUP BY', gn);
             }
-            groupExprs.push({ expr: item.expr, node: gn });
+            groupExprs.push({ expr: item.expr, node: gn, name: item.name });
             continue;
           }
           // a bare name is an input column first, an output alias second (PostgreSQL's rule)
@@ -416,7 +416,7 @@ export class QueryBinder {
           if (parts && parts.length === 1 && !scope.lookup(ctx, parts, gn)) {
             const byAlias = items.findIndex((i) => i.name.toLowerCase() === parts[0].name.toLowerCase());
             if (byAlias >= 0) {
-              groupExprs.push({ expr: items[byAlias].expr, node: gn });
+              groupExprs.push({ expr: items[byAlias].expr, node: gn, name: items[byAlias].name });
               continue;
             }
           }
@@ -434,7 +434,7 @@ export class QueryBinder {
         else {
           field = {
             id: ctx.newId(),
-            name: deriveName(g.node, g.expr, inputFields),
+            name: g.name ?? deriveName(g.node, g.expr, inputFields),
             type: g.expr.type,
             nullable: nullable(g.expr, (id) => inputFields.get(id)?.nullable ?? true),
           };
@@ -706,10 +706,6 @@ function finishUnknown(ctx: BindContext, e: Expr): Expr {
 
 function starColumns(columns: ColumnBinding[]): ColumnBinding[] {
   return columns.filter((c) => !c.hidden);
-}
-
-function sameType(a: JType, b: JType): boolean {
-  return a.kind === b.kind && a.precision === b.precision && a.scale === b.scale && a.length === b.length && !!a.fixed === !!b.fixed;
 }
 
 function kwName(op: unknown): string {
