@@ -26,7 +26,7 @@ test('the catalog shows the demo sources dbA..dbD with their tables', async ({ p
 
   // opening a table loads its columns with their types
   await page.getByTestId('catalog-table-dbB.customer').click();
-  const columns = page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.columns li');
+  const columns = page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.j-columns li');
   await expect(columns.first()).toHaveText(/^c_custkey\s+int32$/);
   await expect(columns).toHaveCount(8);
 
@@ -34,7 +34,7 @@ test('the catalog shows the demo sources dbA..dbD with their tables', async ({ p
   await page.getByLabel('Search catalog').fill('nation');
   await expect(tree.locator('[data-testid^="catalog-source-"]')).toHaveText([/dbB/, /dbD/]);
   await expect(page.getByTestId('catalog-table-dbD.nation')).toBeVisible();
-  await expect(page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.columns li')).toHaveText([/^c_nationkey\s+int32$/]);
+  await expect(page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.j-columns li')).toHaveText([/^c_nationkey\s+int32$/]);
 });
 
 test('JDV query A runs federated and streams exactly 100 rows', async ({ page }) => {
@@ -75,7 +75,7 @@ test('malformed SQL shows the error and underlines its position in the editor', 
   const error = page.getByTestId('query-error');
   await expect(error).toBeVisible();
   await expect(page.getByTestId('run-status')).toHaveText(/^Failed after/);
-  const where = await error.locator('.small').textContent();
+  const where = await error.locator('.j-small').textContent();
   const m = /line (\d+), column (\d+)/.exec(where ?? '');
   expect(m, `error names a position: ${where}`).not.toBeNull();
   const column = Number(m![2]);

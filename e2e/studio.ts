@@ -9,6 +9,8 @@ export async function signIn(page: Page, password = ADMIN_PASSWORD): Promise<voi
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByTestId('current-user')).toHaveText('admin (admin)');
+  // Run stays disabled until the lazily loaded editor is ready
+  await expect(page.getByRole('button', { name: 'Run' })).toBeEnabled();
 }
 
 /** The editor's visible text, spaces normalised (Monaco renders them as no-break spaces). */

@@ -20,7 +20,7 @@ export function App() {
     };
   }, []);
 
-  if (user === undefined) return <div className="splash">Loading…</div>;
+  if (user === undefined) return <div className="j-splash">Loading…</div>;
   if (user === null) return <Login onLogin={setUser} />;
   return (
     <Shell

@@ -20,10 +20,10 @@ export function Login({ onLogin }: { onLogin(u: User): void }) {
   }
 
   return (
-    <main className="login">
-      <form className="card login-card" onSubmit={submit} aria-label="Sign in">
+    <main className="j-login">
+      <form className="j-card j-login-card" onSubmit={submit} aria-label="Sign in">
         <h1>Junction</h1>
-        <p className="muted">Query every source through one SQL interface.</p>
+        <p className="j-muted">Query every source through one SQL interface.</p>
         <label>
           Username
           <input name="username" autoComplete="username" defaultValue="admin" required />
@@ -33,11 +33,11 @@ export function Login({ onLogin }: { onLogin(u: User): void }) {
           <input name="password" type="password" autoComplete="current-password" required autoFocus />
         </label>
         {error && (
-          <p className="error" role="alert">
+          <p className="j-error" role="alert">
             {error}
           </p>
         )}
-        <button type="submit" className="primary" disabled={busy}>
+        <button type="submit" className="j-primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>

@@ -6,9 +6,9 @@ import { SourcesPage } from './sources/SourcesPage.js';
 export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
   const route = useRoute();
   return (
-    <div className="shell">
-      <header className="topbar">
-        <span className="brand">Junction</span>
+    <div className="j-shell">
+      <header className="j-topbar">
+        <span className="j-brand">Junction</span>
         <nav aria-label="Main">
           <a href="#/query" aria-current={route === 'query' ? 'page' : undefined}>
             Query
@@ -17,8 +17,8 @@ export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
             Sources
           </a>
         </nav>
-        <span className="spacer" />
-        <span className="muted" data-testid="current-user">
+        <span className="j-spacer" />
+        <span className="j-muted" data-testid="current-user">
           {user.username} ({user.role})
         </span>
         <button type="button" onClick={onLogout}>

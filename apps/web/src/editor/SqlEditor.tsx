@@ -19,12 +19,13 @@ export interface SqlEditorProps {
   catalog: CompletionCatalog;
   onChange?(sql: string): void;
   onRun(): void;
+  onReady?(): void;
 }
 
 const OWNER = 'junction';
 
 /** Uncontrolled on purpose: a controlled value drops keystrokes under React 19 StrictMode. */
-export default function SqlEditor({ ref, defaultValue, catalog, onChange, onRun }: SqlEditorProps) {
+export default function SqlEditor({ ref, defaultValue, catalog, onChange, onRun, onReady }: SqlEditorProps) {
   const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
   const onRunRef = useRef(onRun);
   onRunRef.current = onRun;
@@ -68,6 +69,7 @@ export default function SqlEditor({ ref, defaultValue, catalog, onChange, onRun 
       if (model) monaco.editor.setModelMarkers(model, OWNER, []);
     });
     ed.focus();
+    onReady?.();
   };
 
   return (
@@ -86,7 +88,7 @@ export default function SqlEditor({ ref, defaultValue, catalog, onChange, onRun 
         renderValidationDecorations: 'on',
         tabSize: 2,
       }}
-      loading={<div className="editor-loading">Loading editor…</div>}
+      loading={<div className="j-editor-loading">Loading editor…</div>}
     />
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyLine, formatCell, formatElapsed } from './query-protocol.js';
+import { classifyLine, formatCell, formatElapsed, isNumericType } from './query-protocol.js';
 
 describe('classifyLine', () => {
   it('reads the header with columns and the query id', () => {
@@ -46,5 +46,12 @@ describe('formatting', () => {
     expect(formatElapsed(12.4)).toBe('12 ms');
     expect(formatElapsed(1234)).toBe('1.23 s');
     expect(formatElapsed(125_000)).toBe('2 min 5 s');
+  });
+});
+
+describe('isNumericType', () => {
+  it('knows the engine type names that hold numbers', () => {
+    expect(['int32', 'int64', 'decimal(15,2)', 'float64', 'numeric'].map(isNumericType)).toEqual([true, true, true, true, true]);
+    expect(['varchar(25)', 'char(15)', 'date', 'timestamptz', 'boolean', 'interval'].map(isNumericType)).toEqual([false, false, false, false, false, false]);
   });
 });

@@ -77,3 +77,8 @@ export function formatElapsed(ms: number): string {
   const m = Math.floor(ms / 60_000);
   return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
+
+/** Numbers (JSON numbers or exact strings) read best right-aligned. */
+export function isNumericType(type: string): boolean {
+  return /^(int\d*|bigint|smallint|integer|decimal|numeric|float\d*|double|real)\b/i.test(type);
+}

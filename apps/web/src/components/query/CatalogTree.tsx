@@ -39,28 +39,28 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
   const shown = filterCatalog(sources, deferred, hits.map((h) => ({ source: h.source, schema: h.schema, table: h.table, column: h.column ?? '', type: h.type })));
   const searching = deferred.trim() !== '';
   return (
-    <div className="catalog">
-      <div className="row">
+    <div className="j-catalog">
+      <div className="j-row">
         <input type="search" placeholder="Search tables and columns" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search catalog" />
         <button type="button" onClick={onReload} title="Reload catalog" aria-label="Reload catalog">
           ↻
         </button>
       </div>
-      {error && <p className="error">{error}</p>}
-      {loading && sources.length === 0 && <p className="muted">Loading catalog…</p>}
-      {!loading && shown.length === 0 && <p className="muted">{searching ? 'Nothing matches.' : 'No sources yet.'}</p>}
-      <ul className="tree" aria-label="Catalog">
+      {error && <p className="j-error">{error}</p>}
+      {loading && sources.length === 0 && <p className="j-muted">Loading catalog…</p>}
+      {!loading && shown.length === 0 && <p className="j-muted">{searching ? 'Nothing matches.' : 'No sources yet.'}</p>}
+      <ul className="j-tree" aria-label="Catalog">
         {shown.map((s) => (
           <li key={s.name}>
             <details open={searching || shown.length <= 6}>
               <summary data-testid={`catalog-source-${s.name}`}>
-                <span className="tree-source">{s.name}</span> {s.engine && <span className="muted small">{s.engine}</span>}
+                <span className="j-tree-source">{s.name}</span> {s.engine && <span className="j-muted j-small">{s.engine}</span>}
               </summary>
               <ul>
                 {s.schemas.map((sc) => (
                   <li key={sc.name}>
                     <details open={searching || s.schemas.length === 1}>
-                      <summary className="muted">{sc.name}</summary>
+                      <summary className="j-muted">{sc.name}</summary>
                       <ul>
                         {sc.tables.map((t) => (
                           <TableNode
@@ -91,13 +91,13 @@ function TableNode({ source, table, open, onOpen, onInsert }: { source: string; 
       <details open={open} onToggle={(e) => e.currentTarget.open && !table.columns && onOpen()}>
         <summary data-testid={`catalog-table-${source}.${table.name}`} onDoubleClick={() => onInsert(`${source}.${table.name}`)} title="Double-click to insert">
           {table.name}
-          {table.kind === 'view' && <span className="muted small"> view</span>}
+          {table.kind === 'view' && <span className="j-muted j-small"> view</span>}
         </summary>
-        <ul className="columns">
-          {table.columns === undefined && <li className="muted small">loading…</li>}
+        <ul className="j-columns">
+          {table.columns === undefined && <li className="j-muted j-small">loading…</li>}
           {table.columns?.map((c) => (
             <li key={c.name} onDoubleClick={() => onInsert(c.name)} title={c.nativeType ?? c.type}>
-              <span>{c.name}</span> <span className="coltype">{c.type}</span>
+              <span>{c.name}</span> <span className="j-coltype">{c.type}</span>
             </li>
           ))}
         </ul>

@@ -2,17 +2,17 @@ import type { HistoryEntry } from '../../lib/api.js';
 import { formatElapsed } from '../../lib/query-protocol.js';
 
 export function HistoryList({ items, error, onLoad }: { items: readonly HistoryEntry[]; error?: string; onLoad(sql: string): void }) {
-  if (error) return <p className="error">{error}</p>;
-  if (items.length === 0) return <p className="muted">No queries run yet.</p>;
+  if (error) return <p className="j-error">{error}</p>;
+  if (items.length === 0) return <p className="j-muted">No queries run yet.</p>;
   return (
-    <ul className="list" aria-label="Query history">
+    <ul className="j-list" aria-label="Query history">
       {items.map((h) => (
         <li key={h.id}>
-          <button type="button" className="link mono" onClick={() => onLoad(h.sql)} title={h.sql}>
+          <button type="button" className="j-link j-mono" onClick={() => onLoad(h.sql)} title={h.sql}>
             {h.sql.length > 90 ? `${h.sql.slice(0, 90)}…` : h.sql}
           </button>
-          <div className="muted small">
-            <span className={`status-${h.status}`}>{h.status}</span>
+          <div className="j-muted j-small">
+            <span className={`j-status-${h.status}`}>{h.status}</span>
             {h.rows != null && ` · ${h.rows} rows`}
             {h.elapsedMs != null && ` · ${formatElapsed(h.elapsedMs)}`}
             {` · ${new Date(h.createdAt).toLocaleTimeString()}`}

@@ -31,6 +31,9 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
   const [explain, setExplain] = useState<Explain>();
   // parameter values of the loaded saved query (JDV H takes a customer key)
   const [params, setParams] = useState<unknown[]>();
+  // Monaco loads lazily: a saved query picked before it is ready is applied once it is
+  const [editorReady, setEditorReady] = useState(false);
+  const pendingSql = useRef<string | undefined>(undefined);
   const [catalogStore] = useState(() => new CatalogStore({ catalog: api.catalog, columns: api.tableColumns }));
   const catalog = useSyncExternalStore(catalogStore.subscribe, catalogStore.getSnapshot);
   const [completion] = useState(() => ({ current: () => catalogStore.getSnapshot().sources, ensureColumns: (t: Parameters<CatalogStore['ensureColumns']>[0]) => catalogStore.ensureColumns(t) }));
@@ -70,22 +73,26 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
   }
 
   const load = (sql: string, withParams?: unknown[] | null) => {
-    editor.current?.setValue(sql);
-    editor.current?.clearError();
+    if (editor.current) {
+      editor.current.setValue(sql);
+      editor.current.clearError();
+    } else {
+      pendingSql.current = sql;
+    }
     setParams(withParams && withParams.length > 0 ? withParams : undefined);
   };
 
   return (
-    <main className="workspace" hidden={hidden}>
-      <aside className="sidebar">
-        <div className="tabs" role="tablist">
+    <main className="j-workspace" hidden={hidden}>
+      <aside className="j-sidebar">
+        <div className="j-tabs" role="tablist">
           {(['catalog', 'saved', 'history'] as const).map((t) => (
             <button key={t} type="button" role="tab" aria-selected={side === t} onClick={() => setSide(t)}>
               {t === 'catalog' ? 'Catalog' : t === 'saved' ? 'Saved' : 'History'}
             </button>
           ))}
         </div>
-        <div className="sidebar-body">
+        <div className="j-sidebar-body">
           {side === 'catalog' && (
             <CatalogTree
               sources={catalog.sources}
@@ -100,28 +107,34 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
           {side === 'history' && <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={(sql) => load(sql)} />}
         </div>
       </aside>
-      <section className="main">
+      <section className="j-main">
         <RunToolbar
           run={snap}
           params={params}
+          ready={editorReady}
           explaining={explain?.loading ?? false}
           onRun={onRun}
           onExplain={onExplain}
           onCancel={() => void run.cancel()}
           onClearParams={() => setParams(undefined)}
         />
-        <div className="editor" data-testid="sql-editor">
-          <Suspense fallback={<div className="editor-loading">Loading editor…</div>}>
+        <div className="j-editor" data-testid="sql-editor">
+          <Suspense fallback={<div className="j-editor-loading">Loading editor…</div>}>
             <SqlEditor
               ref={editor}
               defaultValue={localStorage.getItem(DRAFT_KEY) ?? STARTER}
               catalog={completion}
               onChange={(sql) => localStorage.setItem(DRAFT_KEY, sql)}
               onRun={onRun}
+              onReady={() => {
+                if (pendingSql.current !== undefined) editor.current?.setValue(pendingSql.current);
+                pendingSql.current = undefined;
+                setEditorReady(true);
+              }}
             />
           </Suspense>
         </div>
-        <div className="tabs" role="tablist">
+        <div className="j-tabs" role="tablist">
           <button type="button" role="tab" aria-selected={panel === 'results'} onClick={() => setPanel('results')}>
             Results
           </button>
@@ -129,20 +142,20 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
             Plan
           </button>
         </div>
-        <div className="panel">
+        <div className="j-panel">
           {panel === 'results' && (
             <>
               {snap.error && <ErrorBox error={snap.error} />}
               {snap.columns.length > 0 && <ResultsGrid columns={snap.columns} rows={snap.rows} rowCount={snap.rowCount} />}
-              {snap.status === 'idle' && <p className="muted pad">Run a query with Ctrl+Enter, or load a saved query.</p>}
+              {snap.status === 'idle' && <p className="j-muted j-pad">Run a query with Ctrl+Enter, or load a saved query.</p>}
             </>
           )}
           {panel === 'plan' && (
             <>
-              {explain?.loading && <p className="muted pad">Planning…</p>}
+              {explain?.loading && <p className="j-muted j-pad">Planning…</p>}
               {explain?.error && <ErrorBox error={explain.error} />}
               {explain?.data && <PlanView plan={explain.data.plan} analyze={explain.analyze} />}
-              {!explain && <p className="muted pad">Explain shows where each step runs and the SQL sent to each source.</p>}
+              {!explain && <p className="j-muted j-pad">Explain shows where each step runs and the SQL sent to each source.</p>}
             </>
           )}
         </div>

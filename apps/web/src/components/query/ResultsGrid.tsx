@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { formatCell, type ResultColumn } from '../../lib/query-protocol.js';
+import { formatCell, isNumericType, type ResultColumn } from '../../lib/query-protocol.js';
 import { visibleRange } from '../../lib/virtual-rows.js';
 
 const ROW_HEIGHT = 26;
@@ -10,23 +10,24 @@ export function ResultsGrid({ columns, rows, rowCount }: { columns: readonly Res
   // rowCount is in the props so new rows re-render even though the array grows in place
   const total = Math.min(rows.length, rowCount);
   const { start, end } = visibleRange(view.top, view.height, ROW_HEIGHT, total);
+  const numeric = columns.map((c) => isNumericType(c.type));
   return (
     <div
-      className="grid-scroll"
+      className="j-grid-scroll"
       data-testid="results-grid"
       ref={(el) => {
         if (el && el.clientHeight && el.clientHeight !== view.height) setView({ top: el.scrollTop, height: el.clientHeight });
       }}
       onScroll={(e) => setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
     >
-      <table className="grid" aria-rowcount={total + 1}>
+      <table className="j-grid" aria-rowcount={total + 1}>
         <thead>
           <tr>
-            <th className="rownum">#</th>
+            <th className="j-rownum">#</th>
             {columns.map((c, i) => (
               <th key={i} title={c.type}>
                 {c.name}
-                <span className="coltype">{c.type}</span>
+                <span className="j-coltype">{c.type}</span>
               </th>
             ))}
           </tr>
@@ -35,9 +36,9 @@ export function ResultsGrid({ columns, rows, rowCount }: { columns: readonly Res
           {start > 0 && <tr style={{ height: start * ROW_HEIGHT }} aria-hidden />}
           {rows.slice(start, end).map((r, i) => (
             <tr key={start + i} style={{ height: ROW_HEIGHT }}>
-              <td className="rownum">{start + i + 1}</td>
+              <td className="j-rownum">{start + i + 1}</td>
               {r.map((v, j) => (
-                <td key={j} className={v === null ? 'null' : typeof v === 'number' ? 'num' : undefined}>
+                <td key={j} className={v === null ? 'j-null' : numeric[j] ? 'j-num' : undefined}>
                   {formatCell(v)}
                 </td>
               ))}

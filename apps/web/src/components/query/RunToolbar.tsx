@@ -4,6 +4,7 @@ import { formatParams } from '../../lib/plan.js';
 
 interface Props {
   run: RunSnapshot;
+  ready: boolean;
   params?: readonly unknown[];
   onClearParams(): void;
   explaining: boolean;
@@ -14,32 +15,33 @@ interface Props {
 
 const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform);
 
-export function RunToolbar({ run, params, explaining, onRun, onExplain, onCancel, onClearParams }: Props) {
+export function RunToolbar({ run, ready, params, explaining, onRun, onExplain, onCancel, onClearParams }: Props) {
   const running = run.status === 'running';
+  const busy = !ready || running;
   return (
-    <div className="toolbar">
-      <button type="button" className="primary" onClick={onRun} disabled={running} title={`Run (${isMac ? '⌘' : 'Ctrl'}+Enter)`}>
+    <div className="j-toolbar">
+      <button type="button" className="j-primary" onClick={onRun} disabled={busy} title={`Run (${isMac ? '⌘' : 'Ctrl'}+Enter)`}>
         Run
       </button>
-      <button type="button" onClick={() => onExplain(false)} disabled={running || explaining}>
+      <button type="button" onClick={() => onExplain(false)} disabled={busy || explaining}>
         Explain
       </button>
-      <button type="button" onClick={() => onExplain(true)} disabled={running || explaining}>
+      <button type="button" onClick={() => onExplain(true)} disabled={busy || explaining}>
         Explain Analyze
       </button>
-      <button type="button" className="danger" onClick={onCancel} disabled={!running}>
+      <button type="button" className="j-danger" onClick={onCancel} disabled={!running}>
         Cancel
       </button>
       {params && (
-        <span className="params" data-testid="params">
+        <span className="j-params" data-testid="params">
           params: {formatParams(params)}{' '}
-          <button type="button" className="link" onClick={onClearParams} aria-label="Clear parameters">
+          <button type="button" className="j-link" onClick={onClearParams} aria-label="Clear parameters">
             ×
           </button>
         </span>
       )}
-      <span className="spacer" />
-      <span className="run-status" data-testid="run-status" aria-live="polite">
+      <span className="j-spacer" />
+      <span className="j-run-status" data-testid="run-status" aria-live="polite">
         {statusText(run)}
       </span>
     </div>

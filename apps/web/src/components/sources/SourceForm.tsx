@@ -28,9 +28,9 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
 
   const server = engine !== 'sqlite';
   return (
-    <form className="card source-form" onSubmit={submit} aria-label="Register a source" autoComplete="off">
+    <form className="j-card j-source-form" onSubmit={submit} aria-label="Register a source" autoComplete="off">
       <h2>Register a source</h2>
-      <div className="form-grid">
+      <div className="j-form-grid">
         <label>
           Name
           <input name="name" required pattern="[A-Za-z_][A-Za-z0-9_]*" title="Letters, digits and _; used in SQL as name.table" />
@@ -75,12 +75,12 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
         )}
       </div>
       {error && (
-        <p className="error" role="alert">
+        <p className="j-error" role="alert">
           {error}
         </p>
       )}
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy}>
+      <div className="j-row">
+        <button type="submit" className="j-primary" disabled={busy}>
           {busy ? 'Registering…' : 'Register'}
         </button>
         <button type="button" onClick={onClose}>

@@ -43,20 +43,20 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
     <tr data-testid={`source-${source.name}`}>
       <td>
         <strong>{source.name}</strong>
-        {source.demo && <span className="badge">demo</span>}
+        {source.demo && <span className="j-badge">demo</span>}
       </td>
       <td>{ENGINE_LABELS[source.engine] ?? source.engine}</td>
-      <td className="mono small">{where}</td>
+      <td className="j-mono j-small">{where}</td>
       <td>
-        <span className={`status status-${source.status}`}>{source.status}</span>
-        {source.statusMessage && <div className="muted small">{source.statusMessage}</div>}
+        <span className={`j-status j-status-${source.status}`}>{source.status}</span>
+        {source.statusMessage && <div className="j-muted j-small">{source.statusMessage}</div>}
         {diagnosis && (
-          <div className={diagnosis.ok ? 'ok small' : 'error small'} role="status" data-testid="diagnosis">
+          <div className={diagnosis.ok ? 'j-ok j-small' : 'j-error j-small'} role="status" data-testid="diagnosis">
             {diagnosis.message}
           </div>
         )}
       </td>
-      <td className="actions">
+      <td className="j-actions">
         <button type="button" onClick={test} disabled={!!busy}>
           {busy === 'test' ? 'Testing…' : 'Test'}
         </button>
@@ -64,7 +64,7 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
           {busy === 'refresh' ? 'Refreshing…' : 'Refresh catalog'}
         </button>
         {isAdmin && (
-          <button type="button" className="danger" onClick={remove} disabled={!!busy}>
+          <button type="button" className="j-danger" onClick={remove} disabled={!!busy}>
             Delete
           </button>
         )}

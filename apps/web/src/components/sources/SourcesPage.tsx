@@ -9,12 +9,12 @@ export function SourcesPage({ user }: { user: User }) {
   const [adding, setAdding] = useState(false);
   const isAdmin = user.role === 'admin';
   return (
-    <main className="page">
-      <div className="row">
+    <main className="j-page">
+      <div className="j-row">
         <h1>Sources</h1>
-        <span className="spacer" />
+        <span className="j-spacer" />
         {isAdmin && !adding && (
-          <button type="button" className="primary" onClick={() => setAdding(true)}>
+          <button type="button" className="j-primary" onClick={() => setAdding(true)}>
             Register source
           </button>
         )}
@@ -28,8 +28,8 @@ export function SourcesPage({ user }: { user: User }) {
           onClose={() => setAdding(false)}
         />
       )}
-      {sources.error && <p className="error">{sources.error.message}</p>}
-      <table className="table">
+      {sources.error && <p className="j-error">{sources.error.message}</p>}
+      <table className="j-table">
         <thead>
           <tr>
             <th>Name</th>
@@ -45,7 +45,7 @@ export function SourcesPage({ user }: { user: User }) {
           ))}
         </tbody>
       </table>
-      {sources.data?.length === 0 && <p className="muted">No sources registered.</p>}
+      {sources.data?.length === 0 && <p className="j-muted">No sources registered.</p>}
     </main>
   );
 }
