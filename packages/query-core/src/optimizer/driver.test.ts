@@ -30,13 +30,14 @@ describe('optimize', () => {
     `);
   });
 
-  it('with pushdown off only wraps the base tables (the correctness oracle)', () => {
+  it('with pushdown off places predicates in Junction and fetches whole base tables (the correctness oracle)', () => {
     expect(printPlan(optimize(query(), sources({ dbA: PG_CAPS, dbB: PG_CAPS }, false)))).toMatchInlineSnapshot(`
       "Project o_orderkey#6 := o_orderkey#4, c_name#7 := c_name#2
-        Filter (((c_custkey#1 = o_custkey#5) AND (c_custkey#1 < 100)) AND (c_name#2 = 'x'))
-          Join cross
+        Join inner ON (c_custkey#1 = o_custkey#5)
+          Filter ((c_custkey#1 < 100) AND (c_name#2 = 'x'))
             Remote dbB [c_custkey#1, c_name#2, c_comment#3]
               Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_comment#3]
+          Filter (o_custkey#5 < 100)
             Remote dbA [o_orderkey#4, o_custkey#5]
               Scan dbA.public.orders AS orders [o_orderkey#4, o_custkey#5]"
     `);

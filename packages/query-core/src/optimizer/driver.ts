@@ -38,27 +38,36 @@ export interface Phase {
 
 const r = (name: string, apply: Rule): NamedRule => ({ name, apply });
 
-/** The oracle plan: base tables fetched, everything else computed in Junction. */
-export const NO_PUSHDOWN_PHASES: readonly Phase[] = [{ name: 'fetch base tables', mode: 'fixpoint', rules: [r('wrap-scan-in-remote', wrapScanInRemote)] }];
+const PREDICATES: Phase = {
+  // Logical rewrites first, while the plan still has bare Scans: every predicate moves as
+  // low as semantics allow so later phases see filters next to the tables they read.
+  name: 'predicates',
+  mode: 'fixpoint',
+  rules: [
+    // stacked filters first, so the others see one predicate per node
+    r('merge-adjacent-filters', mergeAdjacentFilters),
+    // through projections before joins: the binder's Project sits between WHERE and the join
+    r('push-filter-through-project', pushFilterThroughProject),
+    // outer→inner before pushing, so WHERE on the null-supplying side may move into it
+    r('simplify-outer-join', simplifyOuterJoin),
+    r('push-filter-into-join', pushFilterIntoJoin),
+    // after pushing: inference reads the predicates now sitting on each join input
+    r('infer-predicates-through-join-keys', inferPredicatesThroughJoinKeys),
+  ],
+};
+
+/**
+ * The oracle plan: base tables fetched whole, everything else computed in Junction. The
+ * predicate rewrites still run (they touch no source), because without them a comma join
+ * is a cartesian product no test machine can hold.
+ */
+export const NO_PUSHDOWN_PHASES: readonly Phase[] = [
+  PREDICATES,
+  { name: 'fetch base tables', mode: 'fixpoint', rules: [r('wrap-scan-in-remote', wrapScanInRemote)] },
+];
 
 export const PHASES: readonly Phase[] = [
-  {
-    // Logical rewrites first, while the plan still has bare Scans: every predicate moves as
-    // low as semantics allow so later phases see filters next to the tables they read.
-    name: 'predicates',
-    mode: 'fixpoint',
-    rules: [
-      // stacked filters first, so the others see one predicate per node
-      r('merge-adjacent-filters', mergeAdjacentFilters),
-      // through projections before joins: the binder's Project sits between WHERE and the join
-      r('push-filter-through-project', pushFilterThroughProject),
-      // outer→inner before pushing, so WHERE on the null-supplying side may move into it
-      r('simplify-outer-join', simplifyOuterJoin),
-      r('push-filter-into-join', pushFilterIntoJoin),
-      // after pushing: inference reads the predicates now sitting on each join input
-      r('infer-predicates-through-join-keys', inferPredicatesThroughJoinKeys),
-    ],
-  },
+  PREDICATES,
   {
     // Join order needs every join predicate in a join condition and every single-table
     // predicate on its table (for estimates), and must run before absorb-join so the
@@ -139,12 +148,22 @@ function fixpoint(plan: LogicalPlan, phase: Phase, ctx: OptimizerContext): Logic
   }
 }
 
-function pass(node: LogicalPlan, phase: Phase, ctx: OptimizerContext, budget: { firings: number; last: string }): LogicalPlan {
+function pass(
+  node: LogicalPlan,
+  phase: Phase,
+  ctx: OptimizerContext,
+  budget: { firings: number; last: string },
+): LogicalPlan {
   node = applyAtNode(node, phase, ctx, budget);
   return mapChildren(node, (c) => pass(c, phase, ctx, budget));
 }
 
-function applyAtNode(node: LogicalPlan, phase: Phase, ctx: OptimizerContext, budget: { firings: number; last: string }): LogicalPlan {
+function applyAtNode(
+  node: LogicalPlan,
+  phase: Phase,
+  ctx: OptimizerContext,
+  budget: { firings: number; last: string },
+): LogicalPlan {
   for (let i = 0; i < phase.rules.length; i++) {
     const rule = phase.rules[i];
     const out = rule.apply(node, ctx);
@@ -153,9 +172,14 @@ function applyAtNode(node: LogicalPlan, phase: Phase, ctx: OptimizerContext, bud
     budget.firings++;
     budget.last = rule.name;
     if (budget.firings > MAX_FIRINGS) {
-      throw new JunctionError('optimizer_no_fixpoint', 'internal', `Internal optimizer error: phase '${phase.name}' did not reach a fixed point (last rule: ${rule.name}).`, {
-        details: { phase: phase.name, rule: rule.name },
-      });
+      throw new JunctionError(
+        'optimizer_no_fixpoint',
+        'internal',
+        `Internal optimizer error: phase '${phase.name}' did not reach a fixed point (last rule: ${rule.name}).`,
+        {
+          details: { phase: phase.name, rule: rule.name },
+        },
+      );
     }
     node = out;
     i = -1; // the new node may enable earlier rules
@@ -201,9 +225,14 @@ function checkSchema(before: LogicalPlan, after: LogicalPlan, rule: string): voi
   const same = a.length === b.length && a.every((f, i) => f.id === b[i].id && sameType(f.type, b[i].type));
   if (!same) {
     const text = (fs: typeof a) => fs.map((f) => `${f.name}#${f.id}`).join(', ');
-    throw new JunctionError('optimizer_schema_changed', 'internal', `Internal optimizer error: rule ${rule} changed the output of a ${before.kind} node from [${text(a)}] to [${text(b)}].`, {
-      details: { rule },
-    });
+    throw new JunctionError(
+      'optimizer_schema_changed',
+      'internal',
+      `Internal optimizer error: rule ${rule} changed the output of a ${before.kind} node from [${text(a)}] to [${text(b)}].`,
+      {
+        details: { rule },
+      },
+    );
   }
 }
 
