@@ -156,8 +156,10 @@ export class Engine {
     return prepared;
   }
 
+  private inputs: Partial<Record<'on' | 'off', OptimizeInput>> = {};
   private optimizeInput(pushdown: boolean): OptimizeInput {
-    return { sources: sourcesFromRegistered([...this.sources.values()]), options: { pushdown } };
+    const k = pushdown ? 'on' : 'off';
+    return (this.inputs[k] ??= { sources: sourcesFromRegistered([...this.sources.values()]), options: { pushdown } });
   }
 
   private physical(plan: LogicalPlan, params: readonly Value[], subqueries: ReadonlyMap<LogicalPlan, Value>, options: QueryOptions): PhysicalPlan {
@@ -166,9 +168,21 @@ export class Engine {
       sources: this.sources,
       params,
       compiler: makeCompiler(params, subqueries),
-      estimate: (p) => (p.kind === 'Remote' || p.kind === 'Join' || p.kind === 'Aggregate' ? estimateRows(p, input) : undefined),
+      estimate: (p) => this.estimate(p, input),
       dependentSwitchKeys: DEPENDENT_SWITCH_KEYS,
     });
+  }
+
+  /** Estimates per plan node, computed once: prepared plans are immutable and reused. */
+  private readonly estimates = new WeakMap<LogicalPlan, number>();
+  private estimate(p: LogicalPlan, input: OptimizeInput): number | undefined {
+    if (p.kind !== 'Remote' && p.kind !== 'Join' && p.kind !== 'Aggregate' && p.kind !== 'Scan') return undefined;
+    let v = this.estimates.get(p);
+    if (v === undefined) {
+      v = estimateRows(p, input);
+      this.estimates.set(p, v);
+    }
+    return v;
   }
 
   private async start(prepared: Prepared, params: readonly Value[], options: QueryOptions): Promise<{ run: QueryRun; physical: PhysicalPlan }> {
@@ -243,6 +257,7 @@ export class Engine {
   private changed(): void {
     this.version++;
     this.cache.clear();
+    this.inputs = {};
   }
 
   private checkOpen(): void {

@@ -26,6 +26,9 @@ import { WindowOp, type WindowSpec } from '../exec/window.js';
 import { toRemoteQuery } from './remote-query.js';
 import { conjoin, refs, splitJoinCondition } from './join-keys.js';
 
+/** A side estimated at most this many rows is read whole rather than by key (dependent join). */
+export const TINY_SIDE_ROWS = 1000;
+
 /** Field id → position in the rows an operator produces. */
 export type Layout = ReadonlyMap<number, number>;
 
@@ -248,7 +251,12 @@ class Planner {
       rightWidth: rw,
     });
 
-    const strategy = plan.strategy;
+    let strategy = plan.strategy;
+    if (strategy?.kind === 'dependent') {
+      // asking a tiny source by key saves nothing and serialises two statements: read it whole, at the same time as the driver
+      const otherEst = this.o.estimate?.(strategy.driver === 'left' ? plan.right : plan.left);
+      if (otherEst !== undefined && otherEst <= TINY_SIDE_ROWS) strategy = { kind: 'hash', buildSide: strategy.driver === 'left' ? 'right' : 'left' };
+    }
     if (strategy?.kind === 'dependent') {
       const driverSide = strategy.driver;
       const other = driverSide === 'left' ? right : left;
