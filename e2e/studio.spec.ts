@@ -1,8 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { editorText, loadExample, setSql, signIn } from './studio.js';
 
-test.describe.configure({ mode: 'serial' });
-
 test('a wrong password is refused and the admin signs in', async ({ page }) => {
   await page.goto('/');
   await page.getByLabel('Username').fill('admin');
@@ -19,10 +17,11 @@ test('the catalog shows the demo sources dbA..dbD with their tables', async ({ p
   for (const s of ['dbA', 'dbB', 'dbC', 'dbD']) await expect(page.getByTestId(`catalog-source-${s}`)).toBeVisible();
   const tables = async (source: string) =>
     (await tree.locator(`[data-testid^="catalog-table-${source}."]`).allTextContents()).map((t) => t.trim());
-  expect(await tables('dbA')).toEqual(['lineitem', 'orders']);
-  expect(await tables('dbB')).toEqual(['customer']);
-  expect(await tables('dbC')).toEqual(['part', 'partsupp', 'supplier']);
-  expect(await tables('dbD')).toEqual(['customer', 'nation', 'region']);
+  // junction_tpch_meta is the loader's marker table (scale factor, seed) in each demo database
+  expect(await tables('dbA')).toEqual(['junction_tpch_meta', 'lineitem', 'orders']);
+  expect(await tables('dbB')).toEqual(['customer', 'junction_tpch_meta']);
+  expect(await tables('dbC')).toEqual(['junction_tpch_meta', 'part', 'partsupp', 'supplier']);
+  expect(await tables('dbD')).toEqual(['customer', 'junction_tpch_meta', 'nation', 'region']);
 
   // opening a table loads its columns with their types
   await page.getByTestId('catalog-table-dbB.customer').click();
@@ -184,3 +183,32 @@ function collectSql(n: PlanJson, out = new Map<string, string[]>()): Map<string,
   for (const c of n.children ?? []) collectSql(c, out);
   return out;
 }
+
+test('an admin registers a working source, sees its settings without the password, and deletes it', async ({ page }) => {
+  const pg = new URL(process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test');
+  const password = decodeURIComponent(pg.password);
+  await signIn(page);
+  await page.getByRole('link', { name: 'Sources' }).click();
+  await page.getByRole('button', { name: 'Register source' }).click();
+  const form = page.getByRole('form', { name: 'Register a source' });
+  await form.getByLabel('Name').fill('e2epg');
+  await form.getByLabel('Host').fill(pg.hostname);
+  await form.getByLabel('Port').fill(pg.port || '5432');
+  await form.getByLabel('Database').fill(pg.pathname.slice(1));
+  await form.getByLabel('User').fill(decodeURIComponent(pg.username));
+  await form.getByLabel('Password').fill(password);
+  await form.getByRole('button', { name: 'Register' }).click();
+  await expect(form).toHaveCount(0);
+
+  const row = page.getByTestId('source-e2epg');
+  await expect(row.locator('td').nth(1)).toHaveText('PostgreSQL');
+  await expect(row.locator('td').nth(2)).toHaveText(`${decodeURIComponent(pg.username)}@${pg.hostname}:${pg.port || '5432'}/${pg.pathname.slice(1)}`);
+  await expect(row.locator('td').nth(3)).toHaveText('online');
+  const detail = await (await page.request.get('/api/v1/sources')).json();
+  expect(JSON.stringify(detail)).not.toContain(password === 'junction' ? '"password"' : password);
+
+  page.once('dialog', (d) => void d.accept());
+  await row.getByRole('button', { name: 'Delete' }).click();
+  await expect(row).toHaveCount(0);
+  await expect(page.getByTestId('source-dbA')).toBeVisible();
+});

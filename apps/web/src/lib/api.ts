@@ -16,12 +16,18 @@ export interface Source {
   readonly name: string;
   readonly engine: Engine;
   readonly status: string;
-  readonly statusMessage?: string;
-  readonly host?: string;
-  readonly port?: number;
-  readonly database?: string;
-  readonly user?: string;
   readonly demo?: boolean;
+}
+/** GET /sources/:id: connection settings without the password (write-only) */
+export interface SourceDetail extends Source {
+  readonly host: string | null;
+  readonly port: number | null;
+  readonly database: string | null;
+  readonly user: string | null;
+  readonly file: string | null;
+  readonly hasPassword: boolean;
+  readonly statusMessage: string | null;
+  readonly tables: number;
 }
 export interface NewSource {
   name: string;
@@ -97,7 +103,8 @@ export const api = {
   async sources(): Promise<Source[]> {
     return list<Source>(await requestJson('/sources'), 'sources');
   },
-  createSource: (s: NewSource) => requestJson<Source>('/sources', { body: s }),
+  source: (id: string) => requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}`),
+  createSource: (s: NewSource) => requestJson<SourceDetail>('/sources', { body: s }),
   deleteSource: (id: string) => requestJson<void>(`/sources/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   testSource: (id: string) => requestJson<Diagnosis>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
   refreshSource: (id: string) => requestJson<unknown>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),

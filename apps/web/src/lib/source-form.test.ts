@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeDiagnosis, toNewSource } from './source-form.js';
+import { connectionLabel, describeDiagnosis, toNewSource } from './source-form.js';
 
 describe('toNewSource', () => {
   it('fills the default port and trims fields, keeping the password as typed', () => {
@@ -42,5 +42,12 @@ describe('describeDiagnosis', () => {
       'The server rejected user "junction". Check the password. (auth_failed)',
     );
     expect(describeDiagnosis({ ok: false })).toBe('The connection failed.');
+  });
+});
+
+describe('connectionLabel', () => {
+  it('shows user@host:port/database or the SQLite file', () => {
+    expect(connectionLabel({ engine: 'postgresql', host: '127.0.0.1', port: 5432, database: 'jdv_a', user: 'junction', file: null })).toBe('junction@127.0.0.1:5432/jdv_a');
+    expect(connectionLabel({ engine: 'sqlite', host: null, port: null, database: null, user: null, file: '/data/demo/dbC.sqlite' })).toBe('/data/demo/dbC.sqlite');
   });
 });

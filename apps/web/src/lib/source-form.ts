@@ -1,4 +1,4 @@
-import type { Engine, NewSource } from './api.js';
+import type { Engine, NewSource, SourceDetail } from './api.js';
 
 export const DEFAULT_PORTS: Record<Engine, number | undefined> = {
   postgresql: 5432,
@@ -51,4 +51,10 @@ export function describeDiagnosis(d: Diagnosis): string {
   if (d.hint) parts.push(d.hint.trim());
   if (d.code) parts.push(`(${d.code})`);
   return parts.join(' ');
+}
+
+/** user@host:port/database, or the file of a SQLite source; there is no password to show. */
+export function connectionLabel(d: Pick<SourceDetail, 'engine' | 'host' | 'port' | 'database' | 'user' | 'file'>): string {
+  if (d.engine === 'sqlite') return d.file ?? '';
+  return `${d.user ? `${d.user}@` : ''}${d.host ?? ''}${d.port ? `:${d.port}` : ''}/${d.database ?? ''}`;
 }

@@ -1,13 +1,25 @@
-import { useState } from 'react';
-import { api, type Source } from '../../lib/api.js';
+import { useEffect, useState } from 'react';
+import { api, type Source, type SourceDetail } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
-import { describeDiagnosis, ENGINE_LABELS } from '../../lib/source-form.js';
+import { connectionLabel, describeDiagnosis, ENGINE_LABELS } from '../../lib/source-form.js';
 
 type Diagnosis = { ok: boolean; message: string };
 
 export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAdmin: boolean; onChanged(): void }) {
   const [busy, setBusy] = useState<string>();
   const [diagnosis, setDiagnosis] = useState<Diagnosis>();
+  // the list carries name, engine and status; connection settings come with the detail
+  const [detail, setDetail] = useState<SourceDetail>();
+  useEffect(() => {
+    let live = true;
+    api.source(source.id).then(
+      (d) => live && setDetail(d),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [source.id, source.status]);
 
   async function act(label: string, f: () => Promise<Diagnosis | void>) {
     setBusy(label);
@@ -38,7 +50,8 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
     void act('delete', () => api.deleteSource(source.id));
   };
 
-  const where = source.engine === 'sqlite' ? source.database : `${source.user ? `${source.user}@` : ''}${source.host ?? ''}${source.port ? `:${source.port}` : ''}/${source.database ?? ''}`;
+  const where = detail ? connectionLabel(detail) : '';
+  const message = detail?.statusMessage;
   return (
     <tr data-testid={`source-${source.name}`}>
       <td>
@@ -49,7 +62,7 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
       <td className="j-mono j-small">{where}</td>
       <td>
         <span className={`j-status j-status-${source.status}`}>{source.status}</span>
-        {source.statusMessage && <div className="j-muted j-small">{source.statusMessage}</div>}
+        {message && source.status !== 'online' && <div className="j-muted j-small">{message}</div>}
         {diagnosis && (
           <div className={diagnosis.ok ? 'j-ok j-small' : 'j-error j-small'} role="status" data-testid="diagnosis">
             {diagnosis.message}
@@ -72,3 +85,4 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
     </tr>
   );
 }
+
