@@ -314,6 +314,11 @@ function binary(env: ExprEnv, node: C.BinaryExpr): Expr {
 
 function like(env: ExprEnv, valueNode: C.Node, patternNode: C.Node, escapeNode: C.Node | undefined, op: string, node: C.Node): Expr {
   const { ctx } = env;
+  if (!escapeNode && patternNode.type === 'binary_expr' && kw(patternNode.operator) === 'ESCAPE') {
+    // the parser reads `x LIKE p ESCAPE e` as x LIKE (p ESCAPE e)
+    escapeNode = patternNode.right;
+    patternNode = patternNode.left;
+  }
   let value = bindExpr(env, valueNode);
   if (value.type.kind !== 'string' || isUnknown(ctx, value)) value = textArg(ctx, value, valueNode);
   let pattern = textArg(ctx, bindExpr(env, patternNode), patternNode);

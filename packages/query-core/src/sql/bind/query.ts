@@ -97,7 +97,7 @@ export class QueryBinder {
       case 'paren_expr':
         return this.bindQuery(node.expr as C.Node, mode);
       case 'compound_select_stmt':
-        return this.bindCompound(node, [], mode);
+        return this.bindCompound(node);
       case 'select_stmt':
         return this.bindSelectStmt(node, mode);
       default:
@@ -147,10 +147,8 @@ export class QueryBinder {
   }
 
   /** Rightmost SELECT of a set operation: the parser hangs the set's ORDER BY/LIMIT on it. */
-  private bindCompound(node: C.CompoundSelectStmt, _outer: C.Node[], mode?: CorrelationMode): BoundQuery {
-    if (mode && mode.kind !== 'in') {
-      // correlation inside set operations is not pulled out; bind plainly and let the free-ref check reject it
-    }
+  private bindCompound(node: C.CompoundSelectStmt): BoundQuery {
+    // correlation is not pulled out of set operations: their branches bind as plain queries
     let right = node.right as C.Node;
     let trailing: C.Node[] = [];
     if (right.type === 'select_stmt' && right.clauses[0]?.type !== 'paren_expr') {
@@ -348,7 +346,7 @@ export class QueryBinder {
           semiJoins.push(join);
           continue;
         }
-        const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.scalarSink(scope, pending, true) };
+        const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.scalarSink(pending, true) };
         const e = requireBool(env, bindExpr(env, part), part);
         for (const c of conjuncts(e)) {
           if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
@@ -366,7 +364,7 @@ export class QueryBinder {
     const aggs = new AggCollector(ctx);
     const wins = new WindowCollector(ctx);
     const selectPending: PendingJoin[] = [];
-    const selEnv: ExprEnv = { ctx, scope, clause: 'SELECT', aggregates: aggs, windows: wins, subqueries: this.scalarSink(scope, selectPending, false) };
+    const selEnv: ExprEnv = { ctx, scope, clause: 'SELECT', aggregates: aggs, windows: wins, subqueries: this.scalarSink(selectPending, true) };
     const items = this.selectItems(select, selEnv);
 
     const groupBy = get('group_by_clause');
@@ -379,7 +377,8 @@ export class QueryBinder {
       for (const spec of orderBy.specifications.items) {
         const s = spec as C.Node;
         const exprNode = s.type === 'sort_specification' ? s.expr : s;
-        const k = sortKey({ ...selEnv, clause: 'ORDER BY' }, s, (n) => lit(null, t.null));
+        // direction and NULLS placement only; the key expression is resolved below
+        const k = sortKey({ ...selEnv, clause: 'ORDER BY' }, s, () => lit(null, t.null));
         const ordinal = exprNode.type === 'number_literal' ? this.ordinal(exprNode, items.length) : undefined;
         const outputByName = ordinal === undefined ? this.outputByName(exprNode, items) : undefined;
         if (ordinal !== undefined) orderKeys.push({ output: ordinal, desc: k.desc, nullsFirst: k.nullsFirst });
@@ -390,6 +389,8 @@ export class QueryBinder {
 
     // GROUP BY
     const grouped = !!groupBy || aggs.calls.length > 0 || !!havingExpr;
+    // decorrelated scalar subqueries of the SELECT list/ORDER BY join in below the projection
+    if (!grouped) for (const j of selectPending) plan = j(plan);
     let rewrite: (e: Expr) => Expr = (e) => e;
     if (grouped) {
       if (selectPending.length > 0) throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
@@ -465,7 +466,6 @@ export class QueryBinder {
       }));
       plan = { kind: 'Window', input: plan, windows };
     }
-    for (const j of selectPending) plan = j(plan);
 
     // projection: select items, then ORDER BY expressions not in the list as hidden columns
     const available = fieldMap(outputFields(plan));
@@ -666,7 +666,7 @@ export class QueryBinder {
   }
 
   /** Scalar subqueries: uncorrelated → Expr 'subquery'; correlated (aggregate, equality correlation) → left join. */
-  private scalarSink(scope: Scope, pending: PendingJoin[], allowCorrelated: boolean): SubquerySink {
+  private scalarSink(pending: PendingJoin[], allowCorrelated: boolean): SubquerySink {
     return {
       scalar: (node, queryNode, s) => {
         const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [] };
@@ -678,7 +678,6 @@ export class QueryBinder {
           return { kind: 'subquery', plan: q.plan, type: out.type };
         }
         if (!allowCorrelated) throw this.ctx.unsupported('a correlated scalar subquery here', node);
-        void scope;
         const keys = mode.keys;
         const condition = and(keys.map((k) => call('eq', [coerce(this.ctx, k.outer, commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type), coerce(this.ctx, ref(k.inner), commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type)])))!;
         pending.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
@@ -845,4 +844,3 @@ class WindowCollector implements WindowSink {
   }
 }
 
-export { isUnknown, numberLiteral };
