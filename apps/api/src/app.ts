@@ -62,8 +62,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logger: opts.logger ?? false,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     trustProxy: opts.trustProxy ?? false,
-    // unknown fields are errors, not silently dropped; query strings still coerce to numbers
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // unknown fields are errors, not silently dropped; values are never coerced (a parameter 1 stays a number)
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // ids of log lines, not of anything a client could guess its way into
     genReqId: () => crypto.randomUUID(),
   });

@@ -30,3 +30,6 @@ export type Permission = (typeof PERMISSIONS)[number];
 export const Scope = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
 
 export const Json = Type.Unknown();
+
+/** Query strings arrive as text and bodies are never coerced, so a limit is digits, read with Number(). */
+export const Limit = Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: 'a number from 1 to 999' });

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { JunctionError } from '@junction/connectors';
 import { conflict, forbidden, notFound } from '../lib/errors.js';
-import { errors, IdParams, Name, Ok, Role, Scope } from '../lib/schemas.js';
+import { errors, IdParams, Limit, Name, Ok, Role, Scope } from '../lib/schemas.js';
 import { hashPassword, randomToken, sha256 } from '../lib/secrets.js';
 
 const User = Type.Object({ id: Type.String(), username: Type.String(), role: Role, disabled: Type.Boolean(), createdAt: Type.String({ format: 'date-time' }) });
@@ -127,12 +127,12 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
     return { ok: true };
   });
 
-  app.get<{ Querystring: { limit?: number; action?: string } }>(
+  app.get<{ Querystring: { limit?: string; action?: string } }>(
     '/audit',
     {
       schema: {
         tags: ['audit'],
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), action: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }),
+        querystring: Type.Object({ limit: Type.Optional(Limit), action: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }),
         response: { 200: Type.Array(AuditEntry), ...errors() },
       },
       preHandler: admin,
@@ -142,7 +142,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         await app.db.auditLog.findMany({
           where: request.query.action ? { action: request.query.action } : {},
           orderBy: { createdAt: 'desc' },
-          take: request.query.limit ?? 100,
+          take: request.query.limit ? Number(request.query.limit) : 100,
         })
       ).map((a) => ({ id: a.id, actorName: a.actorName, action: a.action, target: a.target, details: a.details ? JSON.parse(a.details) : null, ip: a.ip, createdAt: a.createdAt.toISOString() })),
   );

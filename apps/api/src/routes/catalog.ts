@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CatalogSnapshot } from '@junction/connectors';
 import { formatType } from '@junction/connectors';
 import { notFound } from '../lib/errors.js';
-import { errors } from '../lib/schemas.js';
+import { errors, Limit } from '../lib/schemas.js';
 
 const Column = Type.Object({ name: Type.String(), type: Type.String(), nativeType: Type.String(), nullable: Type.Boolean() });
 const TableSummary = Type.Object({ schema: Type.String(), name: Type.String(), kind: Type.String(), rowCount: Type.Union([Type.Number(), Type.Null()]) });
@@ -87,20 +87,20 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
     },
   );
 
-  app.get<{ Querystring: { q: string; limit?: number } }>(
+  app.get<{ Querystring: { q: string; limit?: string } }>(
     '/catalog/search',
     {
       schema: {
         tags: ['catalog'],
         summary: 'Tables, columns and views whose name contains q (case-insensitive)',
-        querystring: Type.Object({ q: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false }),
+        querystring: Type.Object({ q: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Limit) }, { additionalProperties: false }),
         response: { 200: Type.Array(Hit), ...errors() },
       },
       preHandler: read,
     },
     async (request) => {
       const q = request.query.q.toLowerCase();
-      const limit = request.query.limit ?? 100;
+      const limit = request.query.limit ? Number(request.query.limit) : 100;
       const hits: Static<typeof Hit>[] = [];
       for (const { row, catalog } of await visibleSources(request.principal!)) {
         for (const t of catalog.tables) {

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isJunctionError, JunctionError, type Value } from '@junction/connectors';
 import type { QueryStats } from '@junction/query-core';
 import { notFound, toErrorBody } from '../lib/errors.js';
-import { errors } from '../lib/schemas.js';
+import { errors, Limit } from '../lib/schemas.js';
 import { jsonColumns, jsonRow } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
 
@@ -230,19 +230,19 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Querystring: { limit?: number } }>(
+  app.get<{ Querystring: { limit?: string } }>(
     '/history',
     {
       schema: {
         tags: ['history'],
         summary: 'Your query history, newest first',
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
+        querystring: Type.Object({ limit: Type.Optional(Limit) }, { additionalProperties: false }),
         response: { 200: Type.Array(History), ...errors() },
       },
       preHandler: app.authorize('run'),
     },
     async (request) =>
-      (await app.db.queryHistory.findMany({ where: { userId: request.principal!.userId }, orderBy: { createdAt: 'desc' }, take: request.query.limit ?? 100 })).map((h) => ({
+      (await app.db.queryHistory.findMany({ where: { userId: request.principal!.userId }, orderBy: { createdAt: 'desc' }, take: request.query.limit ? Number(request.query.limit) : 100 })).map((h) => ({
         id: h.id,
         queryId: h.queryId,
         sql: h.sql,

@@ -107,6 +107,24 @@ describe('virtual schemas and views', () => {
   });
 });
 
+describe('view grants', () => {
+  it('a designer cannot read a view over a source they have no grant on; a view grant covers what the view reads', async () => {
+    const hr = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { name: 'hr', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: pgdb.user, password: pgdb.password } });
+    expect(hr.statusCode).toBe(201);
+    await h.as('admin', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'secret' } });
+    const v = await h.as('admin', { method: 'POST', url: '/api/v1/views', payload: { schema: 'secret', name: 'salaries', sql: 'SELECT c_name, c_acctbal FROM hr.customer' } });
+    expect(v.statusCode).toBe(201);
+    const denied = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT c_name FROM secret.salaries' } });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json().code).toBe('access_denied');
+    expect((await h.as('analyst', { method: 'POST', url: '/api/v1/views', payload: { schema: 'secret', name: 'copy', sql: 'SELECT * FROM secret.salaries' } })).statusCode).toBe(403);
+    await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', viewSchema: 'secret' } });
+    const viewer = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${v.json().id}/run`, payload: {} });
+    expect(viewer.statusCode).toBe(200);
+    expect(viewer.json().rows.length).toBe(3);
+  });
+});
+
 describe('saved queries', () => {
   it('saves, lists, runs with default and given params, edits and deletes; viewers run but cannot edit', async () => {
     const created = await h.as('analyst', { method: 'POST', url: '/api/v1/saved-queries', payload: { name: 'by key', sql: 'SELECT c_name FROM crm.customer WHERE c_custkey = $1', params: [1], shared: true } });

@@ -116,10 +116,15 @@ export class JunctionService {
     const engine = await this.engine();
     for (const row of await this.db.source.findMany()) {
       if (!row.catalog) continue;
-      const connector = await this.connectorFactory(this.configOf(row));
-      const live: Live = { connector, catalog: JSON.parse(row.catalog), semantics: row.semantics ? JSON.parse(row.semantics) : undefined };
-      this.#live.set(row.name, live);
-      await engine.addSource({ name: row.name, ...live });
+      try {
+        const connector = await this.connectorFactory(this.configOf(row));
+        const live: Live = { connector, catalog: JSON.parse(row.catalog), semantics: row.semantics ? JSON.parse(row.semantics) : undefined };
+        await engine.addSource({ name: row.name, ...live });
+        this.#live.set(row.name, live);
+      } catch (e) {
+        // one broken source must not keep the others (or the studio) from starting
+        await this.db.source.update({ where: { id: row.id }, data: { status: 'offline', statusMessage: e instanceof Error ? e.message : 'could not register' } });
+      }
     }
     const views = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
     for (const v of views) {
@@ -223,7 +228,7 @@ export class JunctionService {
       options: patch.options !== undefined ? JSON.stringify(patch.options) : row.options,
     };
     const password = patch.password !== undefined ? patch.password : row.passwordEncrypted ? this.secrets.decrypt(row.passwordEncrypted) : undefined;
-    const live = await this.#connect(this.configOf(merged, password ?? ''));
+    const live = await this.#connect(this.configOf({ ...merged, passwordEncrypted: null }, password));
     const updated = await this.db.source.update({
       where: { id: row.id },
       data: {
@@ -305,10 +310,29 @@ export class JunctionService {
     const grants = await this.db.grant.findMany({ where: { OR: [{ role: p.role }, { userId: p.userId }] } });
     const sources = new Set(grants.filter((g) => g.sourceName).map((g) => g.sourceName as string));
     const views = new Set(grants.filter((g) => g.viewSchema).map((g) => `${g.viewSchema}.${g.viewName ?? '*'}`));
-    return {
+    const granted = (schema: string, view: string) => views.has(`${schema}.${view}`) || views.has(`${schema}.*`);
+    // A view's grant covers what it reads, so a designer gets no grant for free: they may read
+    // a view only when their own grants would let them run its SQL. Planning (EXPLAIN without
+    // ANALYZE) decides that exactly, without contacting any source.
+    const derived = new Set<string>();
+    const policy: AccessPolicy = {
       canReadSource: (s) => sources.has(s) || sources.has('*'),
-      canReadView: (schema, view) => views.has(`${schema}.${view}`) || views.has(`${schema}.*`),
+      canReadView: (schema, view) => granted(schema, view) || derived.has(`${schema}.${view}`),
     };
+    if (!p.permissions.has('design')) return policy;
+    const stored = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
+    if (stored.length === 0) return policy;
+    const engine = await this.engine();
+    for (const v of stored) {
+      if (granted(v.schema.name, v.name)) continue;
+      try {
+        await engine.explain(v.sql, { access: policy });
+        derived.add(`${v.schema.name}.${v.name}`);
+      } catch {
+        // not readable with these grants (or broken): stays denied
+      }
+    }
+    return policy;
   }
 
   /**
