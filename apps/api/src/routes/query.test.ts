@@ -236,5 +236,25 @@ describe('POST /explain', () => {
     expect(text).toContain('src');
     const denied = await h.as('analyst', { method: 'POST', url: '/api/v1/explain', payload: { sql: 'SELECT x FROM gone.t' } });
     expect(denied.statusCode).toBe(403);
+    expect((await h.as('analyst', { method: 'POST', url: '/api/v1/explain', payload: { sql: 'SELEC' } })).statusCode).toBe(400);
+  });
+
+  it('analyze runs the query and reports actual rows', async () => {
+    const res = await h.as('analyst', { method: 'POST', url: '/api/v1/explain', payload: { sql: 'SELECT id FROM src.vals', analyze: true } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().plan.actual.rows).toBe(2);
+  });
+});
+
+describe('history', () => {
+  it('is per user and can be cleared', async () => {
+    const before = (await h.as('analyst', { method: 'GET', url: '/api/v1/history' })).json();
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((x: { sql: string }) => typeof x.sql === 'string')).toBe(true);
+    const adminBefore = (await h.as('admin', { method: 'GET', url: '/api/v1/history' })).json().length;
+    expect((await h.as('analyst', { method: 'DELETE', url: '/api/v1/history' })).statusCode).toBe(200);
+    expect((await h.as('analyst', { method: 'GET', url: '/api/v1/history' })).json()).toEqual([]);
+    expect((await h.as('admin', { method: 'GET', url: '/api/v1/history' })).json().length).toBe(adminBefore);
+    expect((await h.as('analyst', { method: 'GET', url: '/api/v1/history?limit=0' })).statusCode).toBe(400);
   });
 });
