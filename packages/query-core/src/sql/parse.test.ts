@@ -45,6 +45,18 @@ describe('parseSql', () => {
     expect(p.text).toBe('SELECT p_name FROM dbC.tpch.dbo.part');
   });
 
+  it('says NATURAL JOIN is unsupported instead of a bare syntax error', () => {
+    const e = parseError('SELECT * FROM a NATURAL JOIN b');
+    expect([e.kind, e.code, e.message]).toEqual(['unsupported', 'feature_not_supported', 'NATURAL JOIN is not supported; write JOIN … USING (columns)']);
+    expect(e.position).toEqual({ offset: 16, line: 1, column: 17, length: 7 });
+  });
+
+  it('rewrites substring(… FROM … FOR …) before parsing and keeps error positions in the original text', () => {
+    expect(parseSql('SELECT substring(c_phone from 1 for 2) FROM t').text).toBe('SELECT substring(c_phone, 1, 2) FROM t');
+    const sql = 'SELECT substring(c_phone from 1 for 2) FROM t WHERE WHERE';
+    expect(parseError(sql).position?.column).toBe(sql.lastIndexOf('WHERE') + 1);
+  });
+
   it('runs one statement at a time', () => {
     const e = parseError('SELECT 1; SELECT 2');
     expect([e.kind, e.code, e.position?.column]).toEqual(['unsupported', 'unsupported_multiple_statements', 11]);

@@ -2,6 +2,7 @@ import { parse as parseCst } from 'sql-parser-cst';
 import type { Node, Program, Statement } from 'sql-parser-cst';
 import { JunctionError, positionAt } from '@junction/connectors';
 import type { ErrorKind, SqlPosition } from '@junction/connectors';
+import { rewriteStandardFunctions } from './compat.js';
 import { rewriteOdbc } from './odbc.js';
 
 /** A parsed statement and the means to point at any node in the text the user wrote. */
@@ -22,7 +23,9 @@ export interface ParsedSql {
 const LOCATION_RE = /--> sql:(\d+):(\d+)/;
 
 export function parseSql(sql: string): ParsedSql {
-  const rewritten = rewriteOdbc(sql);
+  const odbc = rewriteOdbc(sql);
+  const compat = rewriteStandardFunctions(odbc.text);
+  const rewritten = { text: compat.text, toOriginal: (o: number) => odbc.toOriginal(compat.toOriginal(o)) };
   const text = rewritten.text;
   const positionOf = (start: number, end: number): SqlPosition => {
     const a = rewritten.toOriginal(start);
@@ -101,6 +104,14 @@ function syntaxError(e: unknown, original: string, text: string, toOriginal: (o:
       lineStart = nl + 1;
     }
     offset = lineStart + column - 1;
+  }
+  const orig0 = toOriginal(offset);
+  if (/\bNATURAL\s+(?:(?:LEFT|RIGHT|FULL|INNER|OUTER)\s+)*$/i.test(original.slice(0, orig0))) {
+    const at = original.slice(0, orig0).search(/\bNATURAL\s+(?:(?:LEFT|RIGHT|FULL|INNER|OUTER)\s+)*$/i);
+    return new JunctionError('feature_not_supported', 'unsupported', 'NATURAL JOIN is not supported; write JOIN … USING (columns)', {
+      position: positionAt(original, at, 7),
+      cause: e,
+    });
   }
   const first = message.split('\n')[0].replace(/^Syntax Error: /, '');
   const found = /^Unexpected (.*)$/.exec(first);

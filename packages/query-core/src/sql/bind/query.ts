@@ -583,7 +583,9 @@ export class QueryBinder {
 
   private selectItems(select: C.SelectClause, env: ExprEnv): SelectItem[] {
     const items: SelectItem[] = [];
-    const inputFields = new Map(env.scope.columns.map((c) => [c.field.id, c.field]));
+    // a column is named as its relation exposes it (derived-table column aliases rename fields)
+    const inputFields = new Map<number, Field>();
+    for (const c of [...env.scope.columns].sort((a, b) => Number(!!b.hidden) - Number(!!a.hidden))) inputFields.set(c.field.id, { ...c.field, name: c.name });
     for (const col of select.columns?.items ?? []) {
       const node = col as C.Node;
       if (node.type === 'all_columns') {
