@@ -94,17 +94,19 @@ describe('load marker', () => {
   it('renders the marker table and its row per engine', () => {
     expect(renderMetaCreate('postgresql')).toEqual([
       'create table "junction_tpch_meta" ("target" varchar(64) not null, "sf" varchar(16) not null, "seed" integer not null, ' +
-        '"tables" varchar(255) not null, "loaded_at" varchar(32) not null, constraint "junction_tpch_meta_pkey" primary key ("target"))',
+        '"tables" varchar(255) not null, "generator" varchar(16) not null, "loaded_at" varchar(32) not null, constraint "junction_tpch_meta_pkey" primary key ("target"))',
     ]);
     expect(
       renderMarkerInsert(
         'mysql',
-        { target: 'dbC', sf: '0.1', seed: 7, tables: 'part,partsupp,supplier' },
+        { target: 'dbC', sf: '0.1', seed: 7, tables: 'part,partsupp,supplier', generator: '1' },
         '2026-01-01T00:00:00.000Z',
       ),
     ).toBe(
-      "insert into `junction_tpch_meta` (`loaded_at`, `seed`, `sf`, `tables`, `target`) values ('2026-01-01T00:00:00.000Z', 7, '0.1', 'part,partsupp,supplier', 'dbC')",
+      "insert into `junction_tpch_meta` (`generator`, `loaded_at`, `seed`, `sf`, `tables`, `target`) values ('1', '2026-01-01T00:00:00.000Z', 7, '0.1', 'part,partsupp,supplier', 'dbC')",
     );
-    expect(renderMarkerSelect('sqlserver')).toBe('select [target], [sf], [seed], [tables] from [junction_tpch_meta]');
+    expect(renderMarkerSelect('sqlserver')).toBe(
+      'select [target], [sf], [seed], [tables], [generator] from [junction_tpch_meta]',
+    );
   });
 });

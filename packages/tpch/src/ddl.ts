@@ -128,6 +128,8 @@ export interface LoadMarker {
   readonly sf: string;
   readonly seed: number;
   readonly tables: string;
+  /** GENERATOR_VERSION of the rows: a changed generator reloads */
+  readonly generator: string;
 }
 
 export function renderMetaCreate(engine: EngineName): string[] {
@@ -137,9 +139,17 @@ export function renderMetaCreate(engine: EngineName): string[] {
       tb.specificType('sf', 'varchar(16)').notNullable();
       tb.specificType('seed', 'integer').notNullable();
       tb.specificType('tables', 'varchar(255)').notNullable();
+      tb.specificType('generator', 'varchar(16)').notNullable();
       tb.specificType('loaded_at', 'varchar(32)').notNullable();
       tb.primary(['target'], `${META_TABLE}_pkey`);
     })
+    .toSQL()
+    .map((q) => q.sql);
+}
+
+export function renderMetaDrop(engine: EngineName): string[] {
+  return sqlBuilder(engine)
+    .schema.dropTableIfExists(META_TABLE)
     .toSQL()
     .map((q) => q.sql);
 }
@@ -155,5 +165,5 @@ export function renderMarkerInsert(engine: EngineName, marker: LoadMarker, loade
 }
 
 export function renderMarkerSelect(engine: EngineName): string {
-  return sqlBuilder(engine)(META_TABLE).select('target', 'sf', 'seed', 'tables').toQuery();
+  return sqlBuilder(engine)(META_TABLE).select('target', 'sf', 'seed', 'tables', 'generator').toQuery();
 }

@@ -28,6 +28,11 @@ export interface GenerateOptions {
 }
 
 export const DEFAULT_SEED = 19920101;
+/**
+ * Bump whenever the rows generated for a (sf, seed) change: loads record it in their marker,
+ * so data from an older generator is reloaded instead of silently mixed with new data.
+ */
+export const GENERATOR_VERSION = '1';
 export const MIN_SF = 0.001;
 export const MAX_SF = 10;
 

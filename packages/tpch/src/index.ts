@@ -6,6 +6,7 @@ export {
   drivingCount,
   scaleOf,
   DEFAULT_SEED,
+  GENERATOR_VERSION,
   MIN_SF,
   MAX_SF,
   type GenerateOptions,

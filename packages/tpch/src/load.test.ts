@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createConnector, type Connector, type EngineName } from '@junction/connectors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedRowCount, generateTable } from './generate.js';
+import { GENERATOR_VERSION, expectedRowCount, generateTable } from './generate.js';
 import { loadTpch, type LoadEvent } from './load.js';
 import { TABLES, TABLE_NAMES, type TableName } from './schema.js';
 import { sourceFromUrl } from './source-url.js';
@@ -107,6 +107,21 @@ describe.each(servers)('loadTpch into $engine', ({ engine, url, create, drop }) 
     expect((await target.execute('select count(*) from customer')).rows[0][0]).toBe(300n);
     const markers = await target.execute('select target, sf from junction_tpch_meta');
     expect(markers.rows).toEqual([['direct', '0.002']]);
+  });
+
+  it('reloads over a marker table of an older shape (an earlier generator)', async () => {
+    await target.execute('drop table junction_tpch_meta');
+    await target.execute(
+      'create table junction_tpch_meta (target varchar(64), sf varchar(16), seed integer, tables varchar(255))',
+    );
+    await target.execute(`insert into junction_tpch_meta values ('direct', '0.002', 19920101, 'customer,nation')`);
+    await target.execute('delete from customer where c_custkey > 10');
+    const [result] = await loadTpch([{ name: 'direct', connector: target, tables: ['customer', 'nation'] }], {
+      sf: 0.002,
+    });
+    expect(result.skipped).toBe(false);
+    expect((await target.execute('select count(*) from customer')).rows[0][0]).toBe(300n);
+    expect((await target.execute('select generator from junction_tpch_meta')).rows).toEqual([[GENERATOR_VERSION]]);
   });
 
   it('statistics are fresh after the load', async () => {

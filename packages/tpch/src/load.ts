@@ -5,10 +5,11 @@ import {
   renderMarkerInsert,
   renderMarkerSelect,
   renderMetaCreate,
+  renderMetaDrop,
   renderTableDdl,
   type LoadMarker,
 } from './ddl.js';
-import { DEFAULT_SEED, drivingCount, expectedRowCount, generateTable, scaleOf } from './generate.js';
+import { DEFAULT_SEED, GENERATOR_VERSION, drivingCount, expectedRowCount, generateTable, scaleOf } from './generate.js';
 import { TABLES, TABLE_NAMES, type TableName } from './schema.js';
 
 export interface LoadTarget {
@@ -92,6 +93,7 @@ export async function loadTpch(targets: readonly LoadTarget[], options: LoadOpti
       sf: String(options.sf),
       seed,
       tables: [...spec.tables].sort().join(','),
+      generator: GENERATOR_VERSION,
     };
     const existing = await readMarker(spec);
     if (!options.force && existing.marker && sameMarker(existing.marker, marker)) {
@@ -242,19 +244,27 @@ async function readMarker(target: LoadTarget): Promise<{ metaTable: boolean; mar
   try {
     rows = (await target.connector.execute(renderMarkerSelect(target.connector.engine))).rows;
   } catch {
-    // no marker table yet: nothing was ever loaded here
+    // no marker table (nothing loaded here yet) or one of an older shape: prepare() recreates it
     return { metaTable: false };
   }
   const row = rows.find((r) => r[0] === target.name);
   if (!row) return { metaTable: true };
   return {
     metaTable: true,
-    marker: { target: String(row[0]), sf: String(row[1]), seed: Number(row[2]), tables: String(row[3]) },
+    marker: {
+      target: String(row[0]),
+      sf: String(row[1]),
+      seed: Number(row[2]),
+      tables: String(row[3]),
+      generator: String(row[4]),
+    },
   };
 }
 
 function sameMarker(a: LoadMarker, b: LoadMarker): boolean {
-  return a.target === b.target && a.sf === b.sf && a.seed === b.seed && a.tables === b.tables;
+  return (
+    a.target === b.target && a.sf === b.sf && a.seed === b.seed && a.tables === b.tables && a.generator === b.generator
+  );
 }
 
 /** Marker table present (its row removed), this target's tables dropped and created empty. */
@@ -262,7 +272,7 @@ async function prepare(target: LoadTarget, hasMetaTable: boolean): Promise<void>
   const { connector } = target;
   const engine = connector.engine;
   if (hasMetaTable) await connector.execute(renderMarkerDelete(engine, target.name));
-  else for (const sql of renderMetaCreate(engine)) await connector.execute(sql);
+  else for (const sql of [...renderMetaDrop(engine), ...renderMetaCreate(engine)]) await connector.execute(sql);
   for (const table of target.tables) {
     const ddl = renderTableDdl(engine, TABLES[table]);
     for (const sql of ddl.drop) await connector.execute(sql);
