@@ -107,7 +107,7 @@ export const api = {
   createSource: (s: NewSource) => requestJson<SourceDetail>('/sources', { body: s }),
   deleteSource: (id: string) => requestJson<void>(`/sources/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   testSource: (id: string) => requestJson<Diagnosis>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
-  refreshSource: (id: string) => requestJson<unknown>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),
+  refreshSource: (id: string) => requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),
 
   async catalog(): Promise<CatalogSource[]> {
     return toCatalog(await requestJson('/catalog'));

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { api, type ExplainResponse } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
+import { onCatalogChanged } from '../../lib/catalog-events.js';
 import { CatalogStore } from '../../lib/catalog-store.js';
 import { QueryRun } from '../../lib/query-run.js';
 import { useAsync } from '../../lib/use-async.js';
@@ -41,7 +42,10 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
   const history = useAsync(() => api.history());
 
   useEffect(() => () => run.dispose(), [run]);
-  useEffect(() => void catalogStore.load(), [catalogStore]);
+  useEffect(() => {
+    void catalogStore.load();
+    return onCatalogChanged(() => void catalogStore.load());
+  }, [catalogStore]);
 
   const showPositionOf = (e: ApiError | undefined) => {
     if (e?.position) editor.current?.showError(e.message, e.position);

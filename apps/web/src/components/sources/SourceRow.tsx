@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, type Source, type SourceDetail } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
+import { notifyCatalogChanged } from '../../lib/catalog-events.js';
 import { connectionLabel, describeDiagnosis, ENGINE_LABELS } from '../../lib/source-form.js';
 
 type Diagnosis = { ok: boolean; message: string };
@@ -42,12 +43,16 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
     });
   const refresh = () =>
     act('refresh', async () => {
-      await api.refreshSource(source.id);
-      return { ok: true, message: 'Catalog refreshed.' };
+      const d = await api.refreshSource(source.id);
+      notifyCatalogChanged();
+      return { ok: true, message: `Catalog refreshed: ${d.tables} ${d.tables === 1 ? 'table' : 'tables'}.` };
     });
   const remove = () => {
     if (!confirm(`Delete source ${source.name}? Queries and views that use it will stop working.`)) return;
-    void act('delete', () => api.deleteSource(source.id));
+    void act('delete', async () => {
+      await api.deleteSource(source.id);
+      notifyCatalogChanged();
+    });
   };
 
   const where = detail ? connectionLabel(detail) : '';

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api, type User } from '../../lib/api.js';
+import { notifyCatalogChanged } from '../../lib/catalog-events.js';
 import { useAsync } from '../../lib/use-async.js';
 import { SourceForm } from './SourceForm.js';
 import { SourceRow } from './SourceRow.js';
@@ -23,6 +24,7 @@ export function SourcesPage({ user }: { user: User }) {
         <SourceForm
           onCreated={() => {
             setAdding(false);
+            notifyCatalogChanged();
             sources.reload();
           }}
           onClose={() => setAdding(false)}
