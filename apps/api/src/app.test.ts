@@ -16,7 +16,9 @@ describe('meta and hardening', () => {
     expect((await h.as(null, { method: 'GET', url: '/api/v1/health' })).json()).toEqual({ ok: true, version: '0.1.0' });
     const spec = (await h.as(null, { method: 'GET', url: '/api/docs/json' })).json();
     expect(spec.openapi).toMatch(/^3\./);
-    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/api/v1/query', '/api/v1/sources/{id}', '/api/v1/auth/login', '/api/v1/views/graph']));
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/query', '/api/v1/sources/{id}', '/api/v1/auth/login', '/api/v1/views/graph']),
+    );
     expect(spec.info.description).toContain('x-junction-csrf');
     const page = await h.as(null, { method: 'GET', url: '/api/docs/' });
     expect(page.statusCode).toBe(200);
@@ -38,34 +40,73 @@ describe('meta and hardening', () => {
   });
 
   it('keeps CORS closed: no allow-origin for another site', async () => {
-    const res = await h.as(null, { method: 'OPTIONS', url: '/api/v1/query', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const res = await h.as(null, {
+      method: 'OPTIONS',
+      url: '/api/v1/query',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('rejects malformed JSON, oversized bodies, unknown fields and wrong types with 400 naming the problem', async () => {
-    const bad = await h.as('admin', { method: 'POST', url: '/api/v1/users', payload: '{"username": "x",', headers: { 'content-type': 'application/json' } });
+    const bad = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/users',
+      payload: '{"username": "x",',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().kind).toBe('user');
-    const big = await h.as('admin', { method: 'POST', url: '/api/v1/saved-queries', payload: { name: 'x', sql: 'SELECT ' + '1,'.repeat(40_000) + '1' } });
+    const big = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: { name: 'x', sql: 'SELECT ' + '1,'.repeat(40_000) + '1' },
+    });
     expect(big.statusCode).toBe(413);
     expect(big.json().code).toBe('body_too_large');
-    const extra = await h.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'bob', password: 'longenough', role: 'viewer', isAdmin: true } });
+    const extra = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/users',
+      payload: { username: 'bob', password: 'longenough', role: 'viewer', isAdmin: true },
+    });
     expect(extra.statusCode).toBe(400);
     expect(extra.json().details.field).toBe('body.isAdmin');
-    const type = await h.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'bob', password: 'longenough', role: 'root' } });
+    const type = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/users',
+      payload: { username: 'bob', password: 'longenough', role: 'root' },
+    });
     expect(type.statusCode).toBe(400);
     expect(type.json().details.field).toBe('body.role');
-    const missing = await h.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'bob', role: 'viewer' } });
+    const missing = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/users',
+      payload: { username: 'bob', role: 'viewer' },
+    });
     expect(missing.json().details.field).toBe('body.password');
-    const hostile = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { name: 'x"; DROP TABLE users; --', engine: 'postgresql' } });
+    const hostile = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/sources',
+      payload: { name: 'x"; DROP TABLE users; --', engine: 'postgresql' },
+    });
     expect(hostile.statusCode).toBe(400);
     expect(hostile.json().details.field).toBe('body.name');
   });
 
   it('refuses cross-site form posts: only JSON bodies are parsed (415 otherwise)', async () => {
-    const form = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: 'username=admin&password=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: 'username=admin&password=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.statusCode).toBe(415);
-    const text = await h.as('admin', { method: 'POST', url: '/api/v1/saved-queries', payload: '{"name":"x","sql":"SELECT 1"}', headers: { 'content-type': 'text/plain' } });
+    const text = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: '{"name":"x","sql":"SELECT 1"}',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.statusCode).toBe(415);
   });
 
@@ -82,11 +123,17 @@ describe('auth', () => {
     const bad = await h.as(null, { method: 'GET', url: '/api/v1/auth/me', headers: { authorization: 'Bearer nope' } });
     expect(bad.statusCode).toBe(401);
     expect(bad.json().code).toBe('unauthenticated');
-    expect((await h.as(null, { method: 'GET', url: '/api/v1/auth/me', headers: { authorization: 'Basic abc' } })).statusCode).toBe(401);
+    expect(
+      (await h.as(null, { method: 'GET', url: '/api/v1/auth/me', headers: { authorization: 'Basic abc' } })).statusCode,
+    ).toBe(401);
   });
 
   it('logs in with an httpOnly SameSite cookie, requires the CSRF header on cookie writes, and logs out', async () => {
-    const login = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'analyst', password: h.passwords.analyst } });
+    const login = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'analyst', password: h.passwords.analyst },
+    });
     expect(login.statusCode).toBe(200);
     const body = login.json();
     expect(body).toMatchObject({ username: 'analyst', role: 'analyst', via: 'session' });
@@ -102,15 +149,34 @@ describe('auth', () => {
     const me = await h.as(null, { method: 'GET', url: '/api/v1/auth/me', headers: { cookie } });
     expect(me.json()).toMatchObject({ username: 'analyst', via: 'session', csrfToken: body.csrfToken });
 
-    const noCsrf = await h.as(null, { method: 'POST', url: '/api/v1/saved-queries', payload: { name: 'q', sql: 'SELECT 1' }, headers: { cookie } });
+    const noCsrf = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: { name: 'q', sql: 'SELECT 1' },
+      headers: { cookie },
+    });
     expect(noCsrf.statusCode).toBe(403);
     expect(noCsrf.json().code).toBe('csrf_failed');
-    const wrongCsrf = await h.as(null, { method: 'POST', url: '/api/v1/saved-queries', payload: { name: 'q', sql: 'SELECT 1' }, headers: { cookie, 'x-junction-csrf': 'guess' } });
+    const wrongCsrf = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: { name: 'q', sql: 'SELECT 1' },
+      headers: { cookie, 'x-junction-csrf': 'guess' },
+    });
     expect(wrongCsrf.statusCode).toBe(403);
-    const ok = await h.as(null, { method: 'POST', url: '/api/v1/saved-queries', payload: { name: 'q', sql: 'SELECT 1' }, headers: { cookie, 'x-junction-csrf': body.csrfToken } });
+    const ok = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: { name: 'q', sql: 'SELECT 1' },
+      headers: { cookie, 'x-junction-csrf': body.csrfToken },
+    });
     expect(ok.statusCode).toBe(201);
 
-    const out = await h.as(null, { method: 'POST', url: '/api/v1/auth/logout', headers: { cookie, 'x-junction-csrf': body.csrfToken } });
+    const out = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/logout',
+      headers: { cookie, 'x-junction-csrf': body.csrfToken },
+    });
     expect(out.statusCode).toBe(200);
     expect(cookiesOf(out).junction_session).toBe('');
     expect((await h.as(null, { method: 'GET', url: '/api/v1/auth/me', headers: { cookie } })).statusCode).toBe(401);
@@ -119,7 +185,12 @@ describe('auth', () => {
   it('sets the Secure flag behind TLS', async () => {
     const tls = await startHarness({ trustProxy: true });
     try {
-      const login = await tls.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'viewer', password: tls.passwords.viewer }, headers: { 'x-forwarded-proto': 'https' } });
+      const login = await tls.as(null, {
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'viewer', password: tls.passwords.viewer },
+        headers: { 'x-forwarded-proto': 'https' },
+      });
       expect(login.cookies.find((c) => c.name === 'junction_session')!.secure).toBe(true);
     } finally {
       await tls.close();
@@ -127,12 +198,29 @@ describe('auth', () => {
   });
 
   it('rejects wrong passwords the same way as unknown users and backs off after repeated failures', async () => {
-    const wrong = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'viewer', password: 'wrong' } });
-    const unknown = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'ghost', password: 'wrong' } });
+    const wrong = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'viewer', password: 'wrong' },
+    });
+    const unknown = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'ghost', password: 'wrong' },
+    });
     expect([wrong.statusCode, unknown.statusCode]).toEqual([401, 401]);
     expect(wrong.json()).toEqual(unknown.json());
-    for (let i = 0; i < 4; i++) await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'viewer', password: 'wrong' } });
-    const blocked = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'viewer', password: h.passwords.viewer } });
+    for (let i = 0; i < 4; i++)
+      await h.as(null, {
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'viewer', password: 'wrong' },
+      });
+    const blocked = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'viewer', password: h.passwords.viewer },
+    });
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const failures = await h.meta.db.auditLog.count({ where: { action: 'auth.login_failed', target: 'viewer' } });
@@ -140,19 +228,44 @@ describe('auth', () => {
   });
 
   it('a disabled user can no longer sign in nor use a token', async () => {
-    const created = await h.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'temp', password: 'temp-password', role: 'analyst' } });
+    const created = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/users',
+      payload: { username: 'temp', password: 'temp-password', role: 'analyst' },
+    });
     const id = created.json().id;
-    const login = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'temp', password: 'temp-password' } });
+    const login = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'temp', password: 'temp-password' },
+    });
     const session = login.cookies.find((c) => c.name === 'junction_session')!.value;
-    expect((await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${id}`, payload: { disabled: true } })).statusCode).toBe(200);
-    expect((await h.as(null, { method: 'GET', url: '/api/v1/auth/me', headers: { cookie: `junction_session=${session}` } })).statusCode).toBe(401);
-    expect((await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'temp', password: 'temp-password' } })).statusCode).toBe(401);
+    expect(
+      (await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${id}`, payload: { disabled: true } })).statusCode,
+    ).toBe(200);
+    expect(
+      (await h.as(null, { method: 'GET', url: '/api/v1/auth/me', headers: { cookie: `junction_session=${session}` } }))
+        .statusCode,
+    ).toBe(401);
+    expect(
+      (
+        await h.as(null, {
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          payload: { username: 'temp', password: 'temp-password' },
+        })
+      ).statusCode,
+    ).toBe(401);
   });
 });
 
 describe('tokens', () => {
   it('returns the token once, stores only its hash, caps scopes by role, records last use and revokes', async () => {
-    const res = await h.as('analyst', { method: 'POST', url: '/api/v1/tokens', payload: { name: 'ci', scopes: ['read', 'query'] } });
+    const res = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/tokens',
+      payload: { name: 'ci', scopes: ['read', 'query'] },
+    });
     expect(res.statusCode).toBe(201);
     const { token, id } = res.json();
     expect(token).toMatch(/^jct_/);
@@ -160,52 +273,113 @@ describe('tokens', () => {
     expect(stored.tokenHash).not.toContain(token);
     expect(JSON.stringify(stored)).not.toContain(token);
     expect(stored.lastUsedAt).toBeNull();
-    const me = await h.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } });
+    const me = await h.app.inject({
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(me.json()).toMatchObject({ username: 'analyst', via: 'token', permissions: ['read', 'query'] });
     expect((await h.meta.db.apiToken.findUniqueOrThrow({ where: { id } })).lastUsedAt).not.toBeNull();
     // scope cap: this token cannot design views
-    const design = await h.app.inject({ method: 'POST', url: '/api/v1/schemas', payload: { name: 'sales' }, headers: { authorization: `Bearer ${token}` } });
+    const design = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/schemas',
+      payload: { name: 'sales' },
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(design.statusCode).toBe(403);
     const list = (await h.as('analyst', { method: 'GET', url: '/api/v1/tokens' })).json();
-    expect(list.find((t: { id: string }) => t.id === id)).toMatchObject({ name: 'ci', scopes: ['read', 'query'], revokedAt: null });
+    expect(list.find((t: { id: string }) => t.id === id)).toMatchObject({
+      name: 'ci',
+      scopes: ['read', 'query'],
+      revokedAt: null,
+    });
     expect(JSON.stringify(list)).not.toContain(token);
-    expect((await h.as('viewer', { method: 'POST', url: '/api/v1/tokens', payload: { name: 'x', scopes: ['admin'] } })).statusCode).toBe(403);
+    expect(
+      (await h.as('viewer', { method: 'POST', url: '/api/v1/tokens', payload: { name: 'x', scopes: ['admin'] } }))
+        .statusCode,
+    ).toBe(403);
     expect((await h.as('viewer', { method: 'DELETE', url: `/api/v1/tokens/${id}` })).statusCode).toBe(404);
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/tokens/${id}` })).statusCode).toBe(200);
-    expect((await h.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(401);
+    expect(
+      (await h.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } }))
+        .statusCode,
+    ).toBe(401);
   });
 });
 
 describe('users, grants and audit (admin only)', () => {
   it('manages users and writes audit entries without secrets', async () => {
-    const created = await h.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'carol', password: 'carol-secret-1', role: 'viewer' } });
+    const created = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/users',
+      payload: { username: 'carol', password: 'carol-secret-1', role: 'viewer' },
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({ username: 'carol', role: 'viewer', disabled: false });
     expect(created.body).not.toContain('carol-secret-1');
-    expect((await h.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'carol', password: 'carol-secret-1', role: 'viewer' } })).statusCode).toBe(409);
+    expect(
+      (
+        await h.as('admin', {
+          method: 'POST',
+          url: '/api/v1/users',
+          payload: { username: 'carol', password: 'carol-secret-1', role: 'viewer' },
+        })
+      ).statusCode,
+    ).toBe(409);
     const id = created.json().id;
-    const upd = await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${id}`, payload: { role: 'analyst', password: 'carol-secret-2' } });
+    const upd = await h.as('admin', {
+      method: 'PATCH',
+      url: `/api/v1/users/${id}`,
+      payload: { role: 'analyst', password: 'carol-secret-2' },
+    });
     expect(upd.json().role).toBe('analyst');
-    expect((await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'carol', password: 'carol-secret-2' } })).statusCode).toBe(200);
-    expect((await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${h.userIds.admin}`, payload: { role: 'viewer' } })).statusCode).toBe(403);
+    expect(
+      (
+        await h.as(null, {
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          payload: { username: 'carol', password: 'carol-secret-2' },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${h.userIds.admin}`, payload: { role: 'viewer' } }))
+        .statusCode,
+    ).toBe(403);
     expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/users/${id}` })).statusCode).toBe(200);
     expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/users/${id}` })).statusCode).toBe(404);
     const audit = (await h.as('admin', { method: 'GET', url: '/api/v1/audit?limit=50' })).json();
     const actions = audit.map((a: { action: string }) => a.action);
     expect(actions).toEqual(expect.arrayContaining(['user.create', 'user.update', 'user.delete']));
     expect(JSON.stringify(audit)).not.toMatch(/carol-secret/);
-    expect(audit.find((a: { action: string }) => a.action === 'user.update').details).toEqual({ role: 'analyst', passwordChanged: true });
+    expect(audit.find((a: { action: string }) => a.action === 'user.update').details).toEqual({
+      role: 'analyst',
+      passwordChanged: true,
+    });
   });
 
   it('creates and deletes grants, naming exactly one grantee and one object', async () => {
-    const g = await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', sourceName: 'dbA' } });
+    const g = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/grants',
+      payload: { role: 'viewer', sourceName: 'dbA' },
+    });
     expect(g.statusCode).toBe(201);
     expect(g.json()).toMatchObject({ role: 'viewer', sourceName: 'dbA', userId: null, privilege: 'read' });
-    const both = await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', userId: h.userIds.viewer, sourceName: 'dbA' } });
+    const both = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/grants',
+      payload: { role: 'viewer', userId: h.userIds.viewer, sourceName: 'dbA' },
+    });
     expect(both.statusCode).toBe(400);
     expect(both.json().code).toBe('grant_grantee');
-    expect((await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer' } })).json().code).toBe('grant_object');
-    expect((await h.as('admin', { method: 'GET', url: '/api/v1/grants' })).json().map((x: { id: string }) => x.id)).toContain(g.json().id);
+    expect(
+      (await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer' } })).json().code,
+    ).toBe('grant_object');
+    expect(
+      (await h.as('admin', { method: 'GET', url: '/api/v1/grants' })).json().map((x: { id: string }) => x.id),
+    ).toContain(g.json().id);
     expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/grants/${g.json().id}` })).statusCode).toBe(200);
     expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/grants/${g.json().id}` })).statusCode).toBe(404);
   });
@@ -214,7 +388,12 @@ describe('users, grants and audit (admin only)', () => {
 describe('authorization matrix (routes that need no source)', () => {
   const matrix: { method: string; url: string; payload?: unknown; allowed: ('admin' | 'analyst' | 'viewer')[] }[] = [
     { method: 'GET', url: '/api/v1/users', allowed: ['admin'] },
-    { method: 'POST', url: '/api/v1/users', payload: { username: 'm_$ROLE', password: 'password-1', role: 'viewer' }, allowed: ['admin'] },
+    {
+      method: 'POST',
+      url: '/api/v1/users',
+      payload: { username: 'm_$ROLE', password: 'password-1', role: 'viewer' },
+      allowed: ['admin'],
+    },
     { method: 'GET', url: '/api/v1/grants', allowed: ['admin'] },
     { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', sourceName: 'dbZ' }, allowed: ['admin'] },
     { method: 'GET', url: '/api/v1/audit', allowed: ['admin'] },
@@ -229,7 +408,12 @@ describe('authorization matrix (routes that need no source)', () => {
     { method: 'GET', url: '/api/v1/views', allowed: ['admin', 'analyst', 'viewer'] },
     { method: 'GET', url: '/api/v1/views/graph', allowed: ['admin', 'analyst', 'viewer'] },
     { method: 'GET', url: '/api/v1/saved-queries', allowed: ['admin', 'analyst', 'viewer'] },
-    { method: 'POST', url: '/api/v1/saved-queries', payload: { name: 'x', sql: 'SELECT 1' }, allowed: ['admin', 'analyst'] },
+    {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: { name: 'x', sql: 'SELECT 1' },
+      allowed: ['admin', 'analyst'],
+    },
     { method: 'GET', url: '/api/v1/history', allowed: ['admin', 'analyst', 'viewer'] },
     { method: 'GET', url: '/api/v1/queries', allowed: ['admin', 'analyst', 'viewer'] },
     { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT 1' }, allowed: ['admin', 'analyst'] },
@@ -260,14 +444,45 @@ describe('PostgreSQL metadata', () => {
     const pgh = await startHarness({ metadataUrl: db.url });
     try {
       expect(pgh.meta.provider).toBe('postgresql');
-      const login = await pgh.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: pgh.passwords.admin } });
+      const login = await pgh.as(null, {
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'admin', password: pgh.passwords.admin },
+      });
       expect(login.statusCode).toBe(200);
-      const u = await pgh.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'dora', password: 'dora-password', role: 'analyst' } });
+      const u = await pgh.as('admin', {
+        method: 'POST',
+        url: '/api/v1/users',
+        payload: { username: 'dora', password: 'dora-password', role: 'analyst' },
+      });
       expect(u.statusCode).toBe(201);
-      expect((await pgh.as('admin', { method: 'POST', url: '/api/v1/users', payload: { username: 'dora', password: 'dora-password', role: 'analyst' } })).statusCode).toBe(409);
-      const t = await pgh.as('analyst', { method: 'POST', url: '/api/v1/tokens', payload: { name: 'x', scopes: ['read'] } });
-      expect((await pgh.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${t.json().token}` } })).json().username).toBe('analyst');
-      const audit = (await pgh.as('admin', { method: 'GET', url: '/api/v1/audit' })).json().map((a: { action: string }) => a.action).sort();
+      expect(
+        (
+          await pgh.as('admin', {
+            method: 'POST',
+            url: '/api/v1/users',
+            payload: { username: 'dora', password: 'dora-password', role: 'analyst' },
+          })
+        ).statusCode,
+      ).toBe(409);
+      const t = await pgh.as('analyst', {
+        method: 'POST',
+        url: '/api/v1/tokens',
+        payload: { name: 'x', scopes: ['read'] },
+      });
+      expect(
+        (
+          await pgh.app.inject({
+            method: 'GET',
+            url: '/api/v1/auth/me',
+            headers: { authorization: `Bearer ${t.json().token}` },
+          })
+        ).json().username,
+      ).toBe('analyst');
+      const audit = (await pgh.as('admin', { method: 'GET', url: '/api/v1/audit' }))
+        .json()
+        .map((a: { action: string }) => a.action)
+        .sort();
       expect(audit).toEqual(['token.create', 'user.create']);
     } finally {
       await pgh.close();
@@ -283,7 +498,10 @@ describe('the built web app', () => {
     const path = await import('node:path');
     const dist = mkdtempSync(path.join(os.tmpdir(), 'jt-web-'));
     mkdirSync(path.join(dist, 'assets'));
-    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>');
+    writeFileSync(
+      path.join(dist, 'index.html'),
+      '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>',
+    );
     writeFileSync(path.join(dist, 'assets', 'app.js'), 'console.log(1)');
     const web = await startHarness({ webDist: dist });
     try {

@@ -91,7 +91,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     crossOriginEmbedderPolicy: false,
   });
-  await app.register(cors, { origin: opts.corsOrigins && opts.corsOrigins.length ? opts.corsOrigins : false, credentials: true });
+  await app.register(cors, {
+    origin: opts.corsOrigins && opts.corsOrigins.length ? opts.corsOrigins : false,
+    credentials: true,
+  });
   await app.register(cookie);
   await app.register(rateLimit, { global: false });
   await app.register(swagger, {
@@ -112,12 +115,26 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(dbPlugin, { db: opts.db });
   await app.register(cryptoPlugin, { secretKey: opts.secretKey });
   await app.register(authPlugin);
-  await app.register(enginePlugin, { limits: { ...DEFAULT_LIMITS, ...opts.limits }, engineFactory: opts.engineFactory, connectorFactory: opts.connectorFactory });
+  await app.register(enginePlugin, {
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    engineFactory: opts.engineFactory,
+    connectorFactory: opts.connectorFactory,
+  });
 
   // routes
   await app.register(
     async (api) => {
-      api.get('/health', { schema: { tags: ['meta'], security: [], response: { 200: Type.Object({ ok: Type.Boolean(), version: Type.String() }) } } }, async () => ({ ok: true, version: '0.1.0' }));
+      api.get(
+        '/health',
+        {
+          schema: {
+            tags: ['meta'],
+            security: [],
+            response: { 200: Type.Object({ ok: Type.Boolean(), version: Type.String() }) },
+          },
+        },
+        async () => ({ ok: true, version: '0.1.0' }),
+      );
       await api.register(authRoutes);
       await api.register(adminRoutes);
       await api.register(sourceRoutes);
@@ -134,9 +151,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   if (serveWeb) await app.register(fastifyStatic, { root: webDist as string, wildcard: false, index: ['index.html'] });
   app.setNotFoundHandler((request, reply) => {
     // client-side routes fall back to the app shell; unknown API paths stay JSON 404s
-    if (serveWeb && request.method === 'GET' && !request.url.startsWith('/api/')) return reply.type('text/html').sendFile('index.html');
-    return reply.status(404).send({ code: 'route_not_found', kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` });
+    if (serveWeb && request.method === 'GET' && !request.url.startsWith('/api/'))
+      return reply.type('text/html').sendFile('index.html');
+    return reply
+      .status(404)
+      .send({
+        code: 'route_not_found',
+        kind: 'not_found',
+        message: `No route ${request.method} ${request.url.split('?')[0]}.`,
+      });
   });
   return app;
 }
-

@@ -19,7 +19,15 @@ beforeAll(async () => {
   lite.exec('CREATE TABLE nation (n_nationkey INTEGER PRIMARY KEY, n_name CHAR(25))');
   lite.close();
   sources = [
-    { name: 'dbB', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: pgdb.user, password: pgdb.password },
+    {
+      name: 'dbB',
+      engine: 'postgresql',
+      host: pgdb.host,
+      port: pgdb.port,
+      database: pgdb.name,
+      user: pgdb.user,
+      password: pgdb.password,
+    },
     { name: 'dbD', engine: 'sqlite', file },
   ];
 });
@@ -59,11 +67,15 @@ describe('registerDemo', () => {
     ]);
     expect(await h.meta.db.grant.count()).toBe(4);
     const examples = (await h.as('viewer', { method: 'GET', url: '/api/v1/saved-queries' })).json();
-    expect(examples.map((e: { name: string }) => e.name.slice(0, 5))).toEqual(JDV_EXAMPLES.map((e) => `JDV ${e.letter}`));
+    expect(examples.map((e: { name: string }) => e.name.slice(0, 5))).toEqual(
+      JDV_EXAMPLES.map((e) => `JDV ${e.letter}`),
+    );
     const hq = examples.find((e: { name: string }) => e.name.startsWith('JDV H'));
     expect(hq.params).toEqual([1]);
     expect(hq.sql).toContain('c_custkey = $1');
-    expect(examples.find((e: { name: string }) => e.name.startsWith('JDV A')).sql).toBe('SELECT * FROM dbB.customer WHERE c_custkey <= 100');
+    expect(examples.find((e: { name: string }) => e.name.startsWith('JDV A')).sql).toBe(
+      'SELECT * FROM dbB.customer WHERE c_custkey <= 100',
+    );
   });
 
   it('points a stored demo source at where the demo runs now', async () => {

@@ -11,10 +11,20 @@ import { hashPassword, randomToken } from './lib/secrets.js';
  * Creates `admin` when no user exists. Returns the generated password when none was given, so
  * the caller can print it once; it is stored only as a hash.
  */
-export async function ensureAdmin(db: Db, password?: string): Promise<{ created: boolean; generatedPassword?: string }> {
+export async function ensureAdmin(
+  db: Db,
+  password?: string,
+): Promise<{ created: boolean; generatedPassword?: string }> {
   if ((await db.user.count()) > 0) return { created: false };
   const generated = password ? undefined : randomToken(15);
-  await db.user.create({ data: { id: randomUUID(), username: 'admin', role: 'admin', passwordHash: await hashPassword(password ?? (generated as string)) } });
+  await db.user.create({
+    data: {
+      id: randomUUID(),
+      username: 'admin',
+      role: 'admin',
+      passwordHash: await hashPassword(password ?? (generated as string)),
+    },
+  });
   return { created: true, ...(generated ? { generatedPassword: generated } : {}) };
 }
 
@@ -39,11 +49,28 @@ export async function registerDemo(app: FastifyInstance, sources: readonly Sourc
   for (const s of sources) {
     const existing = await app.db.source.findUnique({ where: { name: s.name } });
     if (!existing) {
-      await app.junction.createSource({ ...s, options: s.options as Record<string, unknown> | undefined }, { demo: true });
+      await app.junction.createSource(
+        { ...s, options: s.options as Record<string, unknown> | undefined },
+        { demo: true },
+      );
     } else if (existing.demo) {
       const stored = app.junction.configOf(existing);
-      const moved = stored.host !== s.host || stored.port !== s.port || stored.database !== s.database || stored.user !== s.user || stored.file !== s.file || stored.password !== s.password;
-      if (moved) await app.junction.updateSource(existing.id, { host: s.host, port: s.port, database: s.database, user: s.user, password: s.password, file: s.file });
+      const moved =
+        stored.host !== s.host ||
+        stored.port !== s.port ||
+        stored.database !== s.database ||
+        stored.user !== s.user ||
+        stored.file !== s.file ||
+        stored.password !== s.password;
+      if (moved)
+        await app.junction.updateSource(existing.id, {
+          host: s.host,
+          port: s.port,
+          database: s.database,
+          user: s.user,
+          password: s.password,
+          file: s.file,
+        });
     }
     for (const role of ['analyst', 'viewer']) {
       if (!(await app.db.grant.findFirst({ where: { role, sourceName: s.name } }))) {
@@ -56,7 +83,15 @@ export async function registerDemo(app: FastifyInstance, sources: readonly Sourc
     if (await app.db.savedQuery.findFirst({ where: { example: true, name } })) continue;
     const sql = readFileSync(path.join(JDV_DIR, `${ex.letter}.federated.sql`), 'utf8').trim();
     await app.db.savedQuery.create({
-      data: { id: randomUUID(), name, description: `JBoss DV study query ${ex.letter}, federated form`, sql, params: ex.params ? JSON.stringify(ex.params) : null, example: true, shared: true },
+      data: {
+        id: randomUUID(),
+        name,
+        description: `JBoss DV study query ${ex.letter}, federated form`,
+        sql,
+        params: ex.params ? JSON.stringify(ex.params) : null,
+        example: true,
+        shared: true,
+      },
     });
   }
 }

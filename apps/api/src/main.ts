@@ -12,7 +12,10 @@ const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8080);
 mkdirSync(dataDir, { recursive: true });
 
-const meta = await openMetadata({ databaseUrl: process.env.DATABASE_URL, sqliteFile: path.join(dataDir, 'junction.db') });
+const meta = await openMetadata({
+  databaseUrl: process.env.DATABASE_URL,
+  sqliteFile: path.join(dataDir, 'junction.db'),
+});
 const app = await buildApp({
   db: meta.db,
   secretKey: loadSecretKey(dataDir),
@@ -20,7 +23,10 @@ const app = await buildApp({
   corsOrigins: process.env.JUNCTION_CORS_ORIGINS ? process.env.JUNCTION_CORS_ORIGINS.split(',') : undefined,
   logger: {
     level: process.env.LOG_LEVEL ?? 'info',
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body.password', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body.password', 'res.headers["set-cookie"]'],
+      censor: '[redacted]',
+    },
   },
 });
 
@@ -50,12 +56,17 @@ try {
   if (meta.applied.length) app.log.info(`metadata migrations applied: ${meta.applied.join(', ')}`);
   const admin = await ensureAdmin(meta.db, process.env.JUNCTION_ADMIN_PASSWORD || undefined);
   if (admin.generatedPassword) {
-    process.stdout.write(`\n  First start: user "admin" created with password ${admin.generatedPassword}\n  (shown once; set JUNCTION_ADMIN_PASSWORD to choose it)\n\n`);
+    process.stdout.write(
+      `\n  First start: user "admin" created with password ${admin.generatedPassword}\n  (shown once; set JUNCTION_ADMIN_PASSWORD to choose it)\n\n`,
+    );
   }
   await app.junction.start();
   if (process.env.JUNCTION_DEMO !== '0') {
     const { startDemo } = (await import('@junction/tpch')) as unknown as {
-      startDemo(dir: string, opts: { log: (m: string) => void }): Promise<{ sources: SourceConfig[]; stop(): Promise<void> }>;
+      startDemo(
+        dir: string,
+        opts: { log: (m: string) => void },
+      ): Promise<{ sources: SourceConfig[]; stop(): Promise<void> }>;
     };
     try {
       demo = await startDemo(dataDir, { log: (m) => app.log.info(m) });

@@ -21,7 +21,10 @@ export interface Harness {
   tokens: Record<RoleName, string>;
   userIds: Record<RoleName, string>;
   passwords: Record<RoleName, string>;
-  as(role: RoleName | null, opts: { method: string; url: string; payload?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  as(
+    role: RoleName | null,
+    opts: { method: string; url: string; payload?: unknown; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -38,11 +41,27 @@ export async function startHarness(opts: Partial<AppOptions> & { metadataUrl?: s
     const id = randomUUID();
     passwords[role] = `pw-${role}-${randomUUID()}`;
     userIds[role] = id;
-    await meta.db.user.create({ data: { id, username: role, role, passwordHash: await hashPassword(passwords[role]) } });
+    await meta.db.user.create({
+      data: { id, username: role, role, passwordHash: await hashPassword(passwords[role]) },
+    });
     const token = `jct_test_${role}_${randomUUID()}`;
     const { sha256 } = await import('../src/lib/secrets.js');
-    const scopes = role === 'admin' ? ['read', 'query', 'run', 'design', 'admin'] : role === 'analyst' ? ['read', 'query', 'run', 'design'] : ['read', 'run'];
-    await meta.db.apiToken.create({ data: { id: randomUUID(), userId: id, name: 'test', tokenHash: sha256(token), prefix: token.slice(0, 10), scopes: JSON.stringify(scopes) } });
+    const scopes =
+      role === 'admin'
+        ? ['read', 'query', 'run', 'design', 'admin']
+        : role === 'analyst'
+          ? ['read', 'query', 'run', 'design']
+          : ['read', 'run'];
+    await meta.db.apiToken.create({
+      data: {
+        id: randomUUID(),
+        userId: id,
+        name: 'test',
+        tokenHash: sha256(token),
+        prefix: token.slice(0, 10),
+        scopes: JSON.stringify(scopes),
+      },
+    });
     tokens[role] = token;
   }
   return {
@@ -68,7 +87,17 @@ export async function startHarness(opts: Partial<AppOptions> & { metadataUrl?: s
 }
 
 /** A throwaway PostgreSQL database on TEST_PG_URL's server, dropped by `drop()`. */
-export async function createPgDatabase(prefix: string): Promise<{ name: string; url: string; host: string; port: number; user: string; password: string; drop(): Promise<void> }> {
+export async function createPgDatabase(
+  prefix: string,
+): Promise<{
+  name: string;
+  url: string;
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  drop(): Promise<void>;
+}> {
   const name = `jt_${prefix}_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
   const admin = new pg.Client({ connectionString: TEST_PG_URL });
   await admin.connect();

@@ -24,7 +24,9 @@ export interface OpenedDb {
 export async function openMetadata(config: MetadataConfig): Promise<OpenedDb> {
   if (config.databaseUrl && /^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     const applied = await migratePostgres(config.databaseUrl);
-    const db = new PgClient({ adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 5 }) }) as unknown as Db;
+    const db = new PgClient({
+      adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 5 }),
+    }) as unknown as Db;
     return { db, provider: 'postgresql', applied, close: () => db.$disconnect() };
   }
   const applied = await migrateSqlite(config.sqliteFile);

@@ -11,7 +11,9 @@ import { loadMigrations } from './migrate.js';
 /** Every model's scalar fields, from the generated client: what the migrations must create. */
 function schemaColumns(): Record<string, string[]> {
   const ns = Prisma as unknown as Record<string, Record<string, string>>;
-  return Object.fromEntries(Object.values(Prisma.ModelName).map((m) => [m, Object.values(ns[`${m}ScalarFieldEnum`]).sort()]));
+  return Object.fromEntries(
+    Object.values(Prisma.ModelName).map((m) => [m, Object.values(ns[`${m}ScalarFieldEnum`]).sort()]),
+  );
 }
 
 const TEST_PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
@@ -22,15 +24,23 @@ async function exerciseAllModels(m: OpenedDb): Promise<void> {
   const user = await db.user.create({ data: { id: 'u1', username: 'ann', passwordHash: 'h', role: 'analyst' } });
   expect(user.disabled).toBe(false);
   await db.session.create({ data: { id: 's1', userId: 'u1', csrfToken: 'c', expiresAt: new Date(Date.now() + 1000) } });
-  await db.apiToken.create({ data: { id: 't1', userId: 'u1', name: 'ci', tokenHash: 'x', prefix: 'jct_ab', scopes: '["query"]' } });
-  const src = await db.source.create({ data: { id: 'src1', name: 'dbA', engine: 'postgresql', port: 5432, options: '{}' } });
+  await db.apiToken.create({
+    data: { id: 't1', userId: 'u1', name: 'ci', tokenHash: 'x', prefix: 'jct_ab', scopes: '["query"]' },
+  });
+  const src = await db.source.create({
+    data: { id: 'src1', name: 'dbA', engine: 'postgresql', port: 5432, options: '{}' },
+  });
   expect(src.status).toBe('unknown');
   await expect(db.source.create({ data: { id: 'src2', name: 'dbA', engine: 'mysql' } })).rejects.toThrow();
   await db.grant.create({ data: { id: 'g1', role: 'analyst', sourceName: 'dbA' } });
   await db.virtualSchema.create({ data: { id: 'vs1', name: 'sales' } });
-  await db.view.create({ data: { id: 'v1', schemaId: 'vs1', name: 'big', sql: 'SELECT 1', layout: '{}', columns: '[]' } });
+  await db.view.create({
+    data: { id: 'v1', schemaId: 'vs1', name: 'big', sql: 'SELECT 1', layout: '{}', columns: '[]' },
+  });
   await db.savedQuery.create({ data: { id: 'q1', ownerId: 'u1', name: 'A', sql: 'SELECT 1', example: true } });
-  await db.queryHistory.create({ data: { id: 'h1', userId: 'u1', queryId: 'x', sql: 'SELECT 1', status: 'ok', rows: 1, elapsedMs: 3 } });
+  await db.queryHistory.create({
+    data: { id: 'h1', userId: 'u1', queryId: 'x', sql: 'SELECT 1', status: 'ok', rows: 1, elapsedMs: 3 },
+  });
   await db.auditLog.create({ data: { id: 'a1', action: 'source.create', target: 'dbA' } });
   await db.benchmarkRun.create({ data: { id: 'b1', name: 'run', results: '{}' } });
   // cascades declared in the schema are in the SQL
@@ -58,9 +68,14 @@ describe('metadata migrations on SQLite', () => {
     expect(second.applied).toEqual([]);
     await second.close();
     const raw = new Database(file, { readonly: true });
-    expect(raw.prepare('SELECT count(*) AS n FROM _junction_migrations').get()).toEqual({ n: loadMigrations('sqlite').length });
+    expect(raw.prepare('SELECT count(*) AS n FROM _junction_migrations').get()).toEqual({
+      n: loadMigrations('sqlite').length,
+    });
     const tables = Object.fromEntries(
-      Object.keys(schemaColumns()).map((t) => [t, (raw.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((c) => c.name).sort()]),
+      Object.keys(schemaColumns()).map((t) => [
+        t,
+        (raw.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((c) => c.name).sort(),
+      ]),
     );
     raw.close();
     expect(tables).toEqual(schemaColumns());
@@ -108,7 +123,10 @@ describe('metadata migrations on PostgreSQL', () => {
     for (const r of cols.rows) (tables[r.table_name] ??= []).push(r.column_name);
     for (const t of Object.keys(tables)) tables[t].sort();
     expect(tables).toEqual(schemaColumns());
-    const again = await Promise.all([openMetadata({ databaseUrl: url, sqliteFile: 'unused' }), openMetadata({ databaseUrl: url, sqliteFile: 'unused' })]);
+    const again = await Promise.all([
+      openMetadata({ databaseUrl: url, sqliteFile: 'unused' }),
+      openMetadata({ databaseUrl: url, sqliteFile: 'unused' }),
+    ]);
     expect(again.map((a) => a.applied)).toEqual([[], []]);
     await Promise.all(again.map((a) => a.close()));
   });

@@ -17,7 +17,8 @@ export interface Migration {
 
 /** The committed migrations for a provider, in name order (Prisma's folder layout). */
 export function loadMigrations(provider: MetadataProvider): Migration[] {
-  const dir = provider === 'sqlite' ? path.join(prismaDir, 'migrations') : path.join(prismaDir, 'postgres', 'migrations');
+  const dir =
+    provider === 'sqlite' ? path.join(prismaDir, 'migrations') : path.join(prismaDir, 'postgres', 'migrations');
   return readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(path.join(dir, d.name, 'migration.sql')))
     .map((d) => d.name)
@@ -40,9 +41,14 @@ export async function migrateSqlite(file: string): Promise<string[]> {
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
-    db.exec(`CREATE TABLE IF NOT EXISTS "${TABLE}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS "${TABLE}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`,
+    );
     const applied = new Map<string, string>(
-      (db.prepare(`SELECT name, checksum FROM "${TABLE}"`).all() as { name: string; checksum: string }[]).map((r) => [r.name, r.checksum]),
+      (db.prepare(`SELECT name, checksum FROM "${TABLE}"`).all() as { name: string; checksum: string }[]).map((r) => [
+        r.name,
+        r.checksum,
+      ]),
     );
     const done: string[] = [];
     for (const m of loadMigrations('sqlite')) {
@@ -53,7 +59,11 @@ export async function migrateSqlite(file: string): Promise<string[]> {
       }
       db.transaction(() => {
         db.exec(m.sql);
-        db.prepare(`INSERT INTO "${TABLE}" (name, checksum, applied_at) VALUES (?, ?, ?)`).run(m.name, m.checksum, new Date().toISOString());
+        db.prepare(`INSERT INTO "${TABLE}" (name, checksum, applied_at) VALUES (?, ?, ?)`).run(
+          m.name,
+          m.checksum,
+          new Date().toISOString(),
+        );
       }).immediate();
       done.push(m.name);
     }
@@ -69,7 +79,9 @@ export async function migratePostgres(url: string): Promise<string[]> {
   try {
     // Serialises concurrent starts of several instances against one metadata database.
     await client.query('SELECT pg_advisory_lock(7243001)');
-    await client.query(`CREATE TABLE IF NOT EXISTS "${TABLE}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${TABLE}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)`,
+    );
     const res = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${TABLE}"`);
     const applied = new Map(res.rows.map((r) => [r.name, r.checksum]));
     const done: string[] = [];
@@ -82,7 +94,10 @@ export async function migratePostgres(url: string): Promise<string[]> {
       await client.query('BEGIN');
       try {
         await client.query(m.sql);
-        await client.query(`INSERT INTO "${TABLE}" (name, checksum, applied_at) VALUES ($1, $2, now())`, [m.name, m.checksum]);
+        await client.query(`INSERT INTO "${TABLE}" (name, checksum, applied_at) VALUES ($1, $2, now())`, [
+          m.name,
+          m.checksum,
+        ]);
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK');

@@ -12,7 +12,9 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('Prisma without the network', () => {
   it('the PostgreSQL schema is the generated twin of the SQLite one', () => {
-    const r = spawnSync(process.execPath, [path.join(repo, 'prisma/sync-schemas.mjs'), '--check'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [path.join(repo, 'prisma/sync-schemas.mjs'), '--check'], {
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
   });
@@ -22,14 +24,22 @@ describe('Prisma without the network', () => {
       ['prisma/schema.prisma', 'sqlite-client'],
       ['prisma/postgres/schema.prisma', 'pg-client'],
     ]) {
-      const schema = readFileSync(path.join(repo, file), 'utf8').replace(/output\s*=\s*"[^"]+"/, `output   = "${path.join(tmp, out)}"`);
+      const schema = readFileSync(path.join(repo, file), 'utf8').replace(
+        /output\s*=\s*"[^"]+"/,
+        `output   = "${path.join(tmp, out)}"`,
+      );
       const schemaFile = path.join(tmp, `${out}.prisma`);
       writeFileSync(schemaFile, schema);
       // an unroutable proxy makes any download attempt fail fast instead of hanging
       const r = spawnSync(path.join(repo, 'node_modules/.bin/prisma'), ['generate', '--schema', schemaFile], {
         cwd: apiDir,
         encoding: 'utf8',
-        env: { ...process.env, HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+        env: {
+          ...process.env,
+          HTTPS_PROXY: 'http://127.0.0.1:9',
+          HTTP_PROXY: 'http://127.0.0.1:9',
+          PRISMA_HIDE_UPDATE_MESSAGE: '1',
+        },
         timeout: 120_000,
       });
       expect(r.stdout + r.stderr).toContain('Generated Prisma Client');

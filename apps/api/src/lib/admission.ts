@@ -38,9 +38,14 @@ export class Admission {
   async acquire(user: string): Promise<() => void> {
     const mine = this.#perUser.get(user) ?? 0;
     if (mine >= this.limits.perUser) {
-      throw new JunctionError('user_concurrency_limit', 'resources', `You already have ${mine} queries running; wait for one to finish or cancel one.`, {
-        details: { limit: this.limits.perUser, retryAfterSeconds: 1 },
-      });
+      throw new JunctionError(
+        'user_concurrency_limit',
+        'resources',
+        `You already have ${mine} queries running; wait for one to finish or cancel one.`,
+        {
+          details: { limit: this.limits.perUser, retryAfterSeconds: 1 },
+        },
+      );
     }
     this.#perUser.set(user, mine + 1);
     try {
@@ -87,7 +92,16 @@ export class Admission {
 }
 
 function busy(limits: AdmissionLimits): JunctionError {
-  return new JunctionError('server_busy', 'resources', 'The server is running as many queries as it allows; retry shortly.', {
-    details: { maxConcurrent: limits.maxConcurrent, maxQueued: limits.maxQueued, retryAfterSeconds: Math.max(1, Math.ceil(limits.queueTimeoutMs / 1000)) },
-  });
+  return new JunctionError(
+    'server_busy',
+    'resources',
+    'The server is running as many queries as it allows; retry shortly.',
+    {
+      details: {
+        maxConcurrent: limits.maxConcurrent,
+        maxQueued: limits.maxQueued,
+        retryAfterSeconds: Math.max(1, Math.ceil(limits.queueTimeoutMs / 1000)),
+      },
+    },
+  );
 }

@@ -16,8 +16,11 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
 };
 
 export const notFound = (what: string, id: string): JunctionError =>
-  new JunctionError(`${what}_not_found`, 'not_found', `No ${what.replace('_', ' ')} with id or name "${id}".`, { details: { id } });
-export const forbidden = (message = 'Your role does not allow this.'): JunctionError => new JunctionError('forbidden', 'forbidden', message);
+  new JunctionError(`${what}_not_found`, 'not_found', `No ${what.replace('_', ' ')} with id or name "${id}".`, {
+    details: { id },
+  });
+export const forbidden = (message = 'Your role does not allow this.'): JunctionError =>
+  new JunctionError('forbidden', 'forbidden', message);
 export const conflict = (code: string, message: string): JunctionError => new JunctionError(code, 'conflict', message);
 
 /** The body of every error reply. */
@@ -48,7 +51,10 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody; 
   if (isJunctionError(error)) {
     const status = STATUS_BY_KIND[error.kind] ?? 500;
     if (status >= 500 && error.kind === 'internal') {
-      return { status, body: { code: 'internal', kind: 'internal', message: 'Internal error: the server log has the details.' } };
+      return {
+        status,
+        body: { code: 'internal', kind: 'internal', message: 'Internal error: the server log has the details.' },
+      };
     }
     const body = error.toJSON() as unknown as ErrorBody;
     const retry = error.details?.retryAfterSeconds;
@@ -60,14 +66,34 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody; 
     return { status: 400, body: { code: 'validation', kind: 'user', message: fe.message, details: { field } } };
   }
   if (isUniqueViolation(error)) {
-    return { status: 409, body: { code: 'already_exists', kind: 'conflict', message: 'An object with this name already exists.' } };
+    return {
+      status: 409,
+      body: { code: 'already_exists', kind: 'conflict', message: 'An object with this name already exists.' },
+    };
   }
   if (fe && typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    const code = fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'body_too_large' : fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'unsupported_media_type' : fe.statusCode === 429 ? 'rate_limited' : 'bad_request';
-    const kind: ErrorKind = fe.statusCode === 401 ? 'auth' : fe.statusCode === 403 ? 'forbidden' : fe.statusCode === 404 ? 'not_found' : 'user';
+    const code =
+      fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? 'body_too_large'
+        : fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 'unsupported_media_type'
+          : fe.statusCode === 429
+            ? 'rate_limited'
+            : 'bad_request';
+    const kind: ErrorKind =
+      fe.statusCode === 401
+        ? 'auth'
+        : fe.statusCode === 403
+          ? 'forbidden'
+          : fe.statusCode === 404
+            ? 'not_found'
+            : 'user';
     return { status: fe.statusCode, body: { code, kind, message: fe.message } };
   }
-  return { status: 500, body: { code: 'internal', kind: 'internal', message: 'Internal error: the server log has the details.' } };
+  return {
+    status: 500,
+    body: { code: 'internal', kind: 'internal', message: 'Internal error: the server log has the details.' },
+  };
 }
 
 export function installErrorHandler(app: FastifyInstance): void {

@@ -5,7 +5,14 @@ export const ErrorReply = Type.Object(
     code: Type.String(),
     kind: Type.String(),
     message: Type.String(),
-    position: Type.Optional(Type.Object({ offset: Type.Integer(), line: Type.Integer(), column: Type.Integer(), length: Type.Optional(Type.Integer()) })),
+    position: Type.Optional(
+      Type.Object({
+        offset: Type.Integer(),
+        line: Type.Integer(),
+        column: Type.Integer(),
+        length: Type.Optional(Type.Integer()),
+      }),
+    ),
     details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { description: 'Error: kind decides the status code' },

@@ -37,7 +37,12 @@ declare module 'fastify' {
     /** preHandler: 401 without a principal, 403 without the permission */
     authorize(permission?: Permission): preHandlerHookHandler;
     startSession(reply: FastifyReply, request: FastifyRequest, userId: string): Promise<{ csrfToken: string }>;
-    audit(request: FastifyRequest, action: string, target?: string | null, details?: Record<string, unknown>): Promise<void>;
+    audit(
+      request: FastifyRequest,
+      action: string,
+      target?: string | null,
+      details?: Record<string, unknown>,
+    ): Promise<void>;
   }
 }
 
@@ -65,7 +70,8 @@ export default fp(
         const m = /^Bearer\s+(\S+)$/i.exec(auth);
         if (!m) throw unauthenticated('The Authorization header must be "Bearer <token>".');
         const token = await app.db.apiToken.findUnique({ where: { tokenHash: sha256(m[1]) }, include: { user: true } });
-        if (!token || token.revokedAt || token.user.disabled) throw unauthenticated('This API token is unknown, revoked, or its user is disabled.');
+        if (!token || token.revokedAt || token.user.disabled)
+          throw unauthenticated('This API token is unknown, revoked, or its user is disabled.');
         const scopes = new Set(JSON.parse(token.scopes) as Permission[]);
         const role = token.user.role as Role;
         request.principal = {
@@ -99,7 +105,11 @@ export default fp(
       if (!SAFE_METHODS.has(request.method)) {
         const sent = request.headers[CSRF_HEADER];
         if (typeof sent !== 'string' || sent !== session.csrfToken) {
-          throw new JunctionError('csrf_failed', 'forbidden', `Cookie-authenticated writes need the ${CSRF_HEADER} header with the value of the ${CSRF_COOKIE} cookie.`);
+          throw new JunctionError(
+            'csrf_failed',
+            'forbidden',
+            `Cookie-authenticated writes need the ${CSRF_HEADER} header with the value of the ${CSRF_COOKIE} cookie.`,
+          );
         }
       }
     });
@@ -109,9 +119,14 @@ export default fp(
         const p = request.principal;
         if (!p) throw unauthenticated();
         if (permission !== undefined && !p.permissions.has(permission)) {
-          throw new JunctionError('forbidden', 'forbidden', `This needs the "${permission}" permission, which ${p.via === 'token' ? 'this token' : `the role ${p.role}`} does not have.`, {
-            details: { permission },
-          });
+          throw new JunctionError(
+            'forbidden',
+            'forbidden',
+            `This needs the "${permission}" permission, which ${p.via === 'token' ? 'this token' : `the role ${p.role}`} does not have.`,
+            {
+              details: { permission },
+            },
+          );
         }
       };
     });
@@ -119,26 +134,43 @@ export default fp(
     app.decorate('startSession', async (reply: FastifyReply, request: FastifyRequest, userId: string) => {
       const value = randomToken();
       const csrfToken = randomToken(24);
-      await app.db.session.create({ data: { id: sha256(value), userId, csrfToken, expiresAt: new Date(Date.now() + SESSION_TTL_MS) } });
+      await app.db.session.create({
+        data: { id: sha256(value), userId, csrfToken, expiresAt: new Date(Date.now() + SESSION_TTL_MS) },
+      });
       const secure = request.protocol === 'https';
-      reply.setCookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge: SESSION_TTL_MS / 1000 });
-      reply.setCookie(CSRF_COOKIE, csrfToken, { httpOnly: false, sameSite: 'strict', secure, path: '/', maxAge: SESSION_TTL_MS / 1000 });
+      reply.setCookie(SESSION_COOKIE, value, {
+        httpOnly: true,
+        sameSite: 'strict',
+        secure,
+        path: '/',
+        maxAge: SESSION_TTL_MS / 1000,
+      });
+      reply.setCookie(CSRF_COOKIE, csrfToken, {
+        httpOnly: false,
+        sameSite: 'strict',
+        secure,
+        path: '/',
+        maxAge: SESSION_TTL_MS / 1000,
+      });
       return { csrfToken };
     });
 
-    app.decorate('audit', async (request: FastifyRequest, action: string, target?: string | null, details?: Record<string, unknown>) => {
-      await app.db.auditLog.create({
-        data: {
-          id: randomUUID(),
-          actorId: request.principal?.userId ?? null,
-          actorName: request.principal?.username ?? null,
-          action,
-          target: target ?? null,
-          details: details ? JSON.stringify(details) : null,
-          ip: request.ip,
-        },
-      });
-    });
+    app.decorate(
+      'audit',
+      async (request: FastifyRequest, action: string, target?: string | null, details?: Record<string, unknown>) => {
+        await app.db.auditLog.create({
+          data: {
+            id: randomUUID(),
+            actorId: request.principal?.userId ?? null,
+            actorName: request.principal?.username ?? null,
+            action,
+            target: target ?? null,
+            details: details ? JSON.stringify(details) : null,
+            ip: request.ip,
+          },
+        });
+      },
+    );
   },
   { name: 'auth', dependencies: ['db'] },
 );

@@ -1,5 +1,10 @@
 import fp from 'fastify-plugin';
-import { JunctionService, type ConnectorFactory, type EngineFactory, type JunctionLimits } from '../services/junction.js';
+import {
+  JunctionService,
+  type ConnectorFactory,
+  type EngineFactory,
+  type JunctionLimits,
+} from '../services/junction.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

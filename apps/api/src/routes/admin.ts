@@ -6,11 +6,20 @@ import { conflict, forbidden, notFound } from '../lib/errors.js';
 import { errors, IdParams, Limit, Name, Ok, Role, Scope } from '../lib/schemas.js';
 import { hashPassword, randomToken, sha256 } from '../lib/secrets.js';
 
-const User = Type.Object({ id: Type.String(), username: Type.String(), role: Role, disabled: Type.Boolean(), createdAt: Type.String({ format: 'date-time' }) });
+const User = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  role: Role,
+  disabled: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
 const Username = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$' });
 const Password = Type.String({ minLength: 8, maxLength: 1000 });
 const CreateUser = Type.Object({ username: Username, password: Password, role: Role }, { additionalProperties: false });
-const UpdateUser = Type.Object({ password: Type.Optional(Password), role: Type.Optional(Role), disabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+const UpdateUser = Type.Object(
+  { password: Type.Optional(Password), role: Type.Optional(Role), disabled: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
 
 const Grant = Type.Object({
   id: Type.String(),
@@ -43,7 +52,10 @@ const Token = Type.Object({
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 const CreateToken = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100 }), scopes: Type.Array(Scope, { minItems: 1, uniqueItems: true }) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(Scope, { minItems: 1, uniqueItems: true }),
+  },
   { additionalProperties: false },
 );
 const AuditEntry = Type.Object({
@@ -57,82 +69,156 @@ const AuditEntry = Type.Object({
 });
 
 type UserRow = { id: string; username: string; role: string; disabled: boolean; createdAt: Date };
-const userOut = (u: UserRow) => ({ id: u.id, username: u.username, role: u.role as Static<typeof Role>, disabled: u.disabled, createdAt: u.createdAt.toISOString() });
+const userOut = (u: UserRow) => ({
+  id: u.id,
+  username: u.username,
+  role: u.role as Static<typeof Role>,
+  disabled: u.disabled,
+  createdAt: u.createdAt.toISOString(),
+});
 
 export default async function adminRoutes(app: FastifyInstance): Promise<void> {
   const admin = app.authorize('admin');
 
-  app.get('/users', { schema: { tags: ['users'], response: { 200: Type.Array(User), ...errors() } }, preHandler: admin }, async () =>
-    (await app.db.user.findMany({ orderBy: { username: 'asc' } })).map(userOut),
+  app.get(
+    '/users',
+    { schema: { tags: ['users'], response: { 200: Type.Array(User), ...errors() } }, preHandler: admin },
+    async () => (await app.db.user.findMany({ orderBy: { username: 'asc' } })).map(userOut),
   );
 
-  app.post<{ Body: Static<typeof CreateUser> }>('/users', { schema: { tags: ['users'], body: CreateUser, response: { 201: User, ...errors(409) } }, preHandler: admin }, async (request, reply) => {
-    const { username, password, role } = request.body;
-    if (await app.db.user.findUnique({ where: { username } })) throw conflict('user_exists', `A user named "${username}" already exists.`);
-    const user = await app.db.user.create({ data: { id: randomUUID(), username, role, passwordHash: await hashPassword(password) } });
-    await app.audit(request, 'user.create', username, { role });
-    return reply.status(201).send(userOut(user));
-  });
+  app.post<{ Body: Static<typeof CreateUser> }>(
+    '/users',
+    { schema: { tags: ['users'], body: CreateUser, response: { 201: User, ...errors(409) } }, preHandler: admin },
+    async (request, reply) => {
+      const { username, password, role } = request.body;
+      if (await app.db.user.findUnique({ where: { username } }))
+        throw conflict('user_exists', `A user named "${username}" already exists.`);
+      const user = await app.db.user.create({
+        data: { id: randomUUID(), username, role, passwordHash: await hashPassword(password) },
+      });
+      await app.audit(request, 'user.create', username, { role });
+      return reply.status(201).send(userOut(user));
+    },
+  );
 
   app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateUser> }>(
     '/users/:id',
-    { schema: { tags: ['users'], params: IdParams, body: UpdateUser, response: { 200: User, ...errors(404) } }, preHandler: admin },
+    {
+      schema: { tags: ['users'], params: IdParams, body: UpdateUser, response: { 200: User, ...errors(404) } },
+      preHandler: admin,
+    },
     async (request) => {
       const user = await app.db.user.findUnique({ where: { id: request.params.id } });
       if (!user) throw notFound('user', request.params.id);
       const { password, role, disabled } = request.body;
-      if (user.id === request.principal!.userId && (role && role !== 'admin' || disabled)) throw forbidden('You cannot demote or disable yourself.');
+      if (user.id === request.principal!.userId && ((role && role !== 'admin') || disabled))
+        throw forbidden('You cannot demote or disable yourself.');
       const updated = await app.db.user.update({
         where: { id: user.id },
-        data: { ...(role ? { role } : {}), ...(disabled !== undefined ? { disabled } : {}), ...(password ? { passwordHash: await hashPassword(password) } : {}) },
+        data: {
+          ...(role ? { role } : {}),
+          ...(disabled !== undefined ? { disabled } : {}),
+          ...(password ? { passwordHash: await hashPassword(password) } : {}),
+        },
       });
       // a changed password or a disabled account ends every session of that user
       if (password || disabled) await app.db.session.deleteMany({ where: { userId: user.id } });
-      await app.audit(request, 'user.update', user.username, { ...(role ? { role } : {}), ...(disabled !== undefined ? { disabled } : {}), ...(password ? { passwordChanged: true } : {}) });
+      await app.audit(request, 'user.update', user.username, {
+        ...(role ? { role } : {}),
+        ...(disabled !== undefined ? { disabled } : {}),
+        ...(password ? { passwordChanged: true } : {}),
+      });
       return userOut(updated);
     },
   );
 
-  app.delete<{ Params: Static<typeof IdParams> }>('/users/:id', { schema: { tags: ['users'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin }, async (request) => {
-    const user = await app.db.user.findUnique({ where: { id: request.params.id } });
-    if (!user) throw notFound('user', request.params.id);
-    if (user.id === request.principal!.userId) throw forbidden('You cannot delete yourself.');
-    await app.db.user.delete({ where: { id: user.id } });
-    await app.db.grant.deleteMany({ where: { userId: user.id } });
-    await app.audit(request, 'user.delete', user.username);
-    return { ok: true };
-  });
-
-  app.get('/grants', { schema: { tags: ['grants'], response: { 200: Type.Array(Grant), ...errors() } }, preHandler: admin }, async () =>
-    (await app.db.grant.findMany({ orderBy: { createdAt: 'asc' } })).map((g) => ({ ...g, role: g.role as Static<typeof Role> | null, createdAt: g.createdAt.toISOString() })),
+  app.delete<{ Params: Static<typeof IdParams> }>(
+    '/users/:id',
+    { schema: { tags: ['users'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin },
+    async (request) => {
+      const user = await app.db.user.findUnique({ where: { id: request.params.id } });
+      if (!user) throw notFound('user', request.params.id);
+      if (user.id === request.principal!.userId) throw forbidden('You cannot delete yourself.');
+      await app.db.user.delete({ where: { id: user.id } });
+      await app.db.grant.deleteMany({ where: { userId: user.id } });
+      await app.audit(request, 'user.delete', user.username);
+      return { ok: true };
+    },
   );
 
-  app.post<{ Body: Static<typeof CreateGrant> }>('/grants', { schema: { tags: ['grants'], body: CreateGrant, response: { 201: Grant, ...errors(404) } }, preHandler: admin }, async (request, reply) => {
-    const b = request.body;
-    if ((b.role === undefined) === (b.userId === undefined)) throw new JunctionError('grant_grantee', 'user', 'A grant names exactly one of role or userId.', { details: { field: 'body.role' } });
-    if ((b.sourceName === undefined) === (b.viewSchema === undefined)) throw new JunctionError('grant_object', 'user', 'A grant names exactly one of sourceName or viewSchema (with an optional viewName).', { details: { field: 'body.sourceName' } });
-    if (b.userId && !(await app.db.user.findUnique({ where: { id: b.userId } }))) throw notFound('user', b.userId);
-    const g = await app.db.grant.create({
-      data: { id: randomUUID(), role: b.role ?? null, userId: b.userId ?? null, sourceName: b.sourceName ?? null, viewSchema: b.viewSchema ?? null, viewName: b.viewName ?? null, privilege: 'read' },
-    });
-    await app.audit(request, 'grant.create', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, { role: g.role, userId: g.userId });
-    return reply.status(201).send({ ...g, role: g.role as Static<typeof Role> | null, createdAt: g.createdAt.toISOString() });
-  });
+  app.get(
+    '/grants',
+    { schema: { tags: ['grants'], response: { 200: Type.Array(Grant), ...errors() } }, preHandler: admin },
+    async () =>
+      (await app.db.grant.findMany({ orderBy: { createdAt: 'asc' } })).map((g) => ({
+        ...g,
+        role: g.role as Static<typeof Role> | null,
+        createdAt: g.createdAt.toISOString(),
+      })),
+  );
 
-  app.delete<{ Params: Static<typeof IdParams> }>('/grants/:id', { schema: { tags: ['grants'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin }, async (request) => {
-    const g = await app.db.grant.findUnique({ where: { id: request.params.id } });
-    if (!g) throw notFound('grant', request.params.id);
-    await app.db.grant.delete({ where: { id: g.id } });
-    await app.audit(request, 'grant.delete', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, { role: g.role, userId: g.userId });
-    return { ok: true };
-  });
+  app.post<{ Body: Static<typeof CreateGrant> }>(
+    '/grants',
+    { schema: { tags: ['grants'], body: CreateGrant, response: { 201: Grant, ...errors(404) } }, preHandler: admin },
+    async (request, reply) => {
+      const b = request.body;
+      if ((b.role === undefined) === (b.userId === undefined))
+        throw new JunctionError('grant_grantee', 'user', 'A grant names exactly one of role or userId.', {
+          details: { field: 'body.role' },
+        });
+      if ((b.sourceName === undefined) === (b.viewSchema === undefined))
+        throw new JunctionError(
+          'grant_object',
+          'user',
+          'A grant names exactly one of sourceName or viewSchema (with an optional viewName).',
+          { details: { field: 'body.sourceName' } },
+        );
+      if (b.userId && !(await app.db.user.findUnique({ where: { id: b.userId } }))) throw notFound('user', b.userId);
+      const g = await app.db.grant.create({
+        data: {
+          id: randomUUID(),
+          role: b.role ?? null,
+          userId: b.userId ?? null,
+          sourceName: b.sourceName ?? null,
+          viewSchema: b.viewSchema ?? null,
+          viewName: b.viewName ?? null,
+          privilege: 'read',
+        },
+      });
+      await app.audit(request, 'grant.create', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
+        role: g.role,
+        userId: g.userId,
+      });
+      return reply
+        .status(201)
+        .send({ ...g, role: g.role as Static<typeof Role> | null, createdAt: g.createdAt.toISOString() });
+    },
+  );
+
+  app.delete<{ Params: Static<typeof IdParams> }>(
+    '/grants/:id',
+    { schema: { tags: ['grants'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin },
+    async (request) => {
+      const g = await app.db.grant.findUnique({ where: { id: request.params.id } });
+      if (!g) throw notFound('grant', request.params.id);
+      await app.db.grant.delete({ where: { id: g.id } });
+      await app.audit(request, 'grant.delete', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
+        role: g.role,
+        userId: g.userId,
+      });
+      return { ok: true };
+    },
+  );
 
   app.get<{ Querystring: { limit?: string; action?: string } }>(
     '/audit',
     {
       schema: {
         tags: ['audit'],
-        querystring: Type.Object({ limit: Type.Optional(Limit), action: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { limit: Type.Optional(Limit), action: Type.Optional(Type.String({ maxLength: 100 })) },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Array(AuditEntry), ...errors() },
       },
       preHandler: admin,
@@ -144,12 +230,28 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           orderBy: { createdAt: 'desc' },
           take: request.query.limit ? Number(request.query.limit) : 100,
         })
-      ).map((a) => ({ id: a.id, actorName: a.actorName, action: a.action, target: a.target, details: a.details ? JSON.parse(a.details) : null, ip: a.ip, createdAt: a.createdAt.toISOString() })),
+      ).map((a) => ({
+        id: a.id,
+        actorName: a.actorName,
+        action: a.action,
+        target: a.target,
+        details: a.details ? JSON.parse(a.details) : null,
+        ip: a.ip,
+        createdAt: a.createdAt.toISOString(),
+      })),
   );
 
   // Tokens belong to their creator; any role may create one, capped by its own permissions.
   const authed = app.authorize();
-  type TokenRow = { id: string; name: string; prefix: string; scopes: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+  type TokenRow = {
+    id: string;
+    name: string;
+    prefix: string;
+    scopes: string;
+    createdAt: Date;
+    lastUsedAt: Date | null;
+    revokedAt: Date | null;
+  };
   const tokenOut = (t: TokenRow) => ({
     id: t.id,
     name: t.name,
@@ -160,8 +262,13 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
     revokedAt: t.revokedAt?.toISOString() ?? null,
   });
 
-  app.get('/tokens', { schema: { tags: ['tokens'], response: { 200: Type.Array(Token), ...errors() } }, preHandler: authed }, async (request) =>
-    (await app.db.apiToken.findMany({ where: { userId: request.principal!.userId }, orderBy: { createdAt: 'asc' } })).map(tokenOut),
+  app.get(
+    '/tokens',
+    { schema: { tags: ['tokens'], response: { 200: Type.Array(Token), ...errors() } }, preHandler: authed },
+    async (request) =>
+      (
+        await app.db.apiToken.findMany({ where: { userId: request.principal!.userId }, orderBy: { createdAt: 'asc' } })
+      ).map(tokenOut),
   );
 
   app.post<{ Body: Static<typeof CreateToken> }>(
@@ -181,19 +288,30 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       if (beyond.length) throw forbidden(`You cannot grant scopes you do not have: ${beyond.join(', ')}.`);
       const secret = `jct_${randomToken(32)}`;
       const t = await app.db.apiToken.create({
-        data: { id: randomUUID(), userId: p.userId, name: request.body.name, tokenHash: sha256(secret), prefix: secret.slice(0, 10), scopes: JSON.stringify(request.body.scopes) },
+        data: {
+          id: randomUUID(),
+          userId: p.userId,
+          name: request.body.name,
+          tokenHash: sha256(secret),
+          prefix: secret.slice(0, 10),
+          scopes: JSON.stringify(request.body.scopes),
+        },
       });
       await app.audit(request, 'token.create', request.body.name, { scopes: request.body.scopes });
       return reply.status(201).send({ ...tokenOut(t), token: secret });
     },
   );
 
-  app.delete<{ Params: Static<typeof IdParams> }>('/tokens/:id', { schema: { tags: ['tokens'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: authed }, async (request) => {
-    const p = request.principal!;
-    const t = await app.db.apiToken.findUnique({ where: { id: request.params.id } });
-    if (!t || (t.userId !== p.userId && p.role !== 'admin')) throw notFound('token', request.params.id);
-    await app.db.apiToken.update({ where: { id: t.id }, data: { revokedAt: t.revokedAt ?? new Date() } });
-    await app.audit(request, 'token.revoke', t.name);
-    return { ok: true };
-  });
+  app.delete<{ Params: Static<typeof IdParams> }>(
+    '/tokens/:id',
+    { schema: { tags: ['tokens'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: authed },
+    async (request) => {
+      const p = request.principal!;
+      const t = await app.db.apiToken.findUnique({ where: { id: request.params.id } });
+      if (!t || (t.userId !== p.userId && p.role !== 'admin')) throw notFound('token', request.params.id);
+      await app.db.apiToken.update({ where: { id: t.id }, data: { revokedAt: t.revokedAt ?? new Date() } });
+      await app.audit(request, 'token.revoke', t.name);
+      return { ok: true };
+    },
+  );
 }

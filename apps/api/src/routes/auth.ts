@@ -26,7 +26,12 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: Static<typeof LoginBody> }>(
     '/auth/login',
     {
-      schema: { tags: ['auth'], summary: 'Sign in; sets the session cookie', body: LoginBody, response: { 200: Me, 400: ErrorReply, 401: ErrorReply, 429: ErrorReply } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in; sets the session cookie',
+        body: LoginBody,
+        response: { 200: Me, 400: ErrorReply, 401: ErrorReply, 429: ErrorReply },
+      },
       config: { rateLimit: { max: 30, timeWindow: '1 minute' } },
     },
     async (request, reply) => {
@@ -35,31 +40,72 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
       const wait = throttle.waitMs(key);
       if (wait > 0) {
         reply.header('retry-after', String(Math.ceil(wait / 1000)));
-        return reply.status(429).send({ code: 'too_many_attempts', kind: 'resources', message: 'Too many failed sign-ins; wait before trying again.', details: { retryAfterSeconds: Math.ceil(wait / 1000) } });
+        return reply
+          .status(429)
+          .send({
+            code: 'too_many_attempts',
+            kind: 'resources',
+            message: 'Too many failed sign-ins; wait before trying again.',
+            details: { retryAfterSeconds: Math.ceil(wait / 1000) },
+          });
       }
       const user = await app.db.user.findUnique({ where: { username } });
       const ok = await verifyPassword(password, user?.passwordHash ?? dummyHash);
       if (!user || !ok || user.disabled) {
         throttle.fail(key);
-        await app.db.auditLog.create({ data: { id: crypto.randomUUID(), action: 'auth.login_failed', target: username.slice(0, 100), ip: request.ip } });
-        return reply.status(401).send({ code: 'bad_credentials', kind: 'auth', message: 'Unknown user name or wrong password.' });
+        await app.db.auditLog.create({
+          data: {
+            id: crypto.randomUUID(),
+            action: 'auth.login_failed',
+            target: username.slice(0, 100),
+            ip: request.ip,
+          },
+        });
+        return reply
+          .status(401)
+          .send({ code: 'bad_credentials', kind: 'auth', message: 'Unknown user name or wrong password.' });
       }
       throttle.succeed(key);
       const { csrfToken } = await app.startSession(reply, request, user.id);
-      return { id: user.id, username: user.username, role: user.role as RoleName, via: 'session' as const, permissions: [...ROLE_PERMISSIONS[user.role as RoleName]], csrfToken };
+      return {
+        id: user.id,
+        username: user.username,
+        role: user.role as RoleName,
+        via: 'session' as const,
+        permissions: [...ROLE_PERMISSIONS[user.role as RoleName]],
+        csrfToken,
+      };
     },
   );
 
-  app.post('/auth/logout', { schema: { tags: ['auth'], summary: 'End the session', response: { 200: Ok, ...errors() } } }, async (request, reply) => {
-    const cookie = request.cookies[SESSION_COOKIE];
-    if (cookie) await app.db.session.deleteMany({ where: { id: sha256(cookie) } });
-    reply.clearCookie(SESSION_COOKIE, { path: '/' });
-    reply.clearCookie(CSRF_COOKIE, { path: '/' });
-    return { ok: true };
-  });
+  app.post(
+    '/auth/logout',
+    { schema: { tags: ['auth'], summary: 'End the session', response: { 200: Ok, ...errors() } } },
+    async (request, reply) => {
+      const cookie = request.cookies[SESSION_COOKIE];
+      if (cookie) await app.db.session.deleteMany({ where: { id: sha256(cookie) } });
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      reply.clearCookie(CSRF_COOKIE, { path: '/' });
+      return { ok: true };
+    },
+  );
 
-  app.get('/auth/me', { schema: { tags: ['auth'], summary: 'Who is signed in', response: { 200: Me, ...errors() } }, preHandler: app.authorize() }, async (request) => {
-    const p = request.principal!;
-    return { id: p.userId, username: p.username, role: p.role, via: p.via, permissions: [...p.permissions], ...(p.csrfToken ? { csrfToken: p.csrfToken } : {}) };
-  });
+  app.get(
+    '/auth/me',
+    {
+      schema: { tags: ['auth'], summary: 'Who is signed in', response: { 200: Me, ...errors() } },
+      preHandler: app.authorize(),
+    },
+    async (request) => {
+      const p = request.principal!;
+      return {
+        id: p.userId,
+        username: p.username,
+        role: p.role,
+        via: p.via,
+        permissions: [...p.permissions],
+        ...(p.csrfToken ? { csrfToken: p.csrfToken } : {}),
+      };
+    },
+  );
 }

@@ -5,8 +5,18 @@ import { formatType } from '@junction/connectors';
 import { notFound } from '../lib/errors.js';
 import { errors, Limit } from '../lib/schemas.js';
 
-const Column = Type.Object({ name: Type.String(), type: Type.String(), nativeType: Type.String(), nullable: Type.Boolean() });
-const TableSummary = Type.Object({ schema: Type.String(), name: Type.String(), kind: Type.String(), rowCount: Type.Union([Type.Number(), Type.Null()]) });
+const Column = Type.Object({
+  name: Type.String(),
+  type: Type.String(),
+  nativeType: Type.String(),
+  nullable: Type.Boolean(),
+});
+const TableSummary = Type.Object({
+  schema: Type.String(),
+  name: Type.String(),
+  kind: Type.String(),
+  rowCount: Type.Union([Type.Number(), Type.Null()]),
+});
 const TreeSource = Type.Object({
   source: Type.String(),
   engine: Type.String(),
@@ -33,7 +43,11 @@ const Hit = Type.Object({
   column: Type.Optional(Type.String()),
   type: Type.Optional(Type.String()),
 });
-const TableParams = Type.Object({ source: Type.String({ maxLength: 128 }), schema: Type.String({ maxLength: 128 }), table: Type.String({ maxLength: 256 }) });
+const TableParams = Type.Object({
+  source: Type.String({ maxLength: 128 }),
+  schema: Type.String({ maxLength: 128 }),
+  table: Type.String({ maxLength: 256 }),
+});
 
 /** Catalog browsing reads stored snapshots only: browsing never contacts a source. */
 export default async function catalogRoutes(app: FastifyInstance): Promise<void> {
@@ -47,27 +61,48 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
       .map((s) => ({ row: s, catalog: JSON.parse(s.catalog as string) as CatalogSnapshot }));
   }
 
-  app.get('/catalog', { schema: { tags: ['catalog'], summary: 'Sources → schemas → tables', response: { 200: Type.Array(TreeSource), ...errors() } }, preHandler: read }, async (request) => {
-    return (await visibleSources(request.principal!)).map(({ row, catalog }) => {
-      const bySchema = new Map<string, Static<typeof TableSummary>[]>();
-      for (const t of catalog.tables) {
-        const list = bySchema.get(t.schema) ?? [];
-        list.push({ schema: t.schema, name: t.name, kind: t.kind, rowCount: t.rowCount ?? null });
-        bySchema.set(t.schema, list);
-      }
-      return {
-        source: row.name,
-        engine: row.engine,
-        status: row.status,
-        defaultSchema: catalog.defaultSchema,
-        schemas: [...bySchema].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, tables]) => ({ name, tables: tables.sort((a, b) => (a.name < b.name ? -1 : 1)) })),
-      };
-    });
-  });
+  app.get(
+    '/catalog',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'Sources → schemas → tables',
+        response: { 200: Type.Array(TreeSource), ...errors() },
+      },
+      preHandler: read,
+    },
+    async (request) => {
+      return (await visibleSources(request.principal!)).map(({ row, catalog }) => {
+        const bySchema = new Map<string, Static<typeof TableSummary>[]>();
+        for (const t of catalog.tables) {
+          const list = bySchema.get(t.schema) ?? [];
+          list.push({ schema: t.schema, name: t.name, kind: t.kind, rowCount: t.rowCount ?? null });
+          bySchema.set(t.schema, list);
+        }
+        return {
+          source: row.name,
+          engine: row.engine,
+          status: row.status,
+          defaultSchema: catalog.defaultSchema,
+          schemas: [...bySchema]
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([name, tables]) => ({ name, tables: tables.sort((a, b) => (a.name < b.name ? -1 : 1)) })),
+        };
+      });
+    },
+  );
 
   app.get<{ Params: Static<typeof TableParams> }>(
     '/catalog/:source/:schema/:table',
-    { schema: { tags: ['catalog'], summary: 'Columns, keys and indexes of one table', params: TableParams, response: { 200: TableDetail, ...errors(404) } }, preHandler: read },
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'Columns, keys and indexes of one table',
+        params: TableParams,
+        response: { 200: TableDetail, ...errors(404) },
+      },
+      preHandler: read,
+    },
     async (request) => {
       const { source, schema, table } = request.params;
       const found = (await visibleSources(request.principal!)).find((s) => s.row.name === source);
@@ -80,7 +115,12 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
         kind: t.kind,
         rowCount: t.rowCount ?? null,
         primaryKey: [...(t.primaryKey ?? [])],
-        columns: t.columns.map((c) => ({ name: c.name, type: formatType(c.type), nativeType: c.nativeType, nullable: c.nullable })),
+        columns: t.columns.map((c) => ({
+          name: c.name,
+          type: formatType(c.type),
+          nativeType: c.nativeType,
+          nullable: c.nullable,
+        })),
         foreignKeys: [...t.foreignKeys],
         indexes: [...t.indexes],
       };
@@ -93,7 +133,10 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
       schema: {
         tags: ['catalog'],
         summary: 'Tables, columns and views whose name contains q (case-insensitive)',
-        querystring: Type.Object({ q: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Limit) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { q: Type.String({ minLength: 1, maxLength: 100 }), limit: Type.Optional(Limit) },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Array(Hit), ...errors() },
       },
       preHandler: read,
@@ -104,15 +147,25 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
       const hits: Static<typeof Hit>[] = [];
       for (const { row, catalog } of await visibleSources(request.principal!)) {
         for (const t of catalog.tables) {
-          if (t.name.toLowerCase().includes(q)) hits.push({ kind: 'table', source: row.name, schema: t.schema, table: t.name });
+          if (t.name.toLowerCase().includes(q))
+            hits.push({ kind: 'table', source: row.name, schema: t.schema, table: t.name });
           for (const c of t.columns) {
-            if (c.name.toLowerCase().includes(q)) hits.push({ kind: 'column', source: row.name, schema: t.schema, table: t.name, column: c.name, type: formatType(c.type) });
+            if (c.name.toLowerCase().includes(q))
+              hits.push({
+                kind: 'column',
+                source: row.name,
+                schema: t.schema,
+                table: t.name,
+                column: c.name,
+                type: formatType(c.type),
+              });
           }
         }
       }
       const policy = await app.junction.accessPolicy(request.principal!);
       for (const v of await app.db.view.findMany({ include: { schema: true } })) {
-        if (v.name.toLowerCase().includes(q) && policy.canReadView(v.schema.name, v.name)) hits.push({ kind: 'view', source: '', schema: v.schema.name, table: v.name });
+        if (v.name.toLowerCase().includes(q) && policy.canReadView(v.schema.name, v.name))
+          hits.push({ kind: 'view', source: '', schema: v.schema.name, table: v.name });
       }
       return hits.slice(0, limit);
     },

@@ -30,7 +30,19 @@ beforeAll(async () => {
     ['src', pgdb],
     ['gone', other],
   ] as const) {
-    const res = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { name, engine: 'postgresql', host: db.host, port: db.port, database: db.name, user: db.user, password: db.password } });
+    const res = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/sources',
+      payload: {
+        name,
+        engine: 'postgresql',
+        host: db.host,
+        port: db.port,
+        database: db.name,
+        user: db.user,
+        password: db.password,
+      },
+    });
     expect(res.statusCode).toBe(201);
   }
   await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'analyst', sourceName: 'src' } });
@@ -43,11 +55,22 @@ afterAll(async () => {
 
 const touches = async () => Number((await pgExec(pgdb.url, 'SELECT count(*) AS n FROM public.touches')).rows[0].n);
 const activeOn = async (db: string, like: string) =>
-  Number((await pgExec(pgdb.url, `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = '${db}' AND state = 'active' AND query LIKE '%${like}%' AND pid <> pg_backend_pid()`)).rows[0].n);
+  Number(
+    (
+      await pgExec(
+        pgdb.url,
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = '${db}' AND state = 'active' AND query LIKE '%${like}%' AND pid <> pg_backend_pid()`,
+      )
+    ).rows[0].n,
+  );
 
 describe('POST /query', () => {
   it('returns exact JSON values: int64 and decimals as strings, ISO dates and timestamps, base64 binary', async () => {
-    const res = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT id, big, amount, d, ts, tstz, bin, name, flag FROM src.vals ORDER BY id' } });
+    const res = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT id, big, amount, d, ts, tstz, bin, name, flag FROM src.vals ORDER BY id' },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.columns).toEqual([
@@ -62,7 +85,17 @@ describe('POST /query', () => {
       { name: 'flag', type: 'bool', nullable: true },
     ]);
     expect(body.rows).toEqual([
-      [1, '9007199254740993', '1234567890123.45', '1995-03-01', '1998-01-01T10:20:30.5', '2019-12-31T22:00:00Z', 'AP8Q', 'Ann', true],
+      [
+        1,
+        '9007199254740993',
+        '1234567890123.45',
+        '1995-03-01',
+        '1998-01-01T10:20:30.5',
+        '2019-12-31T22:00:00Z',
+        'AP8Q',
+        'Ann',
+        true,
+      ],
       [2, null, '-0.10', null, null, null, null, null, null],
     ]);
     expect(body.stats).toMatchObject({ rows: 2, queryId: body.queryId });
@@ -71,10 +104,18 @@ describe('POST /query', () => {
   });
 
   it('streams NDJSON: a columns line, one line per row, a stats line', async () => {
-    const res = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT id, amount FROM src.vals ORDER BY id' }, headers: { accept: 'application/x-ndjson' } });
+    const res = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT id, amount FROM src.vals ORDER BY id' },
+      headers: { accept: 'application/x-ndjson' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('application/x-ndjson');
-    const lines = res.body.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = res.body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(4);
     expect(lines[0].columns).toEqual([
       { name: 'id', type: 'int32', nullable: false },
@@ -87,28 +128,56 @@ describe('POST /query', () => {
 
   it('binds parameters as values: injection attempts reach no source as SQL', async () => {
     const hostile = "x'; DROP TABLE public.vals; --";
-    const p = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT id FROM src.vals WHERE name = $1', params: [hostile] } });
+    const p = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT id FROM src.vals WHERE name = $1', params: [hostile] },
+    });
     expect(p.statusCode).toBe(200);
     expect(p.json().rows).toEqual([]);
-    const lit = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: "SELECT id FROM src.vals WHERE name = 'x''; DROP TABLE public.vals; --'" } });
+    const lit = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: "SELECT id FROM src.vals WHERE name = 'x''; DROP TABLE public.vals; --'" },
+    });
     expect(lit.statusCode).toBe(200);
     expect(lit.json().rows).toEqual([]);
-    const ident = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT * FROM src."vals; DROP TABLE public.vals; --"' } });
+    const ident = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT * FROM src."vals; DROP TABLE public.vals; --"' },
+    });
     expect(ident.statusCode).toBe(400);
-    const multi = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT 1; DROP TABLE public.vals' } });
+    const multi = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT 1; DROP TABLE public.vals' },
+    });
     expect(multi.statusCode).toBeGreaterThanOrEqual(400);
     expect(Number((await pgExec(pgdb.url, 'SELECT count(*) AS n FROM public.vals')).rows[0].n)).toBe(2);
   });
 
   it('a query touching an ungranted source fails with 403 before the source is contacted', async () => {
     const before = await touches();
-    const res = await h.as('viewer', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT id FROM src.traced' } });
+    const res = await h.as('viewer', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT id FROM src.traced' },
+    });
     expect(res.statusCode).toBe(403); // viewers may not run ad-hoc SQL at all
-    const denied = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT a.id, b.x FROM src.traced a CROSS JOIN gone.t b' } });
+    const denied = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT a.id, b.x FROM src.traced a CROSS JOIN gone.t b' },
+    });
     expect(denied.statusCode).toBe(403);
     expect(denied.json().kind).toBe('forbidden');
     expect(await touches()).toBe(before);
-    const allowed = await h.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT id, t FROM src.traced ORDER BY id' } });
+    const allowed = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT id, t FROM src.traced ORDER BY id' },
+    });
     expect(allowed.json().rows).toEqual([
       [1, 1],
       [2, 1],
@@ -120,9 +189,17 @@ describe('POST /query', () => {
     const bad = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELEC 1' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().kind).toBe('user');
-    const missing = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT * FROM src.nope' } });
+    const missing = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT * FROM src.nope' },
+    });
     expect(missing.statusCode).toBe(400);
-    const slow = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.one_sec', timeoutMs: 100 } });
+    const slow = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT n FROM src.one_sec', timeoutMs: 100 },
+    });
     expect(slow.statusCode).toBe(504);
     expect(slow.json().kind).toBe('timeout');
     const history = (await h.as('analyst', { method: 'GET', url: '/api/v1/history?limit=3' })).json();
@@ -133,17 +210,30 @@ describe('POST /query', () => {
 
   it('a source that is down fails only the queries that touch it', async () => {
     await other.drop();
-    const down = await h.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT x FROM gone.t' } });
+    const down = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT x FROM gone.t' },
+    });
     expect(down.statusCode).toBe(502);
     expect(down.json().kind).toBe('external');
-    const up = await h.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT count(*) AS n FROM src.vals' } });
+    const up = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT count(*) AS n FROM src.vals' },
+    });
     expect(up.statusCode).toBe(200);
     expect(up.json().rows).toEqual([['2']]);
   });
 
   it('DELETE /queries/:id cancels a running query (499), only for its owner or an admin', async () => {
-    const running = h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.endless', queryId: 'cancel-me-1' } });
-    for (let i = 0; i < 100 && !h.app.junction.running.has('cancel-me-1'); i++) await new Promise((r) => setTimeout(r, 50));
+    const running = h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT n FROM src.endless', queryId: 'cancel-me-1' },
+    });
+    for (let i = 0; i < 100 && !h.app.junction.running.has('cancel-me-1'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await h.as('viewer', { method: 'DELETE', url: '/api/v1/queries/cancel-me-1' })).statusCode).toBe(404);
     const list = (await h.as('analyst', { method: 'GET', url: '/api/v1/queries' })).json();
     expect(list.map((q: { id: string }) => q.id)).toContain('cancel-me-1');
@@ -151,7 +241,8 @@ describe('POST /query', () => {
     const res = await running;
     expect(res.statusCode).toBe(499);
     expect(res.json().kind).toBe('cancelled');
-    for (let i = 0; i < 100 && (await activeOn(pgdb.name, 'endless')) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await activeOn(pgdb.name, 'endless')) > 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(await activeOn(pgdb.name, 'endless')).toBe(0);
     expect((await h.as('analyst', { method: 'DELETE', url: '/api/v1/queries/cancel-me-1' })).statusCode).toBe(404);
   });
@@ -164,15 +255,21 @@ describe('POST /query', () => {
       port,
       method: 'POST',
       path: '/api/v1/query',
-      headers: { authorization: `Bearer ${h.tokens.analyst}`, 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      headers: {
+        authorization: `Bearer ${h.tokens.analyst}`,
+        'content-type': 'application/json',
+        accept: 'application/x-ndjson',
+      },
     });
     req.end(JSON.stringify({ sql: 'SELECT n FROM src.endless' }));
     const res = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
     expect(res.statusCode).toBe(200);
-    for (let i = 0; i < 100 && (await activeOn(pgdb.name, 'endless')) === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await activeOn(pgdb.name, 'endless')) === 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(await activeOn(pgdb.name, 'endless')).toBe(1);
     req.destroy();
-    for (let i = 0; i < 100 && (await activeOn(pgdb.name, 'endless')) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await activeOn(pgdb.name, 'endless')) > 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(await activeOn(pgdb.name, 'endless')).toBe(0);
     for (let i = 0; i < 50 && h.app.junction.running.size > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(h.app.junction.running.size).toBe(0);
@@ -185,10 +282,12 @@ describe('POST /query', () => {
     let maxRunning = 0;
     const watch = setInterval(() => (maxRunning = Math.max(maxRunning, h.app.junction.admission.running)), 5);
     const burst = Array.from({ length: 10 }, () =>
-      h.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.one_sec' } }).then((r) => {
-        finished.push({ status: r.statusCode, at: seq++ });
-        return r;
-      }),
+      h
+        .as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.one_sec' } })
+        .then((r) => {
+          finished.push({ status: r.statusCode, at: seq++ });
+          return r;
+        }),
     );
     const results = await Promise.all(burst);
     clearInterval(watch);
@@ -207,7 +306,19 @@ describe('POST /query', () => {
   it('per-user concurrency limit', async () => {
     const tight = await startHarness({ limits: { perUser: 1 } });
     try {
-      await tight.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { name: 'src', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: pgdb.user, password: pgdb.password } });
+      await tight.as('admin', {
+        method: 'POST',
+        url: '/api/v1/sources',
+        payload: {
+          name: 'src',
+          engine: 'postgresql',
+          host: pgdb.host,
+          port: pgdb.port,
+          database: pgdb.name,
+          user: pgdb.user,
+          password: pgdb.password,
+        },
+      });
       const [a, b] = await Promise.all([
         tight.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.one_sec' } }),
         tight.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.one_sec' } }),
@@ -220,7 +331,11 @@ describe('POST /query', () => {
   });
 
   it('enforces maxRows as an error, not a silent truncation', async () => {
-    const res = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT id FROM src.vals', maxRows: 1 } });
+    const res = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT id FROM src.vals', maxRows: 1 },
+    });
     expect(res.statusCode).toBe(503);
     expect(res.json().kind).toBe('resources');
   });
@@ -228,19 +343,33 @@ describe('POST /query', () => {
 
 describe('POST /explain', () => {
   it('returns the plan tree and its text, with the pushed-down SQL', async () => {
-    const res = await h.as('analyst', { method: 'POST', url: '/api/v1/explain', payload: { sql: 'SELECT id FROM src.vals WHERE id = 1' } });
+    const res = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/explain',
+      payload: { sql: 'SELECT id FROM src.vals WHERE id = 1' },
+    });
     expect(res.statusCode).toBe(200);
     const { plan, text } = res.json();
     expect(typeof text).toBe('string');
     expect(JSON.stringify(plan)).toContain('"runsIn":"src"');
     expect(text).toContain('src');
-    const denied = await h.as('analyst', { method: 'POST', url: '/api/v1/explain', payload: { sql: 'SELECT x FROM gone.t' } });
+    const denied = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/explain',
+      payload: { sql: 'SELECT x FROM gone.t' },
+    });
     expect(denied.statusCode).toBe(403);
-    expect((await h.as('analyst', { method: 'POST', url: '/api/v1/explain', payload: { sql: 'SELEC' } })).statusCode).toBe(400);
+    expect(
+      (await h.as('analyst', { method: 'POST', url: '/api/v1/explain', payload: { sql: 'SELEC' } })).statusCode,
+    ).toBe(400);
   });
 
   it('analyze runs the query and reports actual rows', async () => {
-    const res = await h.as('analyst', { method: 'POST', url: '/api/v1/explain', payload: { sql: 'SELECT id FROM src.vals', analyze: true } });
+    const res = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/explain',
+      payload: { sql: 'SELECT id FROM src.vals', analyze: true },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().plan.actual.rows).toBe(2);
   });

@@ -17,7 +17,14 @@ export const QueryBody = Type.Object(
     params: Type.Optional(Type.Array(Param, { maxItems: 10_000 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 3600_000 })),
     maxRows: Type.Optional(Type.Integer({ minimum: 1 })),
-    queryId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: 'chosen by the client so it can cancel before the reply arrives' })),
+    queryId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'chosen by the client so it can cancel before the reply arrives',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -27,17 +34,31 @@ const Stats = Type.Object({
   rows: Type.Integer(),
   elapsedMs: Type.Number(),
   peakMemoryBytes: Type.Number(),
-  sourceStatements: Type.Array(Type.Object({ source: Type.String(), sql: Type.String(), rows: Type.Integer(), timeMs: Type.Number() })),
+  sourceStatements: Type.Array(
+    Type.Object({ source: Type.String(), sql: Type.String(), rows: Type.Integer(), timeMs: Type.Number() }),
+  ),
 });
 const QueryReply = Type.Object(
   { queryId: Type.String(), columns: Type.Array(Column), rows: Type.Array(Type.Array(Type.Unknown())), stats: Stats },
-  { description: 'With Accept: application/x-ndjson the same content streams as lines: {"columns":…}, one JSON array per row, then {"stats":…} (or {"error":…}).' },
+  {
+    description:
+      'With Accept: application/x-ndjson the same content streams as lines: {"columns":…}, one JSON array per row, then {"stats":…} (or {"error":…}).',
+  },
 );
 const ExplainBody = Type.Object(
-  { sql: Type.String({ minLength: 1, maxLength: 1_000_000 }), params: Type.Optional(Type.Array(Param, { maxItems: 10_000 })), analyze: Type.Optional(Type.Boolean()) },
+  {
+    sql: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    params: Type.Optional(Type.Array(Param, { maxItems: 10_000 })),
+    analyze: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
-const Running = Type.Object({ id: Type.String(), sql: Type.String(), startedAt: Type.String({ format: 'date-time' }), user: Type.String() });
+const Running = Type.Object({
+  id: Type.String(),
+  sql: Type.String(),
+  startedAt: Type.String({ format: 'date-time' }),
+  user: Type.String(),
+});
 const History = Type.Object({
   id: Type.String(),
   queryId: Type.String(),
@@ -51,7 +72,13 @@ const History = Type.Object({
 });
 
 function statsOut(id: string, s: QueryStats): Static<typeof Stats> {
-  return { queryId: id, rows: s.rows, elapsedMs: s.elapsedMs, peakMemoryBytes: s.peakMemoryBytes, sourceStatements: s.sourceStatements.map((x) => ({ ...x })) };
+  return {
+    queryId: id,
+    rows: s.rows,
+    elapsedMs: s.elapsedMs,
+    peakMemoryBytes: s.peakMemoryBytes,
+    sourceStatements: s.sourceStatements.map((x) => ({ ...x })),
+  };
 }
 
 export interface RunInput {
@@ -66,13 +93,19 @@ export interface RunInput {
  * Runs one query for a caller and answers as JSON or NDJSON. A client that goes away before the
  * last row aborts the query, which cancels its statements at the sources.
  */
-export async function runQuery(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, input: RunInput): Promise<unknown> {
+export async function runQuery(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: RunInput,
+): Promise<unknown> {
   const p = request.principal as Principal;
   const ndjson = (request.headers.accept ?? '').includes('application/x-ndjson');
   const abort = new AbortController();
   let finished = false;
   const onClose = () => {
-    if (!finished) abort.abort(new JunctionError('client_disconnected', 'cancelled', 'The client closed the connection.'));
+    if (!finished)
+      abort.abort(new JunctionError('client_disconnected', 'cancelled', 'The client closed the connection.'));
   };
   // The request's own 'close' fires as soon as its body has been read; the response's 'close'
   // before it finished writing is what a client going away looks like.
@@ -100,10 +133,18 @@ export async function runQuery(app: FastifyInstance, request: FastifyRequest, re
       .catch((e) => request.log.warn({ err: e }, 'could not record query history'));
   };
 
-  const maxRows = ndjson ? input.maxRows : Math.min(input.maxRows ?? app.junction.limits.maxRowsJson, app.junction.limits.maxRowsJson);
+  const maxRows = ndjson
+    ? input.maxRows
+    : Math.min(input.maxRows ?? app.junction.limits.maxRowsJson, app.junction.limits.maxRowsJson);
   let run: Awaited<ReturnType<typeof app.junction.startQuery>>;
   try {
-    run = await app.junction.startQuery(p, input.sql, { params: input.params as Value[] | undefined, timeoutMs: input.timeoutMs, maxRows, queryId, signal: abort.signal });
+    run = await app.junction.startQuery(p, input.sql, {
+      params: input.params as Value[] | undefined,
+      timeoutMs: input.timeoutMs,
+      maxRows,
+      queryId,
+      signal: abort.signal,
+    });
   } catch (e) {
     finished = true;
     await record(statusOf(e), null, isJunctionError(e) ? e.code : 'internal');
@@ -125,7 +166,9 @@ export async function runQuery(app: FastifyInstance, request: FastifyRequest, re
       const stats = statsOut(run.id, run.result.stats());
       await record('ok', rows, null);
       reply.type('application/json; charset=utf-8');
-      return reply.send(`{"queryId":${JSON.stringify(run.id)},"columns":${JSON.stringify(jsonColumns(run.result.columns))},"rows":[${parts.join(',')}],"stats":${JSON.stringify(stats)}}`);
+      return reply.send(
+        `{"queryId":${JSON.stringify(run.id)},"columns":${JSON.stringify(jsonColumns(run.result.columns))},"rows":[${parts.join(',')}],"stats":${JSON.stringify(stats)}}`,
+      );
     } catch (e) {
       finished = true;
       await record(statusOf(e), null, isJunctionError(e) ? e.code : 'internal');
@@ -191,17 +234,33 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => runQuery(app, request, reply, request.body),
   );
 
-  app.get('/queries', { schema: { tags: ['query'], summary: 'Running queries (yours; all for admins)', response: { 200: Type.Array(Running), ...errors() } }, preHandler: app.authorize('run') }, async (request) => {
-    const p = request.principal!;
-    return [...app.junction.running.values()]
-      .filter((q) => p.role === 'admin' || q.userId === p.userId)
-      .map((q) => ({ id: q.id, sql: q.sql, startedAt: q.startedAt.toISOString(), user: q.userId }));
-  });
+  app.get(
+    '/queries',
+    {
+      schema: {
+        tags: ['query'],
+        summary: 'Running queries (yours; all for admins)',
+        response: { 200: Type.Array(Running), ...errors() },
+      },
+      preHandler: app.authorize('run'),
+    },
+    async (request) => {
+      const p = request.principal!;
+      return [...app.junction.running.values()]
+        .filter((q) => p.role === 'admin' || q.userId === p.userId)
+        .map((q) => ({ id: q.id, sql: q.sql, startedAt: q.startedAt.toISOString(), user: q.userId }));
+    },
+  );
 
   app.delete<{ Params: { id: string } }>(
     '/queries/:id',
     {
-      schema: { tags: ['query'], summary: 'Cancel a running query', params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(404) } },
+      schema: {
+        tags: ['query'],
+        summary: 'Cancel a running query',
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(404) },
+      },
       preHandler: app.authorize('run'),
     },
     async (request) => {
@@ -220,12 +279,18 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         tags: ['query'],
         summary: 'The plan Junction would run (analyze: run it and report per-step rows and times)',
         body: ExplainBody,
-        response: { 200: Type.Object({ plan: Type.Unknown(), text: Type.String() }), ...errors(404, 422, 502, 503, 504) },
+        response: {
+          200: Type.Object({ plan: Type.Unknown(), text: Type.String() }),
+          ...errors(404, 422, 502, 503, 504),
+        },
       },
       preHandler: app.authorize('query'),
     },
     async (request) => {
-      const out = await app.junction.explain(request.principal!, request.body.sql, { params: request.body.params, analyze: request.body.analyze });
+      const out = await app.junction.explain(request.principal!, request.body.sql, {
+        params: request.body.params,
+        analyze: request.body.analyze,
+      });
       return { plan: out.plan, text: out.text };
     },
   );
@@ -242,7 +307,13 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
       preHandler: app.authorize('run'),
     },
     async (request) =>
-      (await app.db.queryHistory.findMany({ where: { userId: request.principal!.userId }, orderBy: { createdAt: 'desc' }, take: request.query.limit ? Number(request.query.limit) : 100 })).map((h) => ({
+      (
+        await app.db.queryHistory.findMany({
+          where: { userId: request.principal!.userId },
+          orderBy: { createdAt: 'desc' },
+          take: request.query.limit ? Number(request.query.limit) : 100,
+        })
+      ).map((h) => ({
         id: h.id,
         queryId: h.queryId,
         sql: h.sql,
@@ -255,8 +326,19 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
       })),
   );
 
-  app.delete('/history', { schema: { tags: ['history'], summary: 'Clear your query history', response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors() } }, preHandler: app.authorize('run') }, async (request) => {
-    await app.db.queryHistory.deleteMany({ where: { userId: request.principal!.userId } });
-    return { ok: true };
-  });
+  app.delete(
+    '/history',
+    {
+      schema: {
+        tags: ['history'],
+        summary: 'Clear your query history',
+        response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors() },
+      },
+      preHandler: app.authorize('run'),
+    },
+    async (request) => {
+      await app.db.queryHistory.deleteMany({ where: { userId: request.principal!.userId } });
+      return { ok: true };
+    },
+  );
 }

@@ -39,7 +39,19 @@ const RunSaved = Type.Object(
   { additionalProperties: false },
 );
 
-type Row = { id: string; name: string; description: string | null; sql: string; params: string | null; example: boolean; shared: boolean; ownerId: string | null; createdAt: Date; updatedAt: Date; owner?: { username: string } | null };
+type Row = {
+  id: string;
+  name: string;
+  description: string | null;
+  sql: string;
+  params: string | null;
+  example: boolean;
+  shared: boolean;
+  ownerId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  owner?: { username: string } | null;
+};
 const out = (q: Row) => ({
   id: q.id,
   name: q.name,
@@ -57,35 +69,81 @@ const out = (q: Row) => ({
 export default async function savedRoutes(app: FastifyInstance): Promise<void> {
   const visible = (userId: string) => ({ OR: [{ ownerId: userId }, { shared: true }, { example: true }] });
 
-  app.get('/saved-queries', { schema: { tags: ['saved queries'], response: { 200: Type.Array(Saved), ...errors() } }, preHandler: app.authorize('run') }, async (request) =>
-    (await app.db.savedQuery.findMany({ where: visible(request.principal!.userId), include: { owner: true }, orderBy: [{ example: 'desc' }, { name: 'asc' }] })).map(out),
+  app.get(
+    '/saved-queries',
+    {
+      schema: { tags: ['saved queries'], response: { 200: Type.Array(Saved), ...errors() } },
+      preHandler: app.authorize('run'),
+    },
+    async (request) =>
+      (
+        await app.db.savedQuery.findMany({
+          where: visible(request.principal!.userId),
+          include: { owner: true },
+          orderBy: [{ example: 'desc' }, { name: 'asc' }],
+        })
+      ).map(out),
   );
 
-  app.get<{ Params: Static<typeof IdParams> }>('/saved-queries/:id', { schema: { tags: ['saved queries'], params: IdParams, response: { 200: Saved, ...errors(404) } }, preHandler: app.authorize('run') }, async (request) => {
-    const q = await app.db.savedQuery.findFirst({ where: { id: request.params.id, ...visible(request.principal!.userId) }, include: { owner: true } });
-    if (!q) throw notFound('saved_query', request.params.id);
-    return out(q);
-  });
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/saved-queries/:id',
+    {
+      schema: { tags: ['saved queries'], params: IdParams, response: { 200: Saved, ...errors(404) } },
+      preHandler: app.authorize('run'),
+    },
+    async (request) => {
+      const q = await app.db.savedQuery.findFirst({
+        where: { id: request.params.id, ...visible(request.principal!.userId) },
+        include: { owner: true },
+      });
+      if (!q) throw notFound('saved_query', request.params.id);
+      return out(q);
+    },
+  );
 
-  app.post<{ Body: Static<typeof CreateSaved> }>('/saved-queries', { schema: { tags: ['saved queries'], body: CreateSaved, response: { 201: Saved, ...errors() } }, preHandler: app.authorize('query') }, async (request, reply) => {
-    const b = request.body;
-    const q = await app.db.savedQuery.create({
-      data: { id: randomUUID(), ownerId: request.principal!.userId, name: b.name, description: b.description ?? null, sql: b.sql, params: b.params ? JSON.stringify(b.params) : null, shared: b.shared ?? false },
-      include: { owner: true },
-    });
-    return reply.status(201).send(out(q));
-  });
+  app.post<{ Body: Static<typeof CreateSaved> }>(
+    '/saved-queries',
+    {
+      schema: { tags: ['saved queries'], body: CreateSaved, response: { 201: Saved, ...errors() } },
+      preHandler: app.authorize('query'),
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const q = await app.db.savedQuery.create({
+        data: {
+          id: randomUUID(),
+          ownerId: request.principal!.userId,
+          name: b.name,
+          description: b.description ?? null,
+          sql: b.sql,
+          params: b.params ? JSON.stringify(b.params) : null,
+          shared: b.shared ?? false,
+        },
+        include: { owner: true },
+      });
+      return reply.status(201).send(out(q));
+    },
+  );
 
   async function editable(id: string, userId: string, role: string) {
     const q = await app.db.savedQuery.findUnique({ where: { id } });
     if (!q) throw notFound('saved_query', id);
-    if (q.ownerId !== userId && role !== 'admin') throw forbidden('Only the owner or an admin may change this saved query.');
+    if (q.ownerId !== userId && role !== 'admin')
+      throw forbidden('Only the owner or an admin may change this saved query.');
     return q;
   }
 
   app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateSaved> }>(
     '/saved-queries/:id',
-    { schema: { tags: ['saved queries'], params: IdParams, body: UpdateSaved, response: { 200: Saved, ...errors(404) } }, preHandler: app.authorize('query') },
+    {
+      schema: {
+        tags: ['saved queries'],
+        params: IdParams,
+        body: UpdateSaved,
+        response: { 200: Saved, ...errors(404) },
+      },
+      preHandler: app.authorize('query'),
+    },
     async (request) => {
       const p = request.principal!;
       await editable(request.params.id, p.userId, p.role);
@@ -105,24 +163,45 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.delete<{ Params: Static<typeof IdParams> }>('/saved-queries/:id', { schema: { tags: ['saved queries'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: app.authorize('query') }, async (request) => {
-    const p = request.principal!;
-    await editable(request.params.id, p.userId, p.role);
-    await app.db.savedQuery.delete({ where: { id: request.params.id } });
-    return { ok: true };
-  });
+  app.delete<{ Params: Static<typeof IdParams> }>(
+    '/saved-queries/:id',
+    {
+      schema: { tags: ['saved queries'], params: IdParams, response: { 200: Ok, ...errors(404) } },
+      preHandler: app.authorize('query'),
+    },
+    async (request) => {
+      const p = request.principal!;
+      await editable(request.params.id, p.userId, p.role);
+      await app.db.savedQuery.delete({ where: { id: request.params.id } });
+      return { ok: true };
+    },
+  );
 
   app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof RunSaved> }>(
     '/saved-queries/:id/run',
     {
-      schema: { tags: ['saved queries'], summary: 'Run a saved query (same reply as POST /query)', params: IdParams, body: RunSaved, response: { ...errors(404, 422, 499, 502, 503, 504) } },
+      schema: {
+        tags: ['saved queries'],
+        summary: 'Run a saved query (same reply as POST /query)',
+        params: IdParams,
+        body: RunSaved,
+        response: { ...errors(404, 422, 499, 502, 503, 504) },
+      },
       preHandler: app.authorize('run'),
     },
     async (request, reply) => {
-      const q = await app.db.savedQuery.findFirst({ where: { id: request.params.id, ...visible(request.principal!.userId) } });
+      const q = await app.db.savedQuery.findFirst({
+        where: { id: request.params.id, ...visible(request.principal!.userId) },
+      });
       if (!q) throw notFound('saved_query', request.params.id);
       const params = request.body.params ?? (q.params ? JSON.parse(q.params) : undefined);
-      return runQuery(app, request, reply, { sql: q.sql, params, timeoutMs: request.body.timeoutMs, maxRows: request.body.maxRows, queryId: request.body.queryId });
+      return runQuery(app, request, reply, {
+        sql: q.sql,
+        params,
+        timeoutMs: request.body.timeoutMs,
+        maxRows: request.body.maxRows,
+        queryId: request.body.queryId,
+      });
     },
   );
 }

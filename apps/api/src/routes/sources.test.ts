@@ -1,6 +1,13 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgDatabase, logCapture, pgExec, startHarness, TEST_MYSQL_URL, type Harness } from '../../test/harness.js';
+import {
+  createPgDatabase,
+  logCapture,
+  pgExec,
+  startHarness,
+  TEST_MYSQL_URL,
+  type Harness,
+} from '../../test/harness.js';
 
 const SECRET = `S3cr3t-${Math.random().toString(36).slice(2)}`;
 const NEW_SECRET = `N3w-${Math.random().toString(36).slice(2)}`;
@@ -14,7 +21,10 @@ const myDb = `jt_api_src_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
 beforeAll(async () => {
   pgdb = await createPgDatabase('api_src');
   await pgExec(pgdb.url, `CREATE ROLE ${role} LOGIN PASSWORD '${SECRET}'; GRANT ALL ON SCHEMA public TO ${role};`);
-  await pgExec(pgdb.url, `CREATE TABLE public.customer (c_custkey bigint PRIMARY KEY, c_name varchar(25) NOT NULL); GRANT SELECT ON public.customer TO ${role};`);
+  await pgExec(
+    pgdb.url,
+    `CREATE TABLE public.customer (c_custkey bigint PRIMARY KEY, c_name varchar(25) NOT NULL); GRANT SELECT ON public.customer TO ${role};`,
+  );
   const my = await mysql.createConnection(TEST_MYSQL_URL);
   await my.query(`CREATE DATABASE ${myDb}`);
   await my.query(`CREATE TABLE ${myDb}.nation (n_nationkey int PRIMARY KEY, n_name char(25) NOT NULL)`);
@@ -24,13 +34,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await pgdb?.drop();
-  await pgExec(process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test', `DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+  await pgExec(
+    process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test',
+    `DROP ROLE IF EXISTS ${role}`,
+  ).catch(() => undefined);
   const my = await mysql.createConnection(TEST_MYSQL_URL);
   await my.query(`DROP DATABASE IF EXISTS ${myDb}`);
   await my.end();
 });
 
-const pgSource = () => ({ name: 'crm', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: role, password: SECRET });
+const pgSource = () => ({
+  name: 'crm',
+  engine: 'postgresql',
+  host: pgdb.host,
+  port: pgdb.port,
+  database: pgdb.name,
+  user: role,
+  password: SECRET,
+});
 
 describe('sources', () => {
   let id = '';
@@ -40,7 +61,17 @@ describe('sources', () => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     id = body.id;
-    expect(body).toMatchObject({ name: 'crm', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: role, hasPassword: true, status: 'online', tables: 1 });
+    expect(body).toMatchObject({
+      name: 'crm',
+      engine: 'postgresql',
+      host: pgdb.host,
+      port: pgdb.port,
+      database: pgdb.name,
+      user: role,
+      hasPassword: true,
+      status: 'online',
+      tables: 1,
+    });
     expect(body.semantics.serverVersion).toMatch(/^15/);
     expect(res.body).not.toContain(SECRET);
     const stored = await h.meta.db.source.findUniqueOrThrow({ where: { id } });
@@ -50,7 +81,9 @@ describe('sources', () => {
   });
 
   it('lists, reads, tests and refreshes it; the catalog reflects the refresh', async () => {
-    expect((await h.as('admin', { method: 'GET', url: '/api/v1/sources' })).json()).toEqual([{ id, name: 'crm', engine: 'postgresql', status: 'online', demo: false }]);
+    expect((await h.as('admin', { method: 'GET', url: '/api/v1/sources' })).json()).toEqual([
+      { id, name: 'crm', engine: 'postgresql', status: 'online', demo: false },
+    ]);
     for (const url of [`/api/v1/sources/${id}`, '/api/v1/sources/crm']) {
       const one = await h.as('admin', { method: 'GET', url });
       expect(one.json().id).toBe(id);
@@ -58,7 +91,10 @@ describe('sources', () => {
     }
     const test = await h.as('admin', { method: 'POST', url: `/api/v1/sources/${id}/test` });
     expect(test.json()).toMatchObject({ ok: true });
-    await pgExec(pgdb.url, `CREATE TABLE public.orders (o_orderkey bigint PRIMARY KEY, o_custkey bigint, o_totalprice numeric(15,2)); GRANT SELECT ON public.orders TO ${role};`);
+    await pgExec(
+      pgdb.url,
+      `CREATE TABLE public.orders (o_orderkey bigint PRIMARY KEY, o_custkey bigint, o_totalprice numeric(15,2)); GRANT SELECT ON public.orders TO ${role};`,
+    );
     const refreshed = await h.as('admin', { method: 'POST', url: `/api/v1/sources/${id}/refresh` });
     expect(refreshed.statusCode).toBe(200);
     expect(refreshed.json().tables).toBe(2);
@@ -99,11 +135,19 @@ describe('sources', () => {
 
   it('refuses a duplicate name (409) and unreachable or wrong settings (400 with a diagnosis, no secret echoed)', async () => {
     expect((await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: pgSource() })).statusCode).toBe(409);
-    const wrong = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { ...pgSource(), name: 'crm2', password: 'wrong-' + SECRET } });
+    const wrong = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/sources',
+      payload: { ...pgSource(), name: 'crm2', password: 'wrong-' + SECRET },
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json()).toMatchObject({ code: 'source_test_failed', details: { diagnosis: 'auth_failed' } });
     expect(wrong.body).not.toContain(SECRET);
-    const closed = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { ...pgSource(), name: 'crm3', port: 1 } });
+    const closed = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/sources',
+      payload: { ...pgSource(), name: 'crm3', port: 1 },
+    });
     expect(closed.statusCode).toBe(400);
     expect(closed.json().details.diagnosis).toMatch(/port_closed|host_unreachable/);
     expect(await h.meta.db.source.count()).toBe(1);
@@ -111,14 +155,26 @@ describe('sources', () => {
 
   it('rotates the password without a restart: the new one works, a wrong one leaves the old settings in place', async () => {
     await pgExec(pgdb.url, `ALTER ROLE ${role} PASSWORD '${NEW_SECRET}'`);
-    const bad = await h.as('admin', { method: 'PATCH', url: `/api/v1/sources/${id}`, payload: { password: 'still-wrong' } });
+    const bad = await h.as('admin', {
+      method: 'PATCH',
+      url: `/api/v1/sources/${id}`,
+      payload: { password: 'still-wrong' },
+    });
     expect(bad.statusCode).toBe(400);
-    expect(h.app.secrets.decrypt((await h.meta.db.source.findUniqueOrThrow({ where: { id } })).passwordEncrypted!)).toBe(SECRET);
-    const ok = await h.as('admin', { method: 'PATCH', url: `/api/v1/sources/${id}`, payload: { password: NEW_SECRET } });
+    expect(
+      h.app.secrets.decrypt((await h.meta.db.source.findUniqueOrThrow({ where: { id } })).passwordEncrypted!),
+    ).toBe(SECRET);
+    const ok = await h.as('admin', {
+      method: 'PATCH',
+      url: `/api/v1/sources/${id}`,
+      payload: { password: NEW_SECRET },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.body).not.toContain(NEW_SECRET);
     expect((await h.as('admin', { method: 'POST', url: `/api/v1/sources/${id}/test` })).json().ok).toBe(true);
-    expect(h.app.secrets.decrypt((await h.meta.db.source.findUniqueOrThrow({ where: { id } })).passwordEncrypted!)).toBe(NEW_SECRET);
+    expect(
+      h.app.secrets.decrypt((await h.meta.db.source.findUniqueOrThrow({ where: { id } })).passwordEncrypted!),
+    ).toBe(NEW_SECRET);
     const audit = (await h.as('admin', { method: 'GET', url: '/api/v1/audit?action=source.update' })).json();
     expect(audit[0].details).toEqual({ changed: [], passwordChanged: true });
   });
@@ -128,7 +184,15 @@ describe('sources', () => {
     const res = await h.as('admin', {
       method: 'POST',
       url: '/api/v1/sources',
-      payload: { name: 'geo', engine: 'mysql', host: u.hostname, port: Number(u.port || 3306), database: myDb, user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) },
+      payload: {
+        name: 'geo',
+        engine: 'mysql',
+        host: u.hostname,
+        port: Number(u.port || 3306),
+        database: myDb,
+        user: decodeURIComponent(u.username),
+        password: decodeURIComponent(u.password),
+      },
     });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ name: 'geo', engine: 'mysql', tables: 1, status: 'online' });
@@ -144,8 +208,14 @@ describe('sources', () => {
     expect((await h.as('analyst', { method: 'GET', url: '/api/v1/sources' })).json()).toEqual([]);
     expect((await h.as('analyst', { method: 'GET', url: `/api/v1/sources/${id}` })).statusCode).toBe(404);
     expect((await h.as('viewer', { method: 'GET', url: '/api/v1/catalog' })).json()).toEqual([]);
-    const g = await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'analyst', sourceName: 'crm' } });
-    expect((await h.as('analyst', { method: 'GET', url: '/api/v1/sources' })).json().map((s: { name: string }) => s.name)).toEqual(['crm']);
+    const g = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/grants',
+      payload: { role: 'analyst', sourceName: 'crm' },
+    });
+    expect(
+      (await h.as('analyst', { method: 'GET', url: '/api/v1/sources' })).json().map((s: { name: string }) => s.name),
+    ).toEqual(['crm']);
     const detail = await h.as('analyst', { method: 'GET', url: `/api/v1/sources/${id}` });
     expect(detail.statusCode).toBe(200);
     expect(detail.body).not.toContain(NEW_SECRET);

@@ -5,18 +5,34 @@ import type { Source as SourceRow } from '../generated/prisma/client.js';
 import { notFound } from '../lib/errors.js';
 import { errors, IdParams, Name, Ok } from '../lib/schemas.js';
 
-const Engine = Type.Union([Type.Literal('postgresql'), Type.Literal('mysql'), Type.Literal('sqlserver'), Type.Literal('sqlite')]);
+const Engine = Type.Union([
+  Type.Literal('postgresql'),
+  Type.Literal('mysql'),
+  Type.Literal('sqlserver'),
+  Type.Literal('sqlite'),
+]);
 const Options = Type.Object(
   {
     schema: Type.Optional(Type.String({ maxLength: 128 })),
     pool: Type.Optional(
       Type.Object(
-        { max: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 0 })), maxLifetimeMs: Type.Optional(Type.Integer({ minimum: 0 })) },
+        {
+          max: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 0 })),
+          maxLifetimeMs: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
         { additionalProperties: false },
       ),
     ),
     tls: Type.Optional(
-      Type.Object({ enabled: Type.Boolean(), rejectUnauthorized: Type.Optional(Type.Boolean()), ca: Type.Optional(Type.String({ maxLength: 20000 })) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          enabled: Type.Boolean(),
+          rejectUnauthorized: Type.Optional(Type.Boolean()),
+          ca: Type.Optional(Type.String({ maxLength: 20000 })),
+        },
+        { additionalProperties: false },
+      ),
     ),
     connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
     statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -55,7 +71,13 @@ const UpdateSource = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-const SourceSummary = Type.Object({ id: Type.String(), name: Type.String(), engine: Engine, status: Type.String(), demo: Type.Boolean() });
+const SourceSummary = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  engine: Engine,
+  status: Type.String(),
+  demo: Type.Boolean(),
+});
 // No password field: the serializer drops anything not declared, so a credential cannot slip out.
 const SourceDetail = Type.Object({
   id: Type.String(),
@@ -116,11 +138,17 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
   const admin = app.authorize('admin');
   const read = app.authorize('read');
 
-  app.get('/sources', { schema: { tags: ['sources'], response: { 200: Type.Array(SourceSummary), ...errors() } }, preHandler: read }, async (request) => {
-    const policy = await app.junction.accessPolicy(request.principal!);
-    const rows = await app.db.source.findMany({ orderBy: { name: 'asc' } });
-    return rows.filter((s) => policy.canReadSource(s.name)).map((s) => ({ id: s.id, name: s.name, engine: s.engine as EngineT, status: s.status, demo: s.demo }));
-  });
+  app.get(
+    '/sources',
+    { schema: { tags: ['sources'], response: { 200: Type.Array(SourceSummary), ...errors() } }, preHandler: read },
+    async (request) => {
+      const policy = await app.junction.accessPolicy(request.principal!);
+      const rows = await app.db.source.findMany({ orderBy: { name: 'asc' } });
+      return rows
+        .filter((s) => policy.canReadSource(s.name))
+        .map((s) => ({ id: s.id, name: s.name, engine: s.engine as EngineT, status: s.status, demo: s.demo }));
+    },
+  );
 
   app.post<{ Body: Static<typeof CreateSource> }>(
     '/sources',
@@ -135,17 +163,30 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request, reply) => {
       const row = await app.junction.createSource(request.body);
-      await app.audit(request, 'source.create', row.name, { engine: row.engine, host: row.host, port: row.port, database: row.database, user: row.user });
+      await app.audit(request, 'source.create', row.name, {
+        engine: row.engine,
+        host: row.host,
+        port: row.port,
+        database: row.database,
+        user: row.user,
+      });
       return reply.status(201).send(sourceDetail(row));
     },
   );
 
-  app.get<{ Params: Static<typeof IdParams> }>('/sources/:id', { schema: { tags: ['sources'], params: IdParams, response: { 200: SourceDetail, ...errors(404) } }, preHandler: read }, async (request) => {
-    const row = await app.junction.findSource(request.params.id);
-    const policy = await app.junction.accessPolicy(request.principal!);
-    if (!policy.canReadSource(row.name)) throw notFound('source', request.params.id);
-    return sourceDetail(row);
-  });
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/sources/:id',
+    {
+      schema: { tags: ['sources'], params: IdParams, response: { 200: SourceDetail, ...errors(404) } },
+      preHandler: read,
+    },
+    async (request) => {
+      const row = await app.junction.findSource(request.params.id);
+      const policy = await app.junction.accessPolicy(request.principal!);
+      if (!policy.canReadSource(row.name)) throw notFound('source', request.params.id);
+      return sourceDetail(row);
+    },
+  );
 
   app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateSource> }>(
     '/sources/:id',
@@ -162,26 +203,49 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
     async (request) => {
       const row = await app.junction.updateSource(request.params.id, request.body);
       const changed = Object.keys(request.body).filter((k) => k !== 'password');
-      await app.audit(request, 'source.update', row.name, { changed, ...(request.body.password !== undefined ? { passwordChanged: true } : {}) });
+      await app.audit(request, 'source.update', row.name, {
+        changed,
+        ...(request.body.password !== undefined ? { passwordChanged: true } : {}),
+      });
       return sourceDetail(row);
     },
   );
 
-  app.delete<{ Params: Static<typeof IdParams> }>('/sources/:id', { schema: { tags: ['sources'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin }, async (request) => {
-    const row = await app.junction.deleteSource(request.params.id);
-    await app.audit(request, 'source.delete', row.name);
-    return { ok: true };
-  });
+  app.delete<{ Params: Static<typeof IdParams> }>(
+    '/sources/:id',
+    { schema: { tags: ['sources'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin },
+    async (request) => {
+      const row = await app.junction.deleteSource(request.params.id);
+      await app.audit(request, 'source.delete', row.name);
+      return { ok: true };
+    },
+  );
 
   app.post<{ Params: Static<typeof IdParams> }>(
     '/sources/:id/test',
-    { schema: { tags: ['sources'], summary: 'Test the stored connection settings', params: IdParams, response: { 200: Diagnosis, ...errors(404) } }, preHandler: admin },
+    {
+      schema: {
+        tags: ['sources'],
+        summary: 'Test the stored connection settings',
+        params: IdParams,
+        response: { 200: Diagnosis, ...errors(404) },
+      },
+      preHandler: admin,
+    },
     async (request) => app.junction.testSource(request.params.id),
   );
 
   app.post<{ Params: Static<typeof IdParams> }>(
     '/sources/:id/refresh',
-    { schema: { tags: ['sources'], summary: 'Re-introspect the catalog and re-probe semantics', params: IdParams, response: { 200: SourceDetail, ...errors(404, 502) } }, preHandler: admin },
+    {
+      schema: {
+        tags: ['sources'],
+        summary: 'Re-introspect the catalog and re-probe semantics',
+        params: IdParams,
+        response: { 200: SourceDetail, ...errors(404, 502) },
+      },
+      preHandler: admin,
+    },
     async (request) => {
       const row = await app.junction.refreshSource(request.params.id);
       await app.audit(request, 'source.refresh', row.name);

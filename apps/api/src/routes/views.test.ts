@@ -7,9 +7,24 @@ let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 
 beforeAll(async () => {
   pgdb = await createPgDatabase('api_views');
-  await pgExec(pgdb.url, `CREATE TABLE public.customer (c_custkey bigint PRIMARY KEY, c_name varchar(25), c_acctbal numeric(15,2)); INSERT INTO public.customer VALUES (1, 'Ann', 10.50), (2, 'Bob', -3.00), (3, 'Cy', 99.99);`);
+  await pgExec(
+    pgdb.url,
+    `CREATE TABLE public.customer (c_custkey bigint PRIMARY KEY, c_name varchar(25), c_acctbal numeric(15,2)); INSERT INTO public.customer VALUES (1, 'Ann', 10.50), (2, 'Bob', -3.00), (3, 'Cy', 99.99);`,
+  );
   h = await startHarness();
-  const res = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { name: 'crm', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: pgdb.user, password: pgdb.password } });
+  const res = await h.as('admin', {
+    method: 'POST',
+    url: '/api/v1/sources',
+    payload: {
+      name: 'crm',
+      engine: 'postgresql',
+      host: pgdb.host,
+      port: pgdb.port,
+      database: pgdb.name,
+      user: pgdb.user,
+      password: pgdb.password,
+    },
+  });
   expect(res.statusCode).toBe(201);
   await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'analyst', sourceName: 'crm' } });
 });
@@ -20,7 +35,11 @@ afterAll(async () => {
 
 describe('referencedNames', () => {
   it('finds qualified names outside strings and comments, quoted or not', () => {
-    expect(referencedNames(`SELECT a.x FROM crm.customer a JOIN "sales"."Big View" b ON 1=1 WHERE s = 'fake.name' -- other.thing`)).toEqual([
+    expect(
+      referencedNames(
+        `SELECT a.x FROM crm.customer a JOIN "sales"."Big View" b ON 1=1 WHERE s = 'fake.name' -- other.thing`,
+      ),
+    ).toEqual([
       { qualifier: 'a', name: 'x' },
       { qualifier: 'crm', name: 'customer' },
       { qualifier: 'sales', name: 'Big View' },
@@ -33,10 +52,18 @@ describe('virtual schemas and views', () => {
   it('creates a schema, validates SQL, stores a view with its layout and columns', async () => {
     const s = await h.as('analyst', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'sales' } });
     expect(s.statusCode).toBe(201);
-    expect((await h.as('analyst', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'sales' } })).statusCode).toBe(409);
-    expect((await h.as('analyst', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'crm' } })).json().code).toBe('name_taken');
+    expect(
+      (await h.as('analyst', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'sales' } })).statusCode,
+    ).toBe(409);
+    expect(
+      (await h.as('analyst', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'crm' } })).json().code,
+    ).toBe('name_taken');
 
-    const ok = await h.as('analyst', { method: 'POST', url: '/api/v1/views/validate', payload: { sql: 'SELECT c_custkey, c_acctbal FROM crm.customer WHERE c_acctbal > 0' } });
+    const ok = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/views/validate',
+      payload: { sql: 'SELECT c_custkey, c_acctbal FROM crm.customer WHERE c_acctbal > 0' },
+    });
     expect(ok.json()).toEqual({
       ok: true,
       columns: [
@@ -44,7 +71,11 @@ describe('virtual schemas and views', () => {
         { name: 'c_acctbal', type: 'decimal(15,2)', nullable: true },
       ],
     });
-    const bad = await h.as('analyst', { method: 'POST', url: '/api/v1/views/validate', payload: { sql: 'SELECT nope FROM crm.customer' } });
+    const bad = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/views/validate',
+      payload: { sql: 'SELECT nope FROM crm.customer' },
+    });
     expect(bad.statusCode).toBe(200);
     expect(bad.json().ok).toBe(false);
     expect(bad.json().error.kind).toBe('user');
@@ -53,20 +84,54 @@ describe('virtual schemas and views', () => {
     const v = await h.as('analyst', {
       method: 'POST',
       url: '/api/v1/views',
-      payload: { schema: 'sales', name: 'good_customers', sql: 'SELECT c_custkey, c_name FROM crm.customer WHERE c_acctbal > 0', layout },
+      payload: {
+        schema: 'sales',
+        name: 'good_customers',
+        sql: 'SELECT c_custkey, c_name FROM crm.customer WHERE c_acctbal > 0',
+        layout,
+      },
     });
     expect(v.statusCode).toBe(201);
     viewId = v.json().id;
-    expect(v.json()).toMatchObject({ schema: 'sales', name: 'good_customers', layout, columns: [{ name: 'c_custkey' }, { name: 'c_name' }] });
-    expect((await h.as('analyst', { method: 'POST', url: '/api/v1/views', payload: { schema: 'sales', name: 'good_customers', sql: 'SELECT 1' } })).statusCode).toBe(409);
-    expect((await h.as('analyst', { method: 'POST', url: '/api/v1/views', payload: { schema: 'nope', name: 'x', sql: 'SELECT 1' } })).statusCode).toBe(404);
-    const invalid = await h.as('analyst', { method: 'POST', url: '/api/v1/views', payload: { schema: 'sales', name: 'broken', sql: 'SELECT nope FROM crm.customer' } });
+    expect(v.json()).toMatchObject({
+      schema: 'sales',
+      name: 'good_customers',
+      layout,
+      columns: [{ name: 'c_custkey' }, { name: 'c_name' }],
+    });
+    expect(
+      (
+        await h.as('analyst', {
+          method: 'POST',
+          url: '/api/v1/views',
+          payload: { schema: 'sales', name: 'good_customers', sql: 'SELECT 1' },
+        })
+      ).statusCode,
+    ).toBe(409);
+    expect(
+      (
+        await h.as('analyst', {
+          method: 'POST',
+          url: '/api/v1/views',
+          payload: { schema: 'nope', name: 'x', sql: 'SELECT 1' },
+        })
+      ).statusCode,
+    ).toBe(404);
+    const invalid = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/views',
+      payload: { schema: 'sales', name: 'broken', sql: 'SELECT nope FROM crm.customer' },
+    });
     expect(invalid.statusCode).toBe(400);
     expect(await h.meta.db.view.count()).toBe(1);
   });
 
   it('queries the view through SQL and through /views/:id/run', async () => {
-    const q = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT c_name FROM sales.good_customers ORDER BY c_name' } });
+    const q = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT c_name FROM sales.good_customers ORDER BY c_name' },
+    });
     expect(q.json().rows).toEqual([['Ann'], ['Cy']]);
     const run = await h.as('analyst', { method: 'POST', url: `/api/v1/views/${viewId}/run`, payload: {} });
     expect(run.statusCode).toBe(200);
@@ -77,19 +142,38 @@ describe('virtual schemas and views', () => {
     const denied = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${viewId}/run`, payload: {} });
     expect(denied.statusCode).toBe(403);
     expect((await h.as('viewer', { method: 'GET', url: '/api/v1/views' })).json()).toEqual([]);
-    await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', viewSchema: 'sales', viewName: 'good_customers' } });
+    await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/grants',
+      payload: { role: 'viewer', viewSchema: 'sales', viewName: 'good_customers' },
+    });
     const granted = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${viewId}/run`, payload: {} });
     expect(granted.statusCode).toBe(200);
-    expect((await h.as('viewer', { method: 'GET', url: '/api/v1/views' })).json().map((v: { name: string }) => v.name)).toEqual(['good_customers']);
-    expect((await h.as('viewer', { method: 'PATCH', url: `/api/v1/views/${viewId}`, payload: { layout: {} } })).statusCode).toBe(403);
+    expect(
+      (await h.as('viewer', { method: 'GET', url: '/api/v1/views' })).json().map((v: { name: string }) => v.name),
+    ).toEqual(['good_customers']);
+    expect(
+      (await h.as('viewer', { method: 'PATCH', url: `/api/v1/views/${viewId}`, payload: { layout: {} } })).statusCode,
+    ).toBe(403);
   });
 
   it('updates SQL and layout, draws the dependency graph, and refuses to drop a view another view reads', async () => {
-    const upd = await h.as('analyst', { method: 'PATCH', url: `/api/v1/views/${viewId}`, payload: { sql: 'SELECT c_custkey, c_name, c_acctbal FROM crm.customer WHERE c_acctbal > 0', layout: { nodes: [] } } });
+    const upd = await h.as('analyst', {
+      method: 'PATCH',
+      url: `/api/v1/views/${viewId}`,
+      payload: {
+        sql: 'SELECT c_custkey, c_name, c_acctbal FROM crm.customer WHERE c_acctbal > 0',
+        layout: { nodes: [] },
+      },
+    });
     expect(upd.statusCode).toBe(200);
     expect(upd.json().columns.map((c: { name: string }) => c.name)).toEqual(['c_custkey', 'c_name', 'c_acctbal']);
     expect(upd.json().layout).toEqual({ nodes: [] });
-    const top = await h.as('analyst', { method: 'POST', url: '/api/v1/views', payload: { schema: 'sales', name: 'top', sql: 'SELECT c_name FROM sales.good_customers WHERE c_acctbal > 50' } });
+    const top = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/views',
+      payload: { schema: 'sales', name: 'top', sql: 'SELECT c_name FROM sales.good_customers WHERE c_acctbal > 50' },
+    });
     expect(top.statusCode).toBe(201);
     const graph = (await h.as('viewer', { method: 'GET', url: '/api/v1/views/graph' })).json();
     expect(graph.edges).toEqual([
@@ -100,7 +184,11 @@ describe('virtual schemas and views', () => {
     expect(blocked.statusCode).toBe(409);
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${top.json().id}` })).statusCode).toBe(200);
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${viewId}` })).statusCode).toBe(200);
-    const gone = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT * FROM sales.good_customers' } });
+    const gone = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT * FROM sales.good_customers' },
+    });
     expect(gone.statusCode).toBe(400);
     const schemaId = (await h.as('analyst', { method: 'GET', url: '/api/v1/schemas' })).json()[0].id;
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/schemas/${schemaId}` })).statusCode).toBe(200);
@@ -109,15 +197,43 @@ describe('virtual schemas and views', () => {
 
 describe('view grants', () => {
   it('a designer cannot read a view over a source they have no grant on; a view grant covers what the view reads', async () => {
-    const hr = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: { name: 'hr', engine: 'postgresql', host: pgdb.host, port: pgdb.port, database: pgdb.name, user: pgdb.user, password: pgdb.password } });
+    const hr = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/sources',
+      payload: {
+        name: 'hr',
+        engine: 'postgresql',
+        host: pgdb.host,
+        port: pgdb.port,
+        database: pgdb.name,
+        user: pgdb.user,
+        password: pgdb.password,
+      },
+    });
     expect(hr.statusCode).toBe(201);
     await h.as('admin', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'secret' } });
-    const v = await h.as('admin', { method: 'POST', url: '/api/v1/views', payload: { schema: 'secret', name: 'salaries', sql: 'SELECT c_name, c_acctbal FROM hr.customer' } });
+    const v = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/views',
+      payload: { schema: 'secret', name: 'salaries', sql: 'SELECT c_name, c_acctbal FROM hr.customer' },
+    });
     expect(v.statusCode).toBe(201);
-    const denied = await h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT c_name FROM secret.salaries' } });
+    const denied = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT c_name FROM secret.salaries' },
+    });
     expect(denied.statusCode).toBe(403);
     expect(denied.json().code).toBe('access_denied');
-    expect((await h.as('analyst', { method: 'POST', url: '/api/v1/views', payload: { schema: 'secret', name: 'copy', sql: 'SELECT * FROM secret.salaries' } })).statusCode).toBe(403);
+    expect(
+      (
+        await h.as('analyst', {
+          method: 'POST',
+          url: '/api/v1/views',
+          payload: { schema: 'secret', name: 'copy', sql: 'SELECT * FROM secret.salaries' },
+        })
+      ).statusCode,
+    ).toBe(403);
     await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', viewSchema: 'secret' } });
     const viewer = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${v.json().id}/run`, payload: {} });
     expect(viewer.statusCode).toBe(200);
@@ -127,19 +243,57 @@ describe('view grants', () => {
 
 describe('saved queries', () => {
   it('saves, lists, runs with default and given params, edits and deletes; viewers run but cannot edit', async () => {
-    const created = await h.as('analyst', { method: 'POST', url: '/api/v1/saved-queries', payload: { name: 'by key', sql: 'SELECT c_name FROM crm.customer WHERE c_custkey = $1', params: [1], shared: true } });
+    const created = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: {
+        name: 'by key',
+        sql: 'SELECT c_name FROM crm.customer WHERE c_custkey = $1',
+        params: [1],
+        shared: true,
+      },
+    });
     expect(created.statusCode).toBe(201);
     const id = created.json().id;
-    expect(created.json()).toMatchObject({ name: 'by key', params: [1], shared: true, owner: 'analyst', example: false });
-    expect((await h.as('analyst', { method: 'POST', url: `/api/v1/saved-queries/${id}/run`, payload: {} })).json().rows).toEqual([['Ann']]);
-    expect((await h.as('analyst', { method: 'POST', url: `/api/v1/saved-queries/${id}/run`, payload: { params: [3] } })).json().rows).toEqual([['Cy']]);
+    expect(created.json()).toMatchObject({
+      name: 'by key',
+      params: [1],
+      shared: true,
+      owner: 'analyst',
+      example: false,
+    });
+    expect(
+      (await h.as('analyst', { method: 'POST', url: `/api/v1/saved-queries/${id}/run`, payload: {} })).json().rows,
+    ).toEqual([['Ann']]);
+    expect(
+      (
+        await h.as('analyst', { method: 'POST', url: `/api/v1/saved-queries/${id}/run`, payload: { params: [3] } })
+      ).json().rows,
+    ).toEqual([['Cy']]);
     // the viewer sees the shared query, but has no grant on crm
-    expect((await h.as('viewer', { method: 'GET', url: '/api/v1/saved-queries' })).json().map((q: { id: string }) => q.id)).toContain(id);
-    expect((await h.as('viewer', { method: 'POST', url: `/api/v1/saved-queries/${id}/run`, payload: {} })).statusCode).toBe(403);
-    expect((await h.as('viewer', { method: 'PATCH', url: `/api/v1/saved-queries/${id}`, payload: { name: 'mine' } })).statusCode).toBe(403);
-    expect((await h.as('admin', { method: 'PATCH', url: `/api/v1/saved-queries/${id}`, payload: { name: 'renamed' } })).json().name).toBe('renamed');
-    const privateQ = await h.as('admin', { method: 'POST', url: '/api/v1/saved-queries', payload: { name: 'private', sql: 'SELECT 1' } });
-    expect((await h.as('analyst', { method: 'GET', url: `/api/v1/saved-queries/${privateQ.json().id}` })).statusCode).toBe(404);
+    expect(
+      (await h.as('viewer', { method: 'GET', url: '/api/v1/saved-queries' })).json().map((q: { id: string }) => q.id),
+    ).toContain(id);
+    expect(
+      (await h.as('viewer', { method: 'POST', url: `/api/v1/saved-queries/${id}/run`, payload: {} })).statusCode,
+    ).toBe(403);
+    expect(
+      (await h.as('viewer', { method: 'PATCH', url: `/api/v1/saved-queries/${id}`, payload: { name: 'mine' } }))
+        .statusCode,
+    ).toBe(403);
+    expect(
+      (
+        await h.as('admin', { method: 'PATCH', url: `/api/v1/saved-queries/${id}`, payload: { name: 'renamed' } })
+      ).json().name,
+    ).toBe('renamed');
+    const privateQ = await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: { name: 'private', sql: 'SELECT 1' },
+    });
+    expect(
+      (await h.as('analyst', { method: 'GET', url: `/api/v1/saved-queries/${privateQ.json().id}` })).statusCode,
+    ).toBe(404);
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/saved-queries/${id}` })).statusCode).toBe(200);
     expect((await h.as('analyst', { method: 'GET', url: `/api/v1/saved-queries/${id}` })).statusCode).toBe(404);
   });

@@ -9,7 +9,12 @@ import type { Principal } from '../plugins/auth.js';
 import { runQuery } from './query.js';
 
 const Column = Type.Object({ name: Type.String(), type: Type.String(), nullable: Type.Boolean() });
-const VSchema = Type.Object({ id: Type.String(), name: Type.String(), description: Type.Union([Type.String(), Type.Null()]), views: Type.Integer() });
+const VSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  views: Type.Integer(),
+});
 const View = Type.Object({
   id: Type.String(),
   schema: Type.String(),
@@ -24,20 +29,50 @@ const View = Type.Object({
 const Sql = Type.String({ minLength: 1, maxLength: 1_000_000 });
 const Layout = Type.Unknown({ description: 'the designer canvas, stored as given (JSON)' });
 const CreateView = Type.Object(
-  { schema: Name, name: Name, sql: Sql, layout: Type.Optional(Layout), description: Type.Optional(Type.String({ maxLength: 5000 })) },
+  {
+    schema: Name,
+    name: Name,
+    sql: Sql,
+    layout: Type.Optional(Layout),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+  },
   { additionalProperties: false },
 );
 const UpdateView = Type.Object(
-  { sql: Type.Optional(Sql), layout: Type.Optional(Layout), description: Type.Optional(Type.String({ maxLength: 5000 })) },
+  {
+    sql: Type.Optional(Sql),
+    layout: Type.Optional(Layout),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
-const Validation = Type.Object({ ok: Type.Boolean(), columns: Type.Optional(Type.Array(Column)), error: Type.Optional(ErrorReply) });
+const Validation = Type.Object({
+  ok: Type.Boolean(),
+  columns: Type.Optional(Type.Array(Column)),
+  error: Type.Optional(ErrorReply),
+});
 const Graph = Type.Object({
-  nodes: Type.Array(Type.Object({ id: Type.String(), kind: Type.Union([Type.Literal('source'), Type.Literal('view')]), label: Type.String() })),
+  nodes: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      kind: Type.Union([Type.Literal('source'), Type.Literal('view')]),
+      label: Type.String(),
+    }),
+  ),
   edges: Type.Array(Type.Object({ from: Type.String(), to: Type.String() })),
 });
 
-type ViewRow = { id: string; name: string; sql: string; layout: string | null; columns: string | null; description: string | null; createdAt: Date; updatedAt: Date; schema: { name: string } };
+type ViewRow = {
+  id: string;
+  name: string;
+  sql: string;
+  layout: string | null;
+  columns: string | null;
+  description: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  schema: { name: string };
+};
 const viewOut = (v: ViewRow) => ({
   id: v.id,
   schema: v.schema.name,
@@ -56,7 +91,10 @@ const viewOut = (v: ViewRow) => ({
  * judge of what a view really reads.
  */
 export function referencedNames(sql: string): { qualifier: string; name: string }[] {
-  const stripped = sql.replace(/'(?:[^']|'')*'/g, "''").replace(/--[^\n]*/g, ' ').replace(/\/\*[\s\S]*?\*\//g, ' ');
+  const stripped = sql
+    .replace(/'(?:[^']|'')*'/g, "''")
+    .replace(/--[^\n]*/g, ' ')
+    .replace(/\/\*[\s\S]*?\*\//g, ' ');
   const out: { qualifier: string; name: string }[] = [];
   const re = /("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)\s*\.\s*("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)/g;
   for (const m of stripped.matchAll(re)) {
@@ -74,7 +112,10 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
   async function describe(p: Principal, sql: string) {
     const body = sql.trim().replace(/;+\s*$/, '');
     const ac = new AbortController();
-    const run = await app.junction.startQuery(p, `SELECT * FROM (${body}) AS junction_view LIMIT 0`, { signal: ac.signal, timeoutMs: 60_000 });
+    const run = await app.junction.startQuery(p, `SELECT * FROM (${body}) AS junction_view LIMIT 0`, {
+      signal: ac.signal,
+      timeoutMs: 60_000,
+    });
     try {
       const columns = jsonColumns(run.result.columns);
       for await (const _ of run.result.rows) void _;
@@ -84,13 +125,24 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     }
   }
 
-  app.get('/schemas', { schema: { tags: ['views'], summary: 'Virtual schemas', response: { 200: Type.Array(VSchema), ...errors() } }, preHandler: read }, async () =>
-    (await app.db.virtualSchema.findMany({ include: { _count: { select: { views: true } } }, orderBy: { name: 'asc' } })).map((s) => ({
-      id: s.id,
-      name: s.name,
-      description: s.description,
-      views: s._count.views,
-    })),
+  app.get(
+    '/schemas',
+    {
+      schema: { tags: ['views'], summary: 'Virtual schemas', response: { 200: Type.Array(VSchema), ...errors() } },
+      preHandler: read,
+    },
+    async () =>
+      (
+        await app.db.virtualSchema.findMany({
+          include: { _count: { select: { views: true } } },
+          orderBy: { name: 'asc' },
+        })
+      ).map((s) => ({
+        id: s.id,
+        name: s.name,
+        description: s.description,
+        views: s._count.views,
+      })),
   );
 
   app.post<{ Body: { name: string; description?: string } }>(
@@ -98,45 +150,76 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['views'],
-        body: Type.Object({ name: Name, description: Type.Optional(Type.String({ maxLength: 5000 })) }, { additionalProperties: false }),
+        body: Type.Object(
+          { name: Name, description: Type.Optional(Type.String({ maxLength: 5000 })) },
+          { additionalProperties: false },
+        ),
         response: { 201: VSchema, ...errors(409) },
       },
       preHandler: design,
     },
     async (request, reply) => {
       const { name, description } = request.body;
-      if (await app.db.source.findUnique({ where: { name } })) throw conflict('name_taken', `"${name}" is a source name; a virtual schema needs another.`);
-      if (await app.db.virtualSchema.findUnique({ where: { name } })) throw conflict('schema_exists', `A virtual schema named "${name}" already exists.`);
-      const s = await app.db.virtualSchema.create({ data: { id: randomUUID(), name, description: description ?? null } });
+      if (await app.db.source.findUnique({ where: { name } }))
+        throw conflict('name_taken', `"${name}" is a source name; a virtual schema needs another.`);
+      if (await app.db.virtualSchema.findUnique({ where: { name } }))
+        throw conflict('schema_exists', `A virtual schema named "${name}" already exists.`);
+      const s = await app.db.virtualSchema.create({
+        data: { id: randomUUID(), name, description: description ?? null },
+      });
       return reply.status(201).send({ id: s.id, name: s.name, description: s.description, views: 0 });
     },
   );
 
-  app.delete<{ Params: Static<typeof IdParams> }>('/schemas/:id', { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } }, preHandler: design }, async (request) => {
-    const s = await app.db.virtualSchema.findUnique({ where: { id: request.params.id }, include: { views: true } });
-    if (!s) throw notFound('schema', request.params.id);
-    if (s.views.length) throw conflict('schema_not_empty', `Schema "${s.name}" still has ${s.views.length} views; delete them first.`);
-    await app.db.virtualSchema.delete({ where: { id: s.id } });
-    return { ok: true };
-  });
+  app.delete<{ Params: Static<typeof IdParams> }>(
+    '/schemas/:id',
+    { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } }, preHandler: design },
+    async (request) => {
+      const s = await app.db.virtualSchema.findUnique({ where: { id: request.params.id }, include: { views: true } });
+      if (!s) throw notFound('schema', request.params.id);
+      if (s.views.length)
+        throw conflict('schema_not_empty', `Schema "${s.name}" still has ${s.views.length} views; delete them first.`);
+      await app.db.virtualSchema.delete({ where: { id: s.id } });
+      return { ok: true };
+    },
+  );
 
-  app.get('/views', { schema: { tags: ['views'], response: { 200: Type.Array(View), ...errors() } }, preHandler: read }, async (request) => {
-    const policy = await app.junction.accessPolicy(request.principal!);
-    const rows = await app.db.view.findMany({ include: { schema: true }, orderBy: [{ schemaId: 'asc' }, { name: 'asc' }] });
-    return rows.filter((v) => request.principal!.permissions.has('design') || policy.canReadView(v.schema.name, v.name)).map(viewOut);
-  });
+  app.get(
+    '/views',
+    { schema: { tags: ['views'], response: { 200: Type.Array(View), ...errors() } }, preHandler: read },
+    async (request) => {
+      const policy = await app.junction.accessPolicy(request.principal!);
+      const rows = await app.db.view.findMany({
+        include: { schema: true },
+        orderBy: [{ schemaId: 'asc' }, { name: 'asc' }],
+      });
+      return rows
+        .filter((v) => request.principal!.permissions.has('design') || policy.canReadView(v.schema.name, v.name))
+        .map(viewOut);
+    },
+  );
 
-  app.get<{ Params: Static<typeof IdParams> }>('/views/:id', { schema: { tags: ['views'], params: IdParams, response: { 200: View, ...errors(404) } }, preHandler: read }, async (request) => {
-    const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
-    const policy = await app.junction.accessPolicy(request.principal!);
-    if (!v || (!request.principal!.permissions.has('design') && !policy.canReadView(v.schema.name, v.name))) throw notFound('view', request.params.id);
-    return viewOut(v);
-  });
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/views/:id',
+    { schema: { tags: ['views'], params: IdParams, response: { 200: View, ...errors(404) } }, preHandler: read },
+    async (request) => {
+      const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
+      const policy = await app.junction.accessPolicy(request.principal!);
+      if (!v || (!request.principal!.permissions.has('design') && !policy.canReadView(v.schema.name, v.name)))
+        throw notFound('view', request.params.id);
+      return viewOut(v);
+    },
+  );
 
   app.post<{ Body: { sql: string } }>(
     '/views/validate',
     {
-      schema: { tags: ['views'], summary: 'Check view SQL and report its columns, without saving', body: Type.Object({ sql: Sql }, { additionalProperties: false }), response: { 200: Validation, ...errors() } },
+      schema: {
+        tags: ['views'],
+        summary: 'Check view SQL and report its columns, without saving',
+        body: Type.Object({ sql: Sql }, { additionalProperties: false }),
+        response: { 200: Validation, ...errors() },
+      },
       preHandler: design,
     },
     async (request) => {
@@ -149,32 +232,43 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Body: Static<typeof CreateView> }>('/views', { schema: { tags: ['views'], body: CreateView, response: { 201: View, ...errors(404, 409, 422) } }, preHandler: design }, async (request, reply) => {
-    const b = request.body;
-    const schema = await app.db.virtualSchema.findUnique({ where: { name: b.schema } });
-    if (!schema) throw notFound('schema', b.schema);
-    if (await app.db.view.findUnique({ where: { schemaId_name: { schemaId: schema.id, name: b.name } } })) throw conflict('view_exists', `View ${b.schema}.${b.name} already exists.`);
-    const columns = await describe(request.principal!, b.sql);
-    await app.junction.setView(b.schema, b.name, b.sql);
-    const v = await app.db.view.create({
-      data: {
-        id: randomUUID(),
-        schemaId: schema.id,
-        name: b.name,
-        sql: b.sql,
-        layout: b.layout !== undefined ? JSON.stringify(b.layout) : null,
-        columns: JSON.stringify(columns),
-        description: b.description ?? null,
-        createdBy: request.principal!.userId,
-      },
-      include: { schema: true },
-    });
-    return reply.status(201).send(viewOut(v));
-  });
+  app.post<{ Body: Static<typeof CreateView> }>(
+    '/views',
+    {
+      schema: { tags: ['views'], body: CreateView, response: { 201: View, ...errors(404, 409, 422) } },
+      preHandler: design,
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const schema = await app.db.virtualSchema.findUnique({ where: { name: b.schema } });
+      if (!schema) throw notFound('schema', b.schema);
+      if (await app.db.view.findUnique({ where: { schemaId_name: { schemaId: schema.id, name: b.name } } }))
+        throw conflict('view_exists', `View ${b.schema}.${b.name} already exists.`);
+      const columns = await describe(request.principal!, b.sql);
+      await app.junction.setView(b.schema, b.name, b.sql);
+      const v = await app.db.view.create({
+        data: {
+          id: randomUUID(),
+          schemaId: schema.id,
+          name: b.name,
+          sql: b.sql,
+          layout: b.layout !== undefined ? JSON.stringify(b.layout) : null,
+          columns: JSON.stringify(columns),
+          description: b.description ?? null,
+          createdBy: request.principal!.userId,
+        },
+        include: { schema: true },
+      });
+      return reply.status(201).send(viewOut(v));
+    },
+  );
 
   app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateView> }>(
     '/views/:id',
-    { schema: { tags: ['views'], params: IdParams, body: UpdateView, response: { 200: View, ...errors(404, 422) } }, preHandler: design },
+    {
+      schema: { tags: ['views'], params: IdParams, body: UpdateView, response: { 200: View, ...errors(404, 422) } },
+      preHandler: design,
+    },
     async (request) => {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
       if (!v) throw notFound('view', request.params.id);
@@ -198,37 +292,62 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.delete<{ Params: Static<typeof IdParams> }>('/views/:id', { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } }, preHandler: design }, async (request) => {
-    const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
-    if (!v) throw notFound('view', request.params.id);
-    const dependents = (await app.db.view.findMany({ include: { schema: true } })).filter(
-      (o) => o.id !== v.id && referencedNames(o.sql).some((r) => r.qualifier === v.schema.name && r.name === v.name),
-    );
-    if (dependents.length) throw conflict('view_in_use', `Views ${dependents.map((d) => `${d.schema.name}.${d.name}`).join(', ')} read ${v.schema.name}.${v.name}; change them first.`);
-    await app.junction.dropView(v.schema.name, v.name);
-    await app.db.view.delete({ where: { id: v.id } });
-    return { ok: true };
-  });
+  app.delete<{ Params: Static<typeof IdParams> }>(
+    '/views/:id',
+    { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } }, preHandler: design },
+    async (request) => {
+      const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
+      if (!v) throw notFound('view', request.params.id);
+      const dependents = (await app.db.view.findMany({ include: { schema: true } })).filter(
+        (o) => o.id !== v.id && referencedNames(o.sql).some((r) => r.qualifier === v.schema.name && r.name === v.name),
+      );
+      if (dependents.length)
+        throw conflict(
+          'view_in_use',
+          `Views ${dependents.map((d) => `${d.schema.name}.${d.name}`).join(', ')} read ${v.schema.name}.${v.name}; change them first.`,
+        );
+      await app.junction.dropView(v.schema.name, v.name);
+      await app.db.view.delete({ where: { id: v.id } });
+      return { ok: true };
+    },
+  );
 
-  app.get('/views/graph', { schema: { tags: ['views'], summary: 'Which views read which sources and views', response: { 200: Graph, ...errors() } }, preHandler: read }, async () => {
-    const sources = await app.db.source.findMany({ select: { name: true } });
-    const views = await app.db.view.findMany({ include: { schema: true } });
-    const sourceNames = new Set(sources.map((s) => s.name));
-    const viewIds = new Map(views.map((v) => [`${v.schema.name}.${v.name}`, `view:${v.schema.name}.${v.name}`]));
-    const nodes = [
-      ...sources.map((s) => ({ id: `source:${s.name}`, kind: 'source' as const, label: s.name })),
-      ...views.map((v) => ({ id: `view:${v.schema.name}.${v.name}`, kind: 'view' as const, label: `${v.schema.name}.${v.name}` })),
-    ];
-    const edges = new Map<string, { from: string; to: string }>();
-    for (const v of views) {
-      const to = `view:${v.schema.name}.${v.name}`;
-      for (const r of referencedNames(v.sql)) {
-        const from = viewIds.get(`${r.qualifier}.${r.name}`) ?? (sourceNames.has(r.qualifier) ? `source:${r.qualifier}` : undefined);
-        if (from && from !== to) edges.set(`${from}>${to}`, { from, to });
+  app.get(
+    '/views/graph',
+    {
+      schema: {
+        tags: ['views'],
+        summary: 'Which views read which sources and views',
+        response: { 200: Graph, ...errors() },
+      },
+      preHandler: read,
+    },
+    async () => {
+      const sources = await app.db.source.findMany({ select: { name: true } });
+      const views = await app.db.view.findMany({ include: { schema: true } });
+      const sourceNames = new Set(sources.map((s) => s.name));
+      const viewIds = new Map(views.map((v) => [`${v.schema.name}.${v.name}`, `view:${v.schema.name}.${v.name}`]));
+      const nodes = [
+        ...sources.map((s) => ({ id: `source:${s.name}`, kind: 'source' as const, label: s.name })),
+        ...views.map((v) => ({
+          id: `view:${v.schema.name}.${v.name}`,
+          kind: 'view' as const,
+          label: `${v.schema.name}.${v.name}`,
+        })),
+      ];
+      const edges = new Map<string, { from: string; to: string }>();
+      for (const v of views) {
+        const to = `view:${v.schema.name}.${v.name}`;
+        for (const r of referencedNames(v.sql)) {
+          const from =
+            viewIds.get(`${r.qualifier}.${r.name}`) ??
+            (sourceNames.has(r.qualifier) ? `source:${r.qualifier}` : undefined);
+          if (from && from !== to) edges.set(`${from}>${to}`, { from, to });
+        }
       }
-    }
-    return { nodes, edges: [...edges.values()] };
-  });
+      return { nodes, edges: [...edges.values()] };
+    },
+  );
 
   app.post<{ Params: Static<typeof IdParams>; Body: { maxRows?: number; queryId?: string } }>(
     '/views/:id/run',
@@ -238,7 +357,10 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         summary: 'SELECT * from a view (same reply as POST /query)',
         params: IdParams,
         body: Type.Object(
-          { maxRows: Type.Optional(Type.Integer({ minimum: 1 })), queryId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' })) },
+          {
+            maxRows: Type.Optional(Type.Integer({ minimum: 1 })),
+            queryId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' })),
+          },
           { additionalProperties: false },
         ),
         response: { ...errors(404, 499, 502, 503, 504) },
@@ -249,7 +371,11 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
       if (!v) throw notFound('view', request.params.id);
       // names are validated identifiers ([A-Za-z_][A-Za-z0-9_]*), so quoting them is exact
-      return runQuery(app, request, reply, { sql: `SELECT * FROM "${v.schema.name}"."${v.name}"`, maxRows: request.body?.maxRows, queryId: request.body?.queryId });
+      return runQuery(app, request, reply, {
+        sql: `SELECT * FROM "${v.schema.name}"."${v.name}"`,
+        maxRows: request.body?.maxRows,
+        queryId: request.body?.queryId,
+      });
     },
   );
 }

@@ -9,7 +9,15 @@ import {
   type SourceConfig,
   type SourceSemantics,
 } from '@junction/connectors';
-import type { AccessPolicy, EngineOptions, ExplainResult, QueryOptions, QueryResult, RegisteredSource, ViewDefinition } from '@junction/query-core';
+import type {
+  AccessPolicy,
+  EngineOptions,
+  ExplainResult,
+  QueryOptions,
+  QueryResult,
+  RegisteredSource,
+  ViewDefinition,
+} from '@junction/query-core';
 import type { Db } from '../db/client.js';
 import type { Source } from '../generated/prisma/client.js';
 import { Admission, type AdmissionLimits } from '../lib/admission.js';
@@ -118,12 +126,19 @@ export class JunctionService {
       if (!row.catalog) continue;
       try {
         const connector = await this.connectorFactory(this.configOf(row));
-        const live: Live = { connector, catalog: JSON.parse(row.catalog), semantics: row.semantics ? JSON.parse(row.semantics) : undefined };
+        const live: Live = {
+          connector,
+          catalog: JSON.parse(row.catalog),
+          semantics: row.semantics ? JSON.parse(row.semantics) : undefined,
+        };
         await engine.addSource({ name: row.name, ...live });
         this.#live.set(row.name, live);
       } catch (e) {
         // one broken source must not keep the others (or the studio) from starting
-        await this.db.source.update({ where: { id: row.id }, data: { status: 'offline', statusMessage: e instanceof Error ? e.message : 'could not register' } });
+        await this.db.source.update({
+          where: { id: row.id },
+          data: { status: 'offline', statusMessage: e instanceof Error ? e.message : 'could not register' },
+        });
       }
     }
     const views = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
@@ -156,9 +171,14 @@ export class JunctionService {
     try {
       const diagnosis = await connector.test();
       if (!diagnosis.ok) {
-        throw new JunctionError('source_test_failed', 'user', `Could not connect to "${config.name}": ${diagnosis.message} ${diagnosis.hint}`.trim(), {
-          details: { source: config.name, diagnosis: diagnosis.code, hint: diagnosis.hint },
-        });
+        throw new JunctionError(
+          'source_test_failed',
+          'user',
+          `Could not connect to "${config.name}": ${diagnosis.message} ${diagnosis.hint}`.trim(),
+          {
+            details: { source: config.name, diagnosis: diagnosis.code, hint: diagnosis.hint },
+          },
+        );
       }
       const semantics = await connector.probe();
       const catalog = await connector.introspect();
@@ -171,7 +191,9 @@ export class JunctionService {
 
   async createSource(input: SourceInput, opts: { demo?: boolean } = {}): Promise<Source> {
     if (await this.db.source.findUnique({ where: { name: input.name } })) {
-      throw new JunctionError('source_exists', 'conflict', `A source named "${input.name}" already exists.`, { details: { name: input.name } });
+      throw new JunctionError('source_exists', 'conflict', `A source named "${input.name}" already exists.`, {
+        details: { name: input.name },
+      });
     }
     const config: SourceConfig = { ...input, options: input.options ?? {} };
     const live = await this.#connect(config);
@@ -196,7 +218,9 @@ export class JunctionService {
         },
       });
       this.#live.set(row.name, live);
-      await (await this.engine()).addSource({ name: row.name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+      await (
+        await this.engine()
+      ).addSource({ name: row.name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
       return row;
     } catch (e) {
       this.#live.delete(input.name);
@@ -206,7 +230,9 @@ export class JunctionService {
   }
 
   async findSource(idOrName: string): Promise<Source> {
-    const row = (await this.db.source.findUnique({ where: { id: idOrName } })) ?? (await this.db.source.findUnique({ where: { name: idOrName } }));
+    const row =
+      (await this.db.source.findUnique({ where: { id: idOrName } })) ??
+      (await this.db.source.findUnique({ where: { name: idOrName } }));
     if (!row) throw notFound('source', idOrName);
     return row;
   }
@@ -227,7 +253,12 @@ export class JunctionService {
       file: patch.file !== undefined ? patch.file : row.file,
       options: patch.options !== undefined ? JSON.stringify(patch.options) : row.options,
     };
-    const password = patch.password !== undefined ? patch.password : row.passwordEncrypted ? this.secrets.decrypt(row.passwordEncrypted) : undefined;
+    const password =
+      patch.password !== undefined
+        ? patch.password
+        : row.passwordEncrypted
+          ? this.secrets.decrypt(row.passwordEncrypted)
+          : undefined;
     const live = await this.#connect(this.configOf({ ...merged, passwordEncrypted: null }, password));
     const updated = await this.db.source.update({
       where: { id: row.id },
@@ -293,12 +324,21 @@ export class JunctionService {
     try {
       live = await this.#connect(this.configOf(row));
     } catch (e) {
-      await this.db.source.update({ where: { id: row.id }, data: { status: 'offline', statusMessage: e instanceof Error ? e.message : 'unreachable' } });
+      await this.db.source.update({
+        where: { id: row.id },
+        data: { status: 'offline', statusMessage: e instanceof Error ? e.message : 'unreachable' },
+      });
       throw e;
     }
     const updated = await this.db.source.update({
       where: { id: row.id },
-      data: { status: 'online', statusMessage: null, semantics: JSON.stringify(live.semantics), catalog: JSON.stringify(live.catalog), introspectedAt: new Date() },
+      data: {
+        status: 'online',
+        statusMessage: null,
+        semantics: JSON.stringify(live.semantics),
+        catalog: JSON.stringify(live.catalog),
+        introspectedAt: new Date(),
+      },
     });
     await this.#swap(updated.name, live);
     return updated;
@@ -347,7 +387,8 @@ export class JunctionService {
     const release = await this.admission.acquire(p.userId);
     const id = opts.queryId ?? randomUUID();
     try {
-      if (this.running.has(id)) throw new JunctionError('query_id_in_use', 'conflict', `A query with id "${id}" is already running.`);
+      if (this.running.has(id))
+        throw new JunctionError('query_id_in_use', 'conflict', `A query with id "${id}" is already running.`);
       const access = await this.accessPolicy(p);
       const timeoutMs = Math.min(opts.timeoutMs ?? this.limits.defaultTimeoutMs, this.limits.maxTimeoutMs);
       const engine = await this.engine();
@@ -381,7 +422,9 @@ export class JunctionService {
     const release = await this.admission.acquire(p.userId);
     try {
       const access = await this.accessPolicy(p);
-      return await (await this.engine()).explain(sql, {
+      return await (
+        await this.engine()
+      ).explain(sql, {
         params: (opts.params ?? []) as QueryOptions['params'],
         analyze: opts.analyze ?? false,
         access,
@@ -394,7 +437,8 @@ export class JunctionService {
 
   /** Asks the engine to plan the view; returns its output columns when the engine reports them. */
   async setView(schema: string, name: string, sql: string): Promise<readonly ColumnMeta[] | undefined> {
-    const out = (await (await this.engine()).setView({ schema, name, sql })) as { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
+    const out = (await (await this.engine()).setView({ schema, name, sql })) as
+      { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
     if (Array.isArray(out)) return out as readonly ColumnMeta[];
     return (out as { columns?: readonly ColumnMeta[] } | undefined)?.columns;
   }
