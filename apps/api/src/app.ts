@@ -153,13 +153,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // client-side routes fall back to the app shell; unknown API paths stay JSON 404s
     if (serveWeb && request.method === 'GET' && !request.url.startsWith('/api/'))
       return reply.type('text/html').sendFile('index.html');
-    return reply
-      .status(404)
-      .send({
-        code: 'route_not_found',
-        kind: 'not_found',
-        message: `No route ${request.method} ${request.url.split('?')[0]}.`,
-      });
+    return reply.status(404).send({
+      code: 'route_not_found',
+      kind: 'not_found',
+      message: `No route ${request.method} ${request.url.split('?')[0]}.`,
+    });
   });
   return app;
 }

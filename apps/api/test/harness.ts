@@ -87,9 +87,7 @@ export async function startHarness(opts: Partial<AppOptions> & { metadataUrl?: s
 }
 
 /** A throwaway PostgreSQL database on TEST_PG_URL's server, dropped by `drop()`. */
-export async function createPgDatabase(
-  prefix: string,
-): Promise<{
+export async function createPgDatabase(prefix: string): Promise<{
   name: string;
   url: string;
   host: string;

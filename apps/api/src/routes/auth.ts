@@ -40,14 +40,12 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
       const wait = throttle.waitMs(key);
       if (wait > 0) {
         reply.header('retry-after', String(Math.ceil(wait / 1000)));
-        return reply
-          .status(429)
-          .send({
-            code: 'too_many_attempts',
-            kind: 'resources',
-            message: 'Too many failed sign-ins; wait before trying again.',
-            details: { retryAfterSeconds: Math.ceil(wait / 1000) },
-          });
+        return reply.status(429).send({
+          code: 'too_many_attempts',
+          kind: 'resources',
+          message: 'Too many failed sign-ins; wait before trying again.',
+          details: { retryAfterSeconds: Math.ceil(wait / 1000) },
+        });
       }
       const user = await app.db.user.findUnique({ where: { username } });
       const ok = await verifyPassword(password, user?.passwordHash ?? dummyHash);
