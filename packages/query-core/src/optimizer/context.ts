@@ -35,7 +35,12 @@ export function capabilitiesOf(ctx: OptimizeInput, source: string): Capabilities
 
 export function tableInfo(ctx: OptimizeInput, table: TableRef): TableInfo | undefined {
   const catalog = ctx.sources.get(table.source)?.catalog;
-  return catalog?.tables.find((t) => t.name === table.table && t.schema === table.schema && (table.catalog === undefined || t.catalog === table.catalog));
+  return catalog?.tables.find(
+    (t) =>
+      t.name === table.table &&
+      t.schema === table.schema &&
+      (table.catalog === undefined || t.catalog === table.catalog),
+  );
 }
 
 /** Row count from the source's catalog statistics; undefined when the engine keeps none. */

@@ -9,7 +9,14 @@ function query() {
   const c = b.scan('dbB', 'customer', { c_custkey: 'int64', c_name: 'varchar(25)', c_comment: 'text' }, 150_000);
   const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' }, 1_500_000);
   const j = b.join('cross', c, o);
-  const f = b.filter(j, and(eq(col(j, 'c_custkey'), col(j, 'o_custkey')), lt(col(j, 'c_custkey'), lit(100)), eq(col(j, 'c_name'), lit('x'))));
+  const f = b.filter(
+    j,
+    and(
+      eq(col(j, 'c_custkey'), col(j, 'o_custkey')),
+      lt(col(j, 'c_custkey'), lit(100)),
+      eq(col(j, 'c_name'), lit('x')),
+    ),
+  );
   return b.select(f, ['o_orderkey', 'c_name']);
 }
 
@@ -43,11 +50,18 @@ describe('optimize', () => {
     `);
   });
 
-  it('reports a rule that changes a node\'s output, naming the rule', () => {
+  it("reports a rule that changes a node's output, naming the rule", () => {
     const b = new PlanBuilder();
     const s = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
-    const bad = (n: LogicalPlan): LogicalPlan | undefined => (n.kind === 'Scan' && n.fields.length > 1 ? { ...n, fields: n.fields.slice(1), columns: n.columns.slice(1) } : undefined);
-    expect(() => runPhases(s, sources({ dbA: PG_CAPS }), [{ name: 't', mode: 'fixpoint', rules: [{ name: 'drop-first-column', apply: bad }] }])).toThrow(
+    const bad = (n: LogicalPlan): LogicalPlan | undefined =>
+      n.kind === 'Scan' && n.fields.length > 1
+        ? { ...n, fields: n.fields.slice(1), columns: n.columns.slice(1) }
+        : undefined;
+    expect(() =>
+      runPhases(s, sources({ dbA: PG_CAPS }), [
+        { name: 't', mode: 'fixpoint', rules: [{ name: 'drop-first-column', apply: bad }] },
+      ]),
+    ).toThrow(
       /rule drop-first-column changed the output of a Scan node from \[o_orderkey#1, o_custkey#2\] to \[o_custkey#2\]/,
     );
   });
@@ -55,7 +69,12 @@ describe('optimize', () => {
   it('reports rules that never reach a fixed point', () => {
     const b = new PlanBuilder();
     const s = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
-    const flip = (n: LogicalPlan): LogicalPlan | undefined => (n.kind === 'Scan' ? { ...n, alias: n.alias === 'a' ? 'b' : 'a' } : undefined);
-    expect(() => runPhases(s, sources({ dbA: PG_CAPS }), [{ name: 't', mode: 'fixpoint', rules: [{ name: 'flip-alias', apply: flip }] }])).toThrow(/did not reach a fixed point \(last rule: flip-alias\)/);
+    const flip = (n: LogicalPlan): LogicalPlan | undefined =>
+      n.kind === 'Scan' ? { ...n, alias: n.alias === 'a' ? 'b' : 'a' } : undefined;
+    expect(() =>
+      runPhases(s, sources({ dbA: PG_CAPS }), [
+        { name: 't', mode: 'fixpoint', rules: [{ name: 'flip-alias', apply: flip }] },
+      ]),
+    ).toThrow(/did not reach a fixed point \(last rule: flip-alias\)/);
   });
 });

@@ -72,11 +72,15 @@ export function replaceRefs(e: Expr, map: ReadonlyMap<number, Expr>): Expr {
 
 /** Structural identity of an expression, for de-duplicating predicates. */
 export function exprKey(e: Expr): string {
-  return JSON.stringify(e, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
+  return JSON.stringify(e, (_k, v) =>
+    typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v,
+  );
 }
 
 export function planKey(p: LogicalPlan): string {
-  return JSON.stringify(p, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
+  return JSON.stringify(p, (_k, v) =>
+    typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v,
+  );
 }
 
 export function fieldIds(plan: LogicalPlan): Set<number> {
@@ -96,7 +100,7 @@ export function isConstant(e: Expr): boolean {
 export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
   const names = new Map<number, string>();
   const visit = (p: LogicalPlan): void => {
-    for (const f of outputFields(p)) names.set(f.id, '\u0000' + f.name);
+    for (const f of outputFields(p)) names.set(f.id, '\uE000' + f.name);
     if (p.kind === 'Remote') visit(p.plan);
     else if (p.kind === 'Join' || p.kind === 'SetOp') {
       visit(p.left);
@@ -105,11 +109,17 @@ export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
   };
   plans.forEach(visit);
   // names are marked so only field ids are dropped, never a '#' inside a string literal
-  return printExpr(e, names).replace(/\u0000([^#\u0000]*)#\d+/g, '$1');
+  return printExpr(e, names).replace(/\uE000([^#\uE000]*)#\d+/g, '$1');
 }
 
 export function sameType(a: JType, b: JType): boolean {
-  return a.kind === b.kind && a.precision === b.precision && a.scale === b.scale && a.length === b.length && !!a.fixed === !!b.fixed;
+  return (
+    a.kind === b.kind &&
+    a.precision === b.precision &&
+    a.scale === b.scale &&
+    a.length === b.length &&
+    !!a.fixed === !!b.fixed
+  );
 }
 
 export function refExpr(f: Field): Expr {
@@ -117,4 +127,11 @@ export function refExpr(f: Field): Expr {
 }
 
 /** Comparison operators and their mirror image (a < b  ⇔  b > a). */
-export const MIRROR: Partial<Record<string, 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge'>> = { eq: 'eq', ne: 'ne', lt: 'gt', le: 'ge', gt: 'lt', ge: 'le' };
+export const MIRROR: Partial<Record<string, 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge'>> = {
+  eq: 'eq',
+  ne: 'ne',
+  lt: 'gt',
+  le: 'ge',
+  gt: 'lt',
+  ge: 'le',
+};

@@ -83,7 +83,9 @@ export function uniqueRows(id: number, plan: LogicalPlan, ctx: OptimizeInput): n
     if (i < 0) return undefined;
     const info = tableInfo(ctx, plan.table);
     const pk = info?.primaryKey;
-    const unique = (pk?.length === 1 && pk[0] === plan.columns[i]) || !!info?.indexes.some((x) => x.unique && x.columns.length === 1 && x.columns[0] === plan.columns[i]);
+    const unique =
+      (pk?.length === 1 && pk[0] === plan.columns[i]) ||
+      !!info?.indexes.some((x) => x.unique && x.columns.length === 1 && x.columns[0] === plan.columns[i]);
     return unique ? scanRows(plan, ctx) : undefined;
   }
   if (plan.kind === 'Remote') return uniqueRows(id, plan.plan, ctx);
@@ -108,7 +110,8 @@ function conjunctSelectivity(c: Expr, input: LogicalPlan, ctx: OptimizeInput): n
   const [a, b] = c.args;
   switch (c.fn) {
     case 'eq': {
-      const column = a?.kind === 'ref' && b && isConstant(b) ? a : b?.kind === 'ref' && a && isConstant(a) ? b : undefined;
+      const column =
+        a?.kind === 'ref' && b && isConstant(b) ? a : b?.kind === 'ref' && a && isConstant(a) ? b : undefined;
       if (column?.kind !== 'ref') return 0.1;
       // a unique key matches one row; otherwise no column statistics: a 1-in-100 value
       const unique = uniqueRows(column.id, input, ctx);

@@ -1,4 +1,11 @@
-import { NO_CAPABILITIES, type AggFn, type Capabilities, type JType, type ScalarFn, type Value } from '@junction/connectors';
+import {
+  NO_CAPABILITIES,
+  type AggFn,
+  type Capabilities,
+  type JType,
+  type ScalarFn,
+  type Value,
+} from '@junction/connectors';
 import type { AggregateCall, Expr, Field, LogicalPlan, SortKey } from '../plan/logical.js';
 import { outputFields } from '../plan/fields.js';
 import type { OptimizeInput, SourceInfo } from './context.js';
@@ -8,12 +15,31 @@ export class PlanBuilder {
   private next = 1;
 
   field(name: string, type: string | JType, relation?: string, nullable = true): Field {
-    return { id: this.next++, name, type: typeof type === 'string' ? parseType(type) : type, nullable, ...(relation ? { relation } : {}) };
+    return {
+      id: this.next++,
+      name,
+      type: typeof type === 'string' ? parseType(type) : type,
+      nullable,
+      ...(relation ? { relation } : {}),
+    };
   }
 
-  scan(source: string, table: string, columns: Record<string, string>, rowCount?: number, schema = 'public'): LogicalPlan {
+  scan(
+    source: string,
+    table: string,
+    columns: Record<string, string>,
+    rowCount?: number,
+    schema = 'public',
+  ): LogicalPlan {
     const fields = Object.entries(columns).map(([n, t]) => this.field(n, t, table));
-    return { kind: 'Scan', table: { source, schema, table }, fields, columns: fields.map((f) => f.name), alias: table, ...(rowCount !== undefined ? { rowCount } : {}) };
+    return {
+      kind: 'Scan',
+      table: { source, schema, table },
+      fields,
+      columns: fields.map((f) => f.name),
+      alias: table,
+      ...(rowCount !== undefined ? { rowCount } : {}),
+    };
   }
 
   filter(input: LogicalPlan, predicate: Expr): LogicalPlan {
@@ -26,10 +52,18 @@ export class PlanBuilder {
 
   /** a Project that passes fields through by name, as the binder's final select list does */
   select(input: LogicalPlan, names: string[]): LogicalPlan {
-    return this.project(input, names.map((n) => [n, col(input, n)]));
+    return this.project(
+      input,
+      names.map((n) => [n, col(input, n)]),
+    );
   }
 
-  join(type: Extract<LogicalPlan, { kind: 'Join' }>['type'], left: LogicalPlan, right: LogicalPlan, condition?: Expr): LogicalPlan {
+  join(
+    type: Extract<LogicalPlan, { kind: 'Join' }>['type'],
+    left: LogicalPlan,
+    right: LogicalPlan,
+    condition?: Expr,
+  ): LogicalPlan {
     return { kind: 'Join', type, left, right, ...(condition ? { condition } : {}) };
   }
 
@@ -38,7 +72,12 @@ export class PlanBuilder {
       const e = col(input, g);
       return { field: this.field(g, e.type), expr: e };
     });
-    const aggregates: AggregateCall[] = aggs.map(([n, fn, args, type]) => ({ field: this.field(n, type ?? aggType(fn, args)), fn, args, distinct: false }));
+    const aggregates: AggregateCall[] = aggs.map(([n, fn, args, type]) => ({
+      field: this.field(n, type ?? aggType(fn, args)),
+      fn,
+      args,
+      distinct: false,
+    }));
     return { kind: 'Aggregate', input, groupBy, aggregates };
   }
 
@@ -86,14 +125,33 @@ export function col(plan: LogicalPlan, name: string): Expr {
 }
 
 export function lit(value: Value, type: string | JType = typeof value === 'string' ? 'text' : 'int64'): Expr {
-  return { kind: 'literal', value: typeof value === 'number' && (type === 'int64' || type === 'int64') ? BigInt(value) : value, type: typeof type === 'string' ? parseType(type) : type };
+  return {
+    kind: 'literal',
+    value: typeof value === 'number' && (type === 'int64' || type === 'int64') ? BigInt(value) : value,
+    type: typeof type === 'string' ? parseType(type) : type,
+  };
 }
 
 export function param(index: number, type: string): Expr {
   return { kind: 'param', index, type: parseType(type) };
 }
 
-const BOOL_FNS = new Set<ScalarFn>(['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and', 'or', 'not', 'like', 'ilike', 'is_null', 'is_not_null', 'starts_with']);
+const BOOL_FNS = new Set<ScalarFn>([
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'and',
+  'or',
+  'not',
+  'like',
+  'ilike',
+  'is_null',
+  'is_not_null',
+  'starts_with',
+]);
 
 export function call(fn: ScalarFn, ...args: Expr[]): Expr {
   return { kind: 'call', fn, args, type: BOOL_FNS.has(fn) ? { kind: 'bool' } : args[0].type };
@@ -108,9 +166,58 @@ export const and = (...xs: Expr[]) => xs.reduce((a, b) => call('and', a, b));
 export const PG_CAPS: Capabilities = {
   ...NO_CAPABILITIES,
   functions: Object.fromEntries(
-    (['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'is_distinct_from', 'is_not_distinct_from', 'and', 'or', 'not', 'is_null', 'is_not_null', 'coalesce', 'nullif', 'add', 'sub', 'mul', 'div', 'mod', 'neg', 'abs', 'round', 'trunc', 'floor', 'ceil', 'concat', 'lower', 'upper', 'length', 'substring', 'trim', 'like', 'ilike', 'starts_with', 'date_part', 'date_trunc'] as ScalarFn[]).map((f) => [f, true]),
+    (
+      [
+        'eq',
+        'ne',
+        'lt',
+        'le',
+        'gt',
+        'ge',
+        'is_distinct_from',
+        'is_not_distinct_from',
+        'and',
+        'or',
+        'not',
+        'is_null',
+        'is_not_null',
+        'coalesce',
+        'nullif',
+        'add',
+        'sub',
+        'mul',
+        'div',
+        'mod',
+        'neg',
+        'abs',
+        'round',
+        'trunc',
+        'floor',
+        'ceil',
+        'concat',
+        'lower',
+        'upper',
+        'length',
+        'substring',
+        'trim',
+        'like',
+        'ilike',
+        'starts_with',
+        'date_part',
+        'date_trunc',
+      ] as ScalarFn[]
+    ).map((f) => [f, true]),
   ),
-  aggregates: { count: true, count_star: true, sum: true, avg: true, min: true, max: true, bool_and: true, bool_or: true },
+  aggregates: {
+    count: true,
+    count_star: true,
+    sum: true,
+    avg: true,
+    min: true,
+    max: true,
+    bool_and: true,
+    bool_or: true,
+  },
   distinctAggregates: true,
   joins: { inner: true, left: true, right: true, full: true, cross: true },
   in: true,

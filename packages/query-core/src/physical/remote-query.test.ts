@@ -15,7 +15,9 @@ beforeAll(async () => {
   await client.query(`CREATE TABLE ${schema}.customer (c_custkey bigint, c_name varchar(25))`);
   await client.query(`CREATE TABLE ${schema}.orders (o_orderkey bigint, o_custkey bigint, o_totalprice numeric(15,2))`);
   await client.query(`INSERT INTO ${schema}.customer VALUES (1,'a'),(2,'b'),(3,'c')`);
-  await client.query(`INSERT INTO ${schema}.orders VALUES (10,1,5.00),(11,1,7.50),(12,2,1.25),(13,2,100.00),(14,NULL,3.00)`);
+  await client.query(
+    `INSERT INTO ${schema}.orders VALUES (10,1,5.00),(11,1,7.50),(12,2,1.25),(13,2,100.00),(14,NULL,3.00)`,
+  );
 });
 
 afterAll(async () => {
@@ -26,7 +28,13 @@ afterAll(async () => {
 function tables() {
   const b = new PlanBuilder();
   const c = b.scan('dbB', 'customer', { c_custkey: 'int64', c_name: 'varchar(25)' }, undefined, schema);
-  const o = b.scan('dbB', 'orders', { o_orderkey: 'int64', o_custkey: 'int64', o_totalprice: 'decimal(15,2)' }, undefined, schema);
+  const o = b.scan(
+    'dbB',
+    'orders',
+    { o_orderkey: 'int64', o_custkey: 'int64', o_totalprice: 'decimal(15,2)' },
+    undefined,
+    schema,
+  );
   return { b, c, o };
 }
 
@@ -34,7 +42,11 @@ const sqlOf = (q: RemoteQuery) => renderFor('postgresql', q).sql.replaceAll(`"${
 
 async function rows(q: RemoteQuery): Promise<string[]> {
   const r = renderFor('postgresql', q);
-  const res = await client.query({ text: r.sql, values: r.params.map((v) => (typeof v === 'bigint' ? v.toString() : v)), rowMode: 'array' });
+  const res = await client.query({
+    text: r.sql,
+    values: r.params.map((v) => (typeof v === 'bigint' ? v.toString() : v)),
+    rowMode: 'array',
+  });
   return res.rows.map((row: unknown[]) => row.map((v) => (v === null ? 'NULL' : String(v))).join('|'));
 }
 
@@ -46,7 +58,10 @@ describe('toRemoteQuery', () => {
   it('renders filter, projection, sort and limit as one SELECT with the Remote fields in order', async () => {
     const { b, o } = tables();
     const f = b.filter(o, gt(col(o, 'o_totalprice'), lit('2', 'decimal')));
-    const p = b.project(f, [['price', col(f, 'o_totalprice')], ['key', col(f, 'o_orderkey')]]);
+    const p = b.project(f, [
+      ['price', col(f, 'o_totalprice')],
+      ['key', col(f, 'o_orderkey')],
+    ]);
     const q = convert(b.limit(b.sort(p, [['price', 'desc']]), 2, 1));
     expect(sqlOf(q)).toBe(
       'SELECT "orders"."o_totalprice" AS "price", "orders"."o_orderkey" AS "key" FROM "S"."orders" "orders" WHERE ("orders"."o_totalprice" > $1::numeric) ORDER BY "orders"."o_totalprice" DESC LIMIT 2 OFFSET 1',
@@ -56,7 +71,11 @@ describe('toRemoteQuery', () => {
 
   it('turns a filter over an aggregate into HAVING and nests what a filter above a limit reads', async () => {
     const { b, o } = tables();
-    const a = b.aggregate(b.filter(o, lt(col(o, 'o_orderkey'), param(0, 'int64'))), ['o_custkey'], [['total', 'sum', [col(o, 'o_totalprice')]]]);
+    const a = b.aggregate(
+      b.filter(o, lt(col(o, 'o_orderkey'), param(0, 'int64'))),
+      ['o_custkey'],
+      [['total', 'sum', [col(o, 'o_totalprice')]]],
+    );
     const h = b.filter(a, gt(col(a, 'total'), lit('4', 'decimal')));
     const top = b.limit(b.sort(h, [['total', 'desc']]), 2);
     const q = convert(b.filter(top, gt(col(top, 'total'), lit('50', 'decimal'))), [100n]);
@@ -68,8 +87,16 @@ describe('toRemoteQuery', () => {
 
   it('puts a null-supplying side filter into ON, a preserved side filter into WHERE, and nests a limited side', async () => {
     const { b, c, o } = tables();
-    const right = b.limit(b.sort(b.filter(o, gt(col(o, 'o_totalprice'), lit('2', 'decimal'))), [['o_orderkey', 'asc']]), 3);
-    const j = b.join('left', b.filter(c, lt(col(c, 'c_custkey'), lit(3))), right, eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const right = b.limit(
+      b.sort(b.filter(o, gt(col(o, 'o_totalprice'), lit('2', 'decimal'))), [['o_orderkey', 'asc']]),
+      3,
+    );
+    const j = b.join(
+      'left',
+      b.filter(c, lt(col(c, 'c_custkey'), lit(3))),
+      right,
+      eq(col(c, 'c_custkey'), col(o, 'o_custkey')),
+    );
     const q = convert(b.select(j, ['c_name', 'o_orderkey']));
     expect(sqlOf(q)).toBe(
       'SELECT "customer"."c_name" AS "c_name", "s"."o_orderkey" AS "o_orderkey" FROM "S"."customer" "customer" LEFT JOIN (SELECT "orders"."o_orderkey" AS "o_orderkey", "orders"."o_custkey" AS "o_custkey", "orders"."o_totalprice" AS "o_totalprice" FROM "S"."orders" "orders" WHERE ("orders"."o_totalprice" > $1::numeric) ORDER BY "orders"."o_orderkey" ASC LIMIT 3) "s" ON ("customer"."c_custkey" = "s"."o_custkey") WHERE ("customer"."c_custkey" < $2::bigint)',
@@ -79,7 +106,12 @@ describe('toRemoteQuery', () => {
 
   it('moves a filter on the null-supplying side into ON without nesting', async () => {
     const { b, c, o } = tables();
-    const j = b.join('left', c, b.filter(o, gt(col(o, 'o_totalprice'), lit('6', 'decimal'))), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const j = b.join(
+      'left',
+      c,
+      b.filter(o, gt(col(o, 'o_totalprice'), lit('6', 'decimal'))),
+      eq(col(c, 'c_custkey'), col(o, 'o_custkey')),
+    );
     const q = convert(b.select(j, ['c_name', 'o_orderkey']));
     expect(sqlOf(q)).toBe(
       'SELECT "customer"."c_name" AS "c_name", "orders"."o_orderkey" AS "o_orderkey" FROM "S"."customer" "customer" LEFT JOIN "S"."orders" "orders" ON (("customer"."c_custkey" = "orders"."o_custkey") AND ("orders"."o_totalprice" > $1::numeric))',
@@ -89,7 +121,11 @@ describe('toRemoteQuery', () => {
 
   it('gives duplicate output names unique aliases and keeps the select list equal to the Remote fields', () => {
     const { b, o } = tables();
-    const p = b.project(o, [['x', col(o, 'o_orderkey')], ['x', call('add', col(o, 'o_custkey'), lit(1))], ['9 lives', col(o, 'o_custkey')]]);
+    const p = b.project(o, [
+      ['x', col(o, 'o_orderkey')],
+      ['x', call('add', col(o, 'o_custkey'), lit(1))],
+      ['9 lives', col(o, 'o_custkey')],
+    ]);
     const q = convert(p);
     expect(q.select.map((s) => s.alias)).toEqual(['x', 'x_2', 'c9_lives']);
   });

@@ -1,6 +1,21 @@
-import { JunctionError, type RemoteExpr, type RemoteFrom, type RemoteOrderKey, type RemoteQuery, type Value } from '@junction/connectors';
+import {
+  JunctionError,
+  type RemoteExpr,
+  type RemoteFrom,
+  type RemoteOrderKey,
+  type RemoteQuery,
+  type Value,
+} from '@junction/connectors';
 import type { Expr, LogicalPlan } from '../plan/logical.js';
-import { EMPTY_SHAPE, applyOp, needsSubquery, sideNeedsSubquery, sideRole, type SelectShape, type ShapeOp } from '../optimizer/pushdown/shape.js';
+import {
+  EMPTY_SHAPE,
+  applyOp,
+  needsSubquery,
+  sideNeedsSubquery,
+  sideRole,
+  type SelectShape,
+  type ShapeOp,
+} from '../optimizer/pushdown/shape.js';
 
 type RemoteNode = Extract<LogicalPlan, { kind: 'Remote' }>;
 
@@ -15,7 +30,10 @@ type RemoteNode = Extract<LogicalPlan, { kind: 'Remote' }>;
 export function toRemoteQuery(remote: RemoteNode, params: readonly Value[] = []): RemoteQuery {
   const b = new Builder(params);
   const s = b.convert(remote.plan);
-  return b.finish(s, remote.fields.map((f) => ({ id: f.id, name: f.name })));
+  return b.finish(
+    s,
+    remote.fields.map((f) => ({ id: f.id, name: f.name })),
+  );
 }
 
 interface OutCol {
@@ -41,7 +59,9 @@ interface State {
 }
 
 const AND = (parts: RemoteExpr[]): RemoteExpr | undefined =>
-  parts.length === 0 ? undefined : parts.reduce((a, c) => ({ kind: 'call', fn: 'and', args: [a, c], type: { kind: 'bool' } }));
+  parts.length === 0
+    ? undefined
+    : parts.reduce((a, c) => ({ kind: 'call', fn: 'and', args: [a, c], type: { kind: 'bool' } }));
 
 class Builder {
   private readonly aliases = new Set<string>();
@@ -83,7 +103,11 @@ class Builder {
       }
       case 'Project': {
         const s = this.prepare(this.convert(plan.input), 'Project');
-        const output = plan.exprs.map((e) => ({ id: e.field.id, name: e.field.name, expr: this.expr(e.expr, s.scope) }));
+        const output = plan.exprs.map((e) => ({
+          id: e.field.id,
+          name: e.field.name,
+          expr: this.expr(e.expr, s.scope),
+        }));
         for (const o of output) s.scope.set(o.id, o.expr);
         s.output = output;
         s.shape = applyOp(s.shape, plan);
@@ -92,10 +116,20 @@ class Builder {
       case 'Aggregate': {
         const s = this.prepare(this.convert(plan.input), 'Aggregate');
         const scope = new Map<number, RemoteExpr>();
-        const groups = plan.groupBy.map((g) => ({ id: g.field.id, name: g.field.name, expr: this.expr(g.expr, s.scope) }));
+        const groups = plan.groupBy.map((g) => ({
+          id: g.field.id,
+          name: g.field.name,
+          expr: this.expr(g.expr, s.scope),
+        }));
         const aggs = plan.aggregates.map((a) => {
           if (a.filter) throw internal(`aggregate ${a.fn} with FILTER cannot be sent to a source`);
-          const expr: RemoteExpr = { kind: 'agg', fn: a.fn, distinct: a.distinct, args: a.args.map((x) => this.expr(x, s.scope)), type: a.field.type };
+          const expr: RemoteExpr = {
+            kind: 'agg',
+            fn: a.fn,
+            distinct: a.distinct,
+            args: a.args.map((x) => this.expr(x, s.scope)),
+            type: a.field.type,
+          };
           return { id: a.field.id, name: a.field.name, expr };
         });
         for (const o of [...groups, ...aggs]) scope.set(o.id, o.expr);
@@ -108,7 +142,11 @@ class Builder {
       }
       case 'Sort': {
         const s = this.prepare(this.convert(plan.input), 'Sort');
-        s.orderBy = plan.keys.map((k) => ({ expr: this.expr(k.expr, s.scope), desc: k.desc, nullsFirst: k.nullsFirst }));
+        s.orderBy = plan.keys.map((k) => ({
+          expr: this.expr(k.expr, s.scope),
+          desc: k.desc,
+          nullsFirst: k.nullsFirst,
+        }));
         s.shape = applyOp(s.shape, plan);
         return s;
       }
@@ -118,7 +156,12 @@ class Builder {
           // LIMIT a OFFSET b, then LIMIT c OFFSET d  =  LIMIT min(a - d, c) OFFSET b + d
           const innerLimit = s.limit === undefined ? undefined : Math.max(0, s.limit - plan.offset);
           s.offset = (s.offset ?? 0) + plan.offset;
-          s.limit = innerLimit === undefined ? plan.limit : plan.limit === undefined ? innerLimit : Math.min(innerLimit, plan.limit);
+          s.limit =
+            innerLimit === undefined
+              ? plan.limit
+              : plan.limit === undefined
+                ? innerLimit
+                : Math.min(innerLimit, plan.limit);
         } else {
           s.limit = plan.limit;
           s.offset = plan.offset;
@@ -135,7 +178,8 @@ class Builder {
         return s;
       }
       case 'Join': {
-        if (plan.type === 'semi' || plan.type === 'anti') throw internal(`${plan.type} join cannot be sent to a source`);
+        if (plan.type === 'semi' || plan.type === 'anti')
+          throw internal(`${plan.type} join cannot be sent to a source`);
         let l = this.convert(plan.left);
         let r = this.convert(plan.right);
         const lr = sideRole(plan.type, 'left');
@@ -146,7 +190,11 @@ class Builder {
         const on: RemoteExpr[] = plan.condition ? [this.expr(plan.condition, scope)] : [];
         const where: RemoteExpr[] = [];
         // a null-supplying side's filter belongs in ON; an inner or preserved side's in WHERE
-        for (const [side, role] of [[l, lr], [r, rr]] as const) (role === 'null-supplying' ? on : where).push(...side.where);
+        for (const [side, role] of [
+          [l, lr],
+          [r, rr],
+        ] as const)
+          (role === 'null-supplying' ? on : where).push(...side.where);
         const onExpr = AND(on);
         const type = plan.type === 'cross' && onExpr ? 'inner' : plan.type;
         const from: RemoteFrom = { kind: 'join', type, left: l.from, right: r.from, ...(onExpr ? { on: onExpr } : {}) };
@@ -173,14 +221,27 @@ class Builder {
   /** Wraps the SELECT built so far as `(…) AS alias` and continues on its output columns. */
   private nest(s: State): State {
     const alias = this.alias('s');
-    const query = this.finish(s, s.output.map((o) => ({ id: o.id, name: o.name })), true);
+    const query = this.finish(
+      s,
+      s.output.map((o) => ({ id: o.id, name: o.name })),
+      true,
+    );
     const scope = new Map<number, RemoteExpr>();
     const output = s.output.map((o, i) => {
       const expr: RemoteExpr = { kind: 'column', table: alias, column: query.select[i].alias, type: o.expr.type };
       scope.set(o.id, expr);
       return { id: o.id, name: o.name, expr };
     });
-    return { from: { kind: 'subquery', alias, query }, scope, output, where: [], having: [], aggregated: false, distinct: false, shape: EMPTY_SHAPE };
+    return {
+      from: { kind: 'subquery', alias, query },
+      scope,
+      output,
+      where: [],
+      having: [],
+      aggregated: false,
+      distinct: false,
+      shape: EMPTY_SHAPE,
+    };
   }
 
   finish(s: State, fields: readonly { id: number; name: string }[], nested = false): RemoteQuery {
@@ -221,7 +282,10 @@ class Builder {
       case 'literal':
         return { kind: 'literal', value: e.value, type: e.type };
       case 'param': {
-        if (e.index >= this.params.length) throw new JunctionError('missing_parameter', 'user', `No value was given for parameter $${e.index + 1}.`, { details: { index: e.index + 1 } });
+        if (e.index >= this.params.length)
+          throw new JunctionError('missing_parameter', 'user', `No value was given for parameter $${e.index + 1}.`, {
+            details: { index: e.index + 1 },
+          });
         return { kind: 'literal', value: this.params[e.index], type: e.type };
       }
       case 'call':
@@ -246,11 +310,18 @@ class Builder {
 
 /** A short, valid, lower-case identifier every dialect accepts unquoted and unchanged. */
 function sanitize(name: string, fallback: string): string {
-  let s = name.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 30);
+  let s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 30);
   if (s === '' || /^[0-9]/.test(s)) s = `${fallback}${s}`;
   return s;
 }
 
 function internal(message: string): JunctionError {
-  return new JunctionError('remote_query_conversion', 'internal', `Internal error while building a source query: ${message}.`);
+  return new JunctionError(
+    'remote_query_conversion',
+    'internal',
+    `Internal error while building a source query: ${message}.`,
+  );
 }

@@ -54,14 +54,38 @@ export const LAYOUTS: Readonly<Record<string, readonly SourceFixture[]>> = {
   'pg-mariadb': [
     { name: 'dbA', engine: 'postgresql', semantics: PG_SEMANTICS, schema: 'public', tables: ['orders', 'lineitem'] },
     { name: 'dbB', engine: 'postgresql', semantics: PG_SEMANTICS, schema: 'public', tables: ['customer'] },
-    { name: 'dbC', engine: 'mysql', semantics: MARIADB_SEMANTICS, schema: 'jdv_c', tables: ['part', 'supplier', 'partsupp'] },
-    { name: 'dbD', engine: 'mysql', semantics: MARIADB_SEMANTICS, schema: 'jdv_d', tables: ['nation', 'region', 'customer'] },
+    {
+      name: 'dbC',
+      engine: 'mysql',
+      semantics: MARIADB_SEMANTICS,
+      schema: 'jdv_c',
+      tables: ['part', 'supplier', 'partsupp'],
+    },
+    {
+      name: 'dbD',
+      engine: 'mysql',
+      semantics: MARIADB_SEMANTICS,
+      schema: 'jdv_d',
+      tables: ['nation', 'region', 'customer'],
+    },
   ],
   'pg-mysql57': [
     { name: 'dbA', engine: 'postgresql', semantics: PG_SEMANTICS, schema: 'public', tables: ['orders', 'lineitem'] },
     { name: 'dbB', engine: 'postgresql', semantics: PG_SEMANTICS, schema: 'public', tables: ['customer'] },
-    { name: 'dbC', engine: 'mysql', semantics: MYSQL57_SEMANTICS, schema: 'jdv_c', tables: ['part', 'supplier', 'partsupp'] },
-    { name: 'dbD', engine: 'mysql', semantics: MYSQL57_SEMANTICS, schema: 'jdv_d', tables: ['nation', 'region', 'customer'] },
+    {
+      name: 'dbC',
+      engine: 'mysql',
+      semantics: MYSQL57_SEMANTICS,
+      schema: 'jdv_c',
+      tables: ['part', 'supplier', 'partsupp'],
+    },
+    {
+      name: 'dbD',
+      engine: 'mysql',
+      semantics: MYSQL57_SEMANTICS,
+      schema: 'jdv_d',
+      tables: ['nation', 'region', 'customer'],
+    },
   ],
 };
 
@@ -101,7 +125,11 @@ function planOnlyConnector(f: SourceFixture): Connector {
 
 export function registeredSources(layout: string): RegisteredSource[] {
   return LAYOUTS[layout].map((f) => {
-    const catalog: CatalogSnapshot = { defaultSchema: f.schema, tables: f.tables.map((t) => tableInfo(t, f.schema)), introspectedAt: '2026-01-01T00:00:00Z' };
+    const catalog: CatalogSnapshot = {
+      defaultSchema: f.schema,
+      tables: f.tables.map((t) => tableInfo(t, f.schema)),
+      introspectedAt: '2026-01-01T00:00:00Z',
+    };
     return { name: f.name, connector: planOnlyConnector(f), catalog, semantics: f.semantics };
   });
 }

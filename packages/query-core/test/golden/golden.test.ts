@@ -50,7 +50,14 @@ describe.each(Object.keys(LAYOUTS))('JDV golden plans, layout %s', (layout) => {
   });
 });
 
-function goldenText(q: string, layout: string, sql: string, plan: LogicalPlan, params: Value[], registered: ReturnType<typeof registeredSources>): string {
+function goldenText(
+  q: string,
+  layout: string,
+  sql: string,
+  plan: LogicalPlan,
+  params: Value[],
+  registered: ReturnType<typeof registeredSources>,
+): string {
   const remotes: Extract<LogicalPlan, { kind: 'Remote' }>[] = [];
   const visit = (p: LogicalPlan): void => {
     if (p.kind === 'Remote') {
@@ -63,12 +70,23 @@ function goldenText(q: string, layout: string, sql: string, plan: LogicalPlan, p
     } else if (p.kind !== 'Scan' && p.kind !== 'Values') visit(p.input);
   };
   visit(plan);
-  const lines = [`-- JDV query ${q}, federated form, layout ${layout}${params.length ? `, params ${JSON.stringify(params)}` : ''}`, sql, '', '== optimized plan', printPlan(plan), '', '== source queries'];
+  const lines = [
+    `-- JDV query ${q}, federated form, layout ${layout}${params.length ? `, params ${JSON.stringify(params)}` : ''}`,
+    sql,
+    '',
+    '== optimized plan',
+    printPlan(plan),
+    '',
+    '== source queries',
+  ];
   remotes.forEach((r, i) => {
     const source = registered.find((s) => s.name === r.source)!;
     const rendered = source.connector.render(toRemoteQuery(r, params));
     lines.push(`[${i + 1}] ${r.source} (${source.connector.engine})`, rendered.sql);
-    if (rendered.params.length) lines.push(`params: ${rendered.params.map((v) => (typeof v === 'bigint' ? `${v}` : JSON.stringify(v))).join(', ')}`);
+    if (rendered.params.length)
+      lines.push(
+        `params: ${rendered.params.map((v) => (typeof v === 'bigint' ? `${v}` : JSON.stringify(v))).join(', ')}`,
+      );
   });
   return canonicalIds(lines.join('\n')) + '\n';
 }

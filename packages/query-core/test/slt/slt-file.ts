@@ -68,7 +68,9 @@ export function parseSlt(text: string): SltRecord[] {
 
 /** JSON array; integers written as "123n" become bigints (int64 parameters). */
 function parseParams(json: string): Value[] {
-  return (JSON.parse(json) as unknown[]).map((v) => (typeof v === 'string' && /^-?\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : (v as Value)));
+  return (JSON.parse(json) as unknown[]).map((v) =>
+    typeof v === 'string' && /^-?\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : (v as Value),
+  );
 }
 
 export function formatValue(v: Value): string {

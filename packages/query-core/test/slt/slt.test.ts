@@ -51,7 +51,7 @@ const files = readdirSync(join(here, 'cases'))
   .sort();
 
 describe.each(files)('%s', (file) => {
-  it('returns PostgreSQL\'s rows through Junction, with and without pushdown', async () => {
+  it("returns PostgreSQL's rows through Junction, with and without pushdown", async () => {
     const path = join(here, 'cases', file);
     const text = readFileSync(path, 'utf8');
     const records = parseSlt(text);
@@ -84,7 +84,12 @@ describe.each(files)('%s', (file) => {
       if (update) updates.set(r.line, reference);
       else expect(reference, `${where}: PostgreSQL's own answer differs from the file`).toEqual(r.expected);
       for (const pushdown of [true, false]) {
-        const got = await collectRows(env.engine, r.sql, r.params, pushdown);
+        const got = await collectRows(env.engine, r.sql, r.params, pushdown).catch((e: unknown) => {
+          throw new Error(
+            `${where} (pushdown ${pushdown ? 'on' : 'off'}): ${e instanceof Error ? e.message : String(e)}`,
+            { cause: e },
+          );
+        });
         expect(got.columns.map(typeLetter).join(''), `${where}: column types`).toBe(r.types);
         expect(formatRows(got.rows, r.sort), `${where} (pushdown ${pushdown ? 'on' : 'off'})`).toEqual(reference);
       }
@@ -98,7 +103,11 @@ function directSql(sql: string): string {
   return rewriteOdbc(sql.replace(/\bdb[A-D]\./g, '')).text;
 }
 
-function rewriteExpectations(text: string, records: readonly SltRecord[], updates: ReadonlyMap<number, string[]>): string {
+function rewriteExpectations(
+  text: string,
+  records: readonly SltRecord[],
+  updates: ReadonlyMap<number, string[]>,
+): string {
   const lines = text.split('\n');
   // from the bottom, so earlier line numbers stay valid
   for (const r of [...records].reverse()) {

@@ -24,37 +24,67 @@ describe('canPushExpr', () => {
   });
 
   it('refuses string equality and ordering under a case-insensitive collation, integers stay pushable', () => {
-    expect(canPushExpr(eq(name, lit('x')), MARIADB_CI_CAPS)).toEqual({ ok: false, reason: 'string comparison under a case-insensitive or pad-space collation' });
-    expect(canPushExpr(lt(name, lit('x')), MARIADB_CI_CAPS)).toEqual({ ok: false, reason: 'string ordering differs from code-point order in source collation' });
+    expect(canPushExpr(eq(name, lit('x')), MARIADB_CI_CAPS)).toEqual({
+      ok: false,
+      reason: 'string comparison under a case-insensitive or pad-space collation',
+    });
+    expect(canPushExpr(lt(name, lit('x')), MARIADB_CI_CAPS)).toEqual({
+      ok: false,
+      reason: 'string ordering differs from code-point order in source collation',
+    });
     expect(canPushExpr(lt(key, lit(3)), MARIADB_CI_CAPS)).toEqual({ ok: true });
   });
 
   it('refuses LIKE that is not case-sensitive, a missing function, an undeclared cast, an untyped parameter and a subquery', () => {
     expect(canPushExpr(call('like', name, lit('%x')), MARIADB_CI_CAPS).ok).toBe(false);
-    expect(canPushExpr(call('upper', name), { ...PG_CAPS, functions: {} })).toEqual({ ok: false, reason: 'function upper not supported by source' });
-    expect(canPushExpr({ kind: 'cast', expr: key, type: { kind: 'interval' } }, PG_CAPS)).toEqual({ ok: false, reason: 'cast to interval not supported by source' });
-    expect(canPushExpr(eq(key, { kind: 'param', index: 2, type: { kind: 'unknown' } }), PG_CAPS)).toEqual({ ok: false, reason: 'parameter $3 has no known type' });
-    expect(canPushExpr({ kind: 'subquery', plan: { kind: 'Values', rows: [], fields: [] }, type: { kind: 'int64' } }, PG_CAPS).ok).toBe(false);
+    expect(canPushExpr(call('upper', name), { ...PG_CAPS, functions: {} })).toEqual({
+      ok: false,
+      reason: 'function upper not supported by source',
+    });
+    expect(canPushExpr({ kind: 'cast', expr: key, type: { kind: 'interval' } }, PG_CAPS)).toEqual({
+      ok: false,
+      reason: 'cast to interval not supported by source',
+    });
+    expect(canPushExpr(eq(key, { kind: 'param', index: 2, type: { kind: 'unknown' } }), PG_CAPS)).toEqual({
+      ok: false,
+      reason: 'parameter $3 has no known type',
+    });
+    expect(
+      canPushExpr(
+        { kind: 'subquery', plan: { kind: 'Values', rows: [], fields: [] }, type: { kind: 'int64' } },
+        PG_CAPS,
+      ).ok,
+    ).toBe(false);
   });
 
   it('checks argument kinds of functions declared only for some kinds (real MariaDB capabilities)', () => {
     const caps = capabilitiesForEngine('mysql', mariadb);
     expect(canPushExpr(call('add', key, lit(1)), caps)).toEqual({ ok: true });
     const date: Expr = { kind: 'ref', id: 3, type: { kind: 'date' } };
-    expect(canPushExpr(call('add', date, lit(1)), caps)).toEqual({ ok: false, reason: 'function add not supported by source for date arguments' });
+    expect(canPushExpr(call('add', date, lit(1)), caps)).toEqual({
+      ok: false,
+      reason: 'function add not supported by source for date arguments',
+    });
   });
 });
 
 describe('canPushAggregate / canPushSortKey', () => {
   it('refuses DISTINCT aggregates where undeclared, FILTER always, and max over strings without exact ordering', () => {
     const field = { id: 9, name: 'm', type: { kind: 'int64' as const }, nullable: true };
-    expect(canPushAggregate({ field, fn: 'count', args: [key], distinct: true }, { ...PG_CAPS, distinctAggregates: false }).ok).toBe(false);
-    expect(canPushAggregate({ field, fn: 'count', args: [key], distinct: false, filter: lt(key, lit(1)) }, PG_CAPS).ok).toBe(false);
+    expect(
+      canPushAggregate({ field, fn: 'count', args: [key], distinct: true }, { ...PG_CAPS, distinctAggregates: false })
+        .ok,
+    ).toBe(false);
+    expect(
+      canPushAggregate({ field, fn: 'count', args: [key], distinct: false, filter: lt(key, lit(1)) }, PG_CAPS).ok,
+    ).toBe(false);
     expect(canPushAggregate({ field, fn: 'max', args: [name], distinct: false }, MARIADB_CI_CAPS).ok).toBe(false);
     expect(canPushAggregate({ field, fn: 'max', args: [key], distinct: false }, MARIADB_CI_CAPS).ok).toBe(true);
   });
 
   it('requires NULL ordering support for ORDER BY', () => {
-    expect(canPushSortKey({ expr: key, desc: false, nullsFirst: false }, { ...PG_CAPS, nullsOrdering: false })).toEqual({ ok: false, reason: 'NULL ordering not supported by source' });
+    expect(canPushSortKey({ expr: key, desc: false, nullsFirst: false }, { ...PG_CAPS, nullsOrdering: false })).toEqual(
+      { ok: false, reason: 'NULL ordering not supported by source' },
+    );
   });
 });

@@ -25,7 +25,9 @@ export function canPushExpr(e: Expr, caps: Capabilities): PushCheck {
       return e.type.kind === 'unknown' ? no('literal of unknown type') : OK;
     case 'param':
       // resolved to a bound value at execution; the source must be told its type
-      return e.type.kind === 'unknown' || e.type.kind === 'null' ? no(`parameter $${e.index + 1} has no known type`) : OK;
+      return e.type.kind === 'unknown' || e.type.kind === 'null'
+        ? no(`parameter $${e.index + 1} has no known type`)
+        : OK;
     case 'subquery':
       return no('subquery is evaluated in Junction');
     case 'cast':
@@ -34,7 +36,10 @@ export function canPushExpr(e: Expr, caps: Capabilities): PushCheck {
     case 'case': {
       if (!caps.case) return no('CASE not supported by source');
       if (e.operand && isString(e.operand.type) && !caps.exactStringEquality) return no(stringEqualityReason);
-      return all([...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.else ? [e.else] : [])], caps);
+      return all(
+        [...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.else ? [e.else] : [])],
+        caps,
+      );
     }
     case 'in':
       if (!caps.in) return no('IN lists not supported by source');
@@ -50,7 +55,8 @@ export function canPushExpr(e: Expr, caps: Capabilities): PushCheck {
       const strings = e.args.some((a) => isString(a.type));
       if (strings && EQUALITY_FNS.has(e.fn) && !caps.exactStringEquality) return no(stringEqualityReason);
       if (strings && ORDERING_FNS.has(e.fn) && !caps.exactStringOrdering) return no(stringOrderingReason);
-      if ((e.fn === 'like' || e.fn === 'starts_with') && !caps.caseSensitiveLike) return no('LIKE is not case-sensitive in source');
+      if ((e.fn === 'like' || e.fn === 'starts_with') && !caps.caseSensitiveLike)
+        return no('LIKE is not case-sensitive in source');
       return all(e.args, caps);
     }
   }
@@ -77,7 +83,8 @@ export function canPushAggregate(a: AggregateCall, caps: Capabilities): PushChec
   if (!caps.aggregates[a.fn]) return no(`aggregate ${a.fn} not supported by source`);
   if (a.distinct && !caps.distinctAggregates) return no(`${a.fn}(DISTINCT …) not supported by source`);
   if (a.filter) return no('aggregate FILTER clause is evaluated in Junction');
-  if ((a.fn === 'min' || a.fn === 'max') && a.args.some((x) => isString(x.type)) && !caps.exactStringOrdering) return no(stringOrderingReason);
+  if ((a.fn === 'min' || a.fn === 'max') && a.args.some((x) => isString(x.type)) && !caps.exactStringOrdering)
+    return no(stringOrderingReason);
   if (a.distinct && a.args.some((x) => isString(x.type)) && !caps.exactStringEquality) return no(stringEqualityReason);
   return all(a.args, caps);
 }

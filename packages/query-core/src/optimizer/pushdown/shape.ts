@@ -16,7 +16,14 @@ export interface SelectShape {
   readonly limited: boolean;
 }
 
-export const EMPTY_SHAPE: SelectShape = { where: false, aggregated: false, computed: false, distinct: false, ordered: false, limited: false };
+export const EMPTY_SHAPE: SelectShape = {
+  where: false,
+  aggregated: false,
+  computed: false,
+  distinct: false,
+  ordered: false,
+  limited: false,
+};
 
 export type ShapeOp = 'Filter' | 'Project' | 'Aggregate' | 'Sort' | 'Limit' | 'Distinct';
 
@@ -90,8 +97,14 @@ export function shapeOf(plan: LogicalPlan): SelectShape {
     case 'Join': {
       const l = shapeOf(plan.left);
       const r = shapeOf(plan.right);
-      const lw = !sideNeedsSubquery(l, sideRole(plan.type, 'left')) && l.where && sideRole(plan.type, 'left') !== 'null-supplying';
-      const rw = !sideNeedsSubquery(r, sideRole(plan.type, 'right')) && r.where && sideRole(plan.type, 'right') !== 'null-supplying';
+      const lw =
+        !sideNeedsSubquery(l, sideRole(plan.type, 'left')) &&
+        l.where &&
+        sideRole(plan.type, 'left') !== 'null-supplying';
+      const rw =
+        !sideNeedsSubquery(r, sideRole(plan.type, 'right')) &&
+        r.where &&
+        sideRole(plan.type, 'right') !== 'null-supplying';
       return { ...EMPTY_SHAPE, where: lw || rw, computed: l.computed || r.computed };
     }
     case 'Filter':
@@ -108,5 +121,8 @@ export function shapeOf(plan: LogicalPlan): SelectShape {
 
 /** Whether the join's input needs nesting and so the source must declare subqueryInFrom. */
 export function joinNeedsSubquery(type: string, left: LogicalPlan, right: LogicalPlan): boolean {
-  return sideNeedsSubquery(shapeOf(left), sideRole(type, 'left')) || sideNeedsSubquery(shapeOf(right), sideRole(type, 'right'));
+  return (
+    sideNeedsSubquery(shapeOf(left), sideRole(type, 'left')) ||
+    sideNeedsSubquery(shapeOf(right), sideRole(type, 'right'))
+  );
 }

@@ -7,7 +7,14 @@ describe('absorb-aggregate-into-remote', () => {
   it('absorbs a GROUP BY the source runs exactly', () => {
     const b = new PlanBuilder();
     const o = b.scan('dbA', 'orders', { o_custkey: 'int64', o_totalprice: 'decimal(15,2)' });
-    const a = b.aggregate(remote(o), ['o_custkey'], [['total', 'sum', [col(o, 'o_totalprice')]], ['n', 'count_star', []]]);
+    const a = b.aggregate(
+      remote(o),
+      ['o_custkey'],
+      [
+        ['total', 'sum', [col(o, 'o_totalprice')]],
+        ['n', 'count_star', []],
+      ],
+    );
     expect(fire(absorbAggregateIntoRemote, a)).toMatchInlineSnapshot(`
       "Remote dbA [o_custkey#3, total#4, n#5]
         Aggregate group=[o_custkey#3 := o_custkey#1] aggs=[total#4 := sum(o_totalprice#2), n#5 := count_star()]
@@ -60,7 +67,8 @@ describe('absorb-aggregate-into-remote', () => {
     const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
     const j = b.join('inner', remote(c), remote(o), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
     const a = b.aggregate(j, ['c_custkey'], [['c_count', 'count', [col(o, 'o_orderkey')]]]);
-    const distinct = a.kind === 'Aggregate' ? { ...a, aggregates: a.aggregates.map((x) => ({ ...x, distinct: true })) } : a;
+    const distinct =
+      a.kind === 'Aggregate' ? { ...a, aggregates: a.aggregates.map((x) => ({ ...x, distinct: true })) } : a;
     expect(fire(absorbAggregateIntoRemote, distinct, sources({ dbA: PG_CAPS, dbB: PG_CAPS }))).toBe('did not fire');
   });
 });

@@ -28,8 +28,10 @@ export function absorbAggregateIntoRemote(node: LogicalPlan, ctx: OptimizerConte
 
 function check(agg: Aggregate, remote: Remote, ctx: OptimizerContext): NotPushed[] {
   const caps = capabilitiesOf(ctx, remote.source);
-  if (agg.groupBy.length > 0 && !caps.groupBy) return [{ what: 'GROUP BY', reason: 'GROUP BY not supported by source' }];
-  if (needsSubquery(shapeOf(remote.plan), 'Aggregate') && !caps.subqueryInFrom) return [{ what: 'aggregation', reason: 'source cannot nest a subquery' }];
+  if (agg.groupBy.length > 0 && !caps.groupBy)
+    return [{ what: 'GROUP BY', reason: 'GROUP BY not supported by source' }];
+  if (needsSubquery(shapeOf(remote.plan), 'Aggregate') && !caps.subqueryInFrom)
+    return [{ what: 'aggregation', reason: 'source cannot nest a subquery' }];
   for (const g of agg.groupBy) {
     const r = canPushGroupKey(g.expr, caps);
     if (!r.ok) return [{ what: `GROUP BY ${describe(g.expr, [remote])}`, reason: r.reason }];
@@ -59,7 +61,11 @@ const MERGE: Partial<Record<AggregateCall['fn'], AggregateCall['fn']>> = {
   bool_or: 'bool_or',
 };
 
-function splitAcrossJoin(node: Aggregate, join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizerContext): LogicalPlan | undefined {
+function splitAcrossJoin(
+  node: Aggregate,
+  join: Extract<LogicalPlan, { kind: 'Join' }>,
+  ctx: OptimizerContext,
+): LogicalPlan | undefined {
   if (node.aggregates.length === 0) return undefined;
   if (node.aggregates.some((a) => a.distinct || a.filter || !MERGE[a.fn])) return undefined;
   if (node.groupBy.some((g) => g.expr.kind !== 'ref')) return undefined;
@@ -84,7 +90,12 @@ function splitAcrossJoin(node: Aggregate, join: Extract<LogicalPlan, { kind: 'Jo
     }));
     const partial: Aggregate = { kind: 'Aggregate', input: remote.plan, groupBy, aggregates: partials };
     if (check(partial, remote, ctx).length > 0) continue;
-    const pushed: Remote = { kind: 'Remote', source: remote.source, plan: partial, fields: [...groupBy.map((g) => g.field), ...partials.map((p) => p.field)] };
+    const pushed: Remote = {
+      kind: 'Remote',
+      source: remote.source,
+      plan: partial,
+      fields: [...groupBy.map((g) => g.field), ...partials.map((p) => p.field)],
+    };
     // PostgreSQL's sum over the int64 partials is numeric: merge into a fresh decimal field and
     // cast back to the original type in a Project, so the node's output keeps its ids and types
     const casts: { original: Field; merged: Field }[] = [];

@@ -19,11 +19,19 @@ describe('absorb-distinct-into-remote', () => {
   });
 
   it('keeps DISTINCT over strings where the source collation folds case (residual kept in Junction)', () => {
-    expect(fire(absorbDistinctIntoRemote, distinct('varchar(10)'), sources({ dbD: MARIADB_CI_CAPS }))).toBe('did not fire');
+    expect(fire(absorbDistinctIntoRemote, distinct('varchar(10)'), sources({ dbD: MARIADB_CI_CAPS }))).toBe(
+      'did not fire',
+    );
   });
 
   it('does not fire over a non-remote input', () => {
     const b = new PlanBuilder();
-    expect(fire(absorbDistinctIntoRemote, { kind: 'Distinct', input: b.scan('dbD', 't', { x: 'int32' }) }, sources({ dbD: PG_CAPS }))).toBe('did not fire');
+    expect(
+      fire(
+        absorbDistinctIntoRemote,
+        { kind: 'Distinct', input: b.scan('dbD', 't', { x: 'int32' }) },
+        sources({ dbD: PG_CAPS }),
+      ),
+    ).toBe('did not fire');
   });
 });

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { applyRule } from '../driver.js';
 import { fire } from '../rule-test-helper.js';
-import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, and, call, col, eq, lit, lt, remote, sources } from '../test-support.js';
+import {
+  MARIADB_CI_CAPS,
+  PG_CAPS,
+  PlanBuilder,
+  and,
+  call,
+  col,
+  eq,
+  lit,
+  lt,
+  remote,
+  sources,
+} from '../test-support.js';
 import { absorbFilterIntoRemote } from './absorb-filter-into-remote.js';
 
 function customer() {
@@ -49,7 +61,9 @@ describe('absorb-filter-into-remote', () => {
     const plan = b.filter(r, call('like', col(s, 'c_name'), lit('%#1')));
     const input = sources({ dbD: MARIADB_CI_CAPS });
     const once = applyRule(plan, { name: 'absorb', apply: absorbFilterIntoRemote }, input);
-    expect(once && 'notPushed' in once ? once.notPushed : undefined).toEqual([{ what: "(c_name LIKE '%#1')", reason: 'LIKE is not case-sensitive in source' }]);
+    expect(once && 'notPushed' in once ? once.notPushed : undefined).toEqual([
+      { what: "(c_name LIKE '%#1')", reason: 'LIKE is not case-sensitive in source' },
+    ]);
     expect(fire(absorbFilterIntoRemote, once!, input)).toBe('did not fire');
   });
 
@@ -58,5 +72,22 @@ describe('absorb-filter-into-remote', () => {
     const s = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
     const j = b.join('cross', s, b.scan('dbA', 'lineitem', { l_orderkey: 'int64' }));
     expect(fire(absorbFilterIntoRemote, b.filter(j, lt(col(j, 'o_orderkey'), lit(1))))).toBe('did not fire');
+  });
+
+  it('annotates a predicate left above a federated join with the sources it spans', () => {
+    const b = new PlanBuilder();
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64' });
+    const o = b.scan('dbA', 'orders', { o_custkey: 'int64' });
+    const j = b.join('left', remote(c), remote(o), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const plan = b.filter(j, call('or', call('is_null', col(j, 'o_custkey')), lt(col(j, 'c_custkey'), lit(3))));
+    expect(fire(absorbFilterIntoRemote, plan)).toMatchInlineSnapshot(`
+      "Filter ((o_custkey#2 IS NULL) OR (c_custkey#1 < 3))
+        ! not pushed: ((o_custkey IS NULL) OR (c_custkey < 3)): spans sources (dbA, dbB)
+        Join left ON (c_custkey#1 = o_custkey#2)
+          Remote dbB [c_custkey#1]
+            Scan dbB.public.customer AS customer [c_custkey#1]
+          Remote dbA [o_custkey#2]
+            Scan dbA.public.orders AS orders [o_custkey#2]"
+    `);
   });
 });

@@ -1,7 +1,7 @@
 import type { Expr, LogicalPlan, NotPushed } from '../../plan/logical.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { conjoin, conjuncts, describe } from '../exprs.js';
-import { annotate } from '../pushdown/annotate.js';
+import { conjoin, conjuncts, describe, refsOf } from '../exprs.js';
+import { annotate, fieldSources } from '../pushdown/annotate.js';
 import { canPushExpr } from '../pushdown/can-push.js';
 import { needsSubquery, shapeOf } from '../pushdown/shape.js';
 
@@ -10,12 +10,18 @@ import { needsSubquery, shapeOf } from '../pushdown/shape.js';
  * stay in a Filter above, annotated with why (DataFusion's inexact/unsupported filters).
  */
 export function absorbFilterIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
-  if (node.kind !== 'Filter' || node.input.kind !== 'Remote') return undefined;
+  if (node.kind !== 'Filter') return undefined;
+  if (node.input.kind !== 'Remote') return annotateSpanning(node);
   const remote = node.input;
   const caps = capabilitiesOf(ctx, remote.source);
   const shape = shapeOf(remote.plan);
   const nest = needsSubquery(shape, 'Filter');
-  const blocker = nest && !caps.subqueryInFrom ? 'source cannot nest a subquery' : !nest && shape.aggregated && !caps.having ? 'HAVING not supported by source' : undefined;
+  const blocker =
+    nest && !caps.subqueryInFrom
+      ? 'source cannot nest a subquery'
+      : !nest && shape.aggregated && !caps.having
+        ? 'HAVING not supported by source'
+        : undefined;
   const push: Expr[] = [];
   const keep: Expr[] = [];
   const notPushed: NotPushed[] = [];
@@ -32,4 +38,17 @@ export function absorbFilterIntoRemote(node: LogicalPlan, ctx: OptimizerContext)
   const absorbed: LogicalPlan = { ...remote, plan: inner };
   if (keep.length === 0) return absorbed;
   return { kind: 'Filter', input: absorbed, predicate: conjoin(keep)!, notPushed };
+}
+
+/** A filter left above a federated join: say which conjuncts read several sources. */
+function annotateSpanning(node: Extract<LogicalPlan, { kind: 'Filter' }>): LogicalPlan | undefined {
+  if (node.notPushed || node.input.kind !== 'Join') return undefined;
+  const sources = fieldSources(node.input);
+  const notPushed: NotPushed[] = [];
+  for (const c of conjuncts(node.predicate)) {
+    const used = new Set([...refsOf(c)].map((id) => sources.get(id)).filter((s): s is string => s !== undefined));
+    if (used.size > 1)
+      notPushed.push({ what: describe(c, [node.input]), reason: `spans sources (${[...used].sort().join(', ')})` });
+  }
+  return notPushed.length > 0 ? annotate(node, notPushed) : undefined;
 }

@@ -7,7 +7,12 @@ function two(sourceB: string, type: 'inner' | 'full' = 'inner') {
   const b = new PlanBuilder();
   const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
   const l = b.scan(sourceB, 'lineitem', { l_orderkey: 'int64', l_quantity: 'decimal(15,2)' });
-  return b.join(type, remote(b.filter(o, lt(col(o, 'o_custkey'), lit(5)))), remote(l), eq(col(l, 'l_orderkey'), col(o, 'o_orderkey')));
+  return b.join(
+    type,
+    remote(b.filter(o, lt(col(o, 'o_custkey'), lit(5)))),
+    remote(l),
+    eq(col(l, 'l_orderkey'), col(o, 'o_orderkey')),
+  );
 }
 
 describe('absorb-join-into-remote', () => {
@@ -49,6 +54,12 @@ describe('absorb-join-into-remote', () => {
     const b = new PlanBuilder();
     const o = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
     const l = b.scan('dbA', 'lineitem', { l_orderkey: 'int64' });
-    expect(fire(absorbJoinIntoRemote, b.join('inner', o, l, eq(col(o, 'o_orderkey'), col(l, 'l_orderkey'))), sources({ dbA: PG_CAPS }))).toBe('did not fire');
+    expect(
+      fire(
+        absorbJoinIntoRemote,
+        b.join('inner', o, l, eq(col(o, 'o_orderkey'), col(l, 'l_orderkey'))),
+        sources({ dbA: PG_CAPS }),
+      ),
+    ).toBe('did not fire');
   });
 });

@@ -23,9 +23,11 @@ export function absorbJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContext): 
   const caps = capabilitiesOf(ctx, left.source);
   const notPushed: NotPushed[] = [];
   const type = node.type === 'inner' && !node.condition ? 'cross' : node.type;
-  if (type === 'semi' || type === 'anti') notPushed.push({ what: `${type} join`, reason: 'a source query cannot express semi/anti joins' });
+  if (type === 'semi' || type === 'anti')
+    notPushed.push({ what: `${type} join`, reason: 'a source query cannot express semi/anti joins' });
   else if (!caps.joins[type]) notPushed.push({ what: `${type} join`, reason: `${type} join not supported by source` });
-  else if (joinNeedsSubquery(node.type, left.plan, right.plan) && !caps.subqueryInFrom) notPushed.push({ what: `${type} join`, reason: 'source cannot nest a subquery' });
+  else if (joinNeedsSubquery(node.type, left.plan, right.plan) && !caps.subqueryInFrom)
+    notPushed.push({ what: `${type} join`, reason: 'source cannot nest a subquery' });
   else if (node.condition) {
     const check = canPushExpr(node.condition, caps);
     if (!check.ok) notPushed.push({ what: describe(node.condition, [left, right]), reason: check.reason });

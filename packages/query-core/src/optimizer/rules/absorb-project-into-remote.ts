@@ -22,5 +22,10 @@ export function absorbProjectIntoRemote(node: LogicalPlan, ctx: OptimizerContext
   if (notPushed.length > 0) return annotate(node, notPushed);
   const { notPushed: _drop, ...project } = node;
   void _drop;
-  return { kind: 'Remote', source: remote.source, plan: { ...project, input: remote.plan }, fields: node.exprs.map((e) => e.field) };
+  return {
+    kind: 'Remote',
+    source: remote.source,
+    plan: { ...project, input: remote.plan },
+    fields: node.exprs.map((e) => e.field),
+  };
 }

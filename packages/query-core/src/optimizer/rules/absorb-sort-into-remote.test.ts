@@ -30,6 +30,8 @@ describe('absorb-sort-into-remote', () => {
   it('does not fire on a sort over a non-remote input', () => {
     const b = new PlanBuilder();
     const s = b.scan('dbD', 'customer', { c_custkey: 'int64' });
-    expect(fire(absorbSortIntoRemote, b.sort(s, [['c_custkey', 'asc']]), sources({ dbD: PG_CAPS }))).toBe('did not fire');
+    expect(fire(absorbSortIntoRemote, b.sort(s, [['c_custkey', 'asc']]), sources({ dbD: PG_CAPS }))).toBe(
+      'did not fire',
+    );
   });
 });

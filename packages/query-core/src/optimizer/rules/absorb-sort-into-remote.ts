@@ -11,7 +11,8 @@ export function absorbSortIntoRemote(node: LogicalPlan, ctx: OptimizerContext): 
   const remote = node.input;
   const caps = capabilitiesOf(ctx, remote.source);
   const notPushed: NotPushed[] = [];
-  if (needsSubquery(shapeOf(remote.plan), 'Sort') && !caps.subqueryInFrom) notPushed.push({ what: 'ORDER BY', reason: 'source cannot nest a subquery' });
+  if (needsSubquery(shapeOf(remote.plan), 'Sort') && !caps.subqueryInFrom)
+    notPushed.push({ what: 'ORDER BY', reason: 'source cannot nest a subquery' });
   else {
     for (const k of node.keys) {
       const check = canPushSortKey(k, caps);

@@ -22,7 +22,8 @@ describe('choose-join-strategy', () => {
   });
 
   it('hashes with the smaller side as build when neither side is small', () => {
-    expect(fire(chooseJoinStrategy, join(200_000), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
+    expect(fire(chooseJoinStrategy, join(200_000), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS })))
+      .toMatchInlineSnapshot(`
       "Join inner ON (o_custkey#2 = c_custkey#1) strategy=hash(build=right)
         Remote dbD [o_custkey#2]
           Scan dbD.public.orders AS orders [o_custkey#2]
@@ -32,7 +33,8 @@ describe('choose-join-strategy', () => {
   });
 
   it('does not send string keys to a source whose string equality is not exact', () => {
-    expect(fire(chooseJoinStrategy, join(100, 'varchar(10)'), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
+    expect(fire(chooseJoinStrategy, join(100, 'varchar(10)'), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS })))
+      .toMatchInlineSnapshot(`
       "Join inner ON (o_custkey#2 = c_custkey#1) strategy=hash(build=right)
         Remote dbD [o_custkey#2]
           Scan dbD.public.orders AS orders [o_custkey#2]

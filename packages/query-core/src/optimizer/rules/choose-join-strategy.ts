@@ -32,7 +32,15 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
 
   // the driver's rows must all be read anyway: the preserved side of an outer join, the probing side of semi/anti
   const drivers: ('left' | 'right')[] =
-    node.type === 'inner' ? (l <= r ? ['left', 'right'] : ['right', 'left']) : node.type === 'left' || node.type === 'semi' || node.type === 'anti' ? ['left'] : node.type === 'right' ? ['right'] : [];
+    node.type === 'inner'
+      ? l <= r
+        ? ['left', 'right']
+        : ['right', 'left']
+      : node.type === 'left' || node.type === 'semi' || node.type === 'anti'
+        ? ['left']
+        : node.type === 'right'
+          ? ['right']
+          : [];
   for (const driver of drivers) {
     const [small, big, other] = driver === 'left' ? [l, r, node.right] : [r, l, node.left];
     if (small >= DEPENDENT_MAX_DRIVER_ROWS || small * DEPENDENT_MIN_RATIO > big || other.kind !== 'Remote') continue;
@@ -40,9 +48,20 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
     if (!caps.in || caps.maxInList <= 0) continue;
     // IN lists restrict one key column; the source must compare its type exactly, or an IN
     // list could match other rows (the executor restricts the first such key)
-    const exact = (k: (typeof keys)[number]) => !(k.type.kind === 'string' && !caps.exactStringEquality) && k.type.kind !== 'float32' && k.type.kind !== 'float64';
+    const exact = (k: (typeof keys)[number]) =>
+      !(k.type.kind === 'string' && !caps.exactStringEquality) &&
+      k.type.kind !== 'float32' &&
+      k.type.kind !== 'float64';
     if (!keys.some(exact)) continue;
-    return { ...node, strategy: { kind: 'dependent', driver, maxInList: Math.min(1000, caps.maxInList), maxParallel: DEPENDENT_MAX_PARALLEL } };
+    return {
+      ...node,
+      strategy: {
+        kind: 'dependent',
+        driver,
+        maxInList: Math.min(1000, caps.maxInList),
+        maxParallel: DEPENDENT_MAX_PARALLEL,
+      },
+    };
   }
   return { ...node, strategy: { kind: 'hash', buildSide: l <= r ? 'left' : 'right' } };
 }

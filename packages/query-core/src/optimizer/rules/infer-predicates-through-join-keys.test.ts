@@ -45,7 +45,26 @@ describe('infer-predicates-through-join-keys', () => {
     const b = new PlanBuilder();
     const c = b.scan('dbB', 'customer', { c_custkey: 'int64' });
     const o = b.scan('dbA', 'orders', { o_custkey: 'int64' });
-    const j = b.join('inner', b.filter(c, eq(col(c, 'c_custkey'), param(0, 'int64'))), b.filter(o, eq(col(o, 'o_custkey'), param(0, 'int64'))), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const j = b.join(
+      'inner',
+      b.filter(c, eq(col(c, 'c_custkey'), param(0, 'int64'))),
+      b.filter(o, eq(col(o, 'o_custkey'), param(0, 'int64'))),
+      eq(col(c, 'c_custkey'), col(o, 'o_custkey')),
+    );
+    expect(fire(inferPredicatesThroughJoinKeys, j)).toBe('did not fire');
+  });
+
+  it('sees a predicate it copied earlier below a projection, so it does not copy it again', () => {
+    const b = new PlanBuilder();
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64' });
+    const o = b.scan('dbA', 'orders', { o_custkey: 'int64' });
+    const projected = b.project(b.filter(o, lt(col(o, 'o_custkey'), lit(10000))), [['k', col(o, 'o_custkey')]]);
+    const j = b.join(
+      'left',
+      b.filter(c, lt(col(c, 'c_custkey'), lit(10000))),
+      projected,
+      eq(col(c, 'c_custkey'), col(projected, 'k')),
+    );
     expect(fire(inferPredicatesThroughJoinKeys, j)).toBe('did not fire');
   });
 });

@@ -1,4 +1,4 @@
-import type { Expr, LogicalPlan } from '../../plan/logical.js';
+import type { Expr, LogicalPlan, NamedExpr } from '../../plan/logical.js';
 import { conjuncts, exprKey, fieldIds, isConstant, refsOf, replaceRefs, sameType, subset } from '../exprs.js';
 import { addFilter } from './push-filter-into-join.js';
 
@@ -30,12 +30,24 @@ export function inferPredicatesThroughJoinKeys(node: LogicalPlan): LogicalPlan |
   }
   if (pairs.length === 0) return undefined;
   const newRight = toRight ? inferred(knownPredicates(node.left), knownPredicates(node.right), pairs, right) : [];
-  const newLeft = toLeft ? inferred(knownPredicates(node.right), knownPredicates(node.left), pairs.map(([l, r]) => [r, l]), left) : [];
+  const newLeft = toLeft
+    ? inferred(
+        knownPredicates(node.right),
+        knownPredicates(node.left),
+        pairs.map(([l, r]) => [r, l]),
+        left,
+      )
+    : [];
   if (newLeft.length + newRight.length === 0) return undefined;
   return { ...node, left: addFilter(node.left, newLeft), right: addFilter(node.right, newRight) } satisfies Join;
 }
 
-function inferred(from: readonly Expr[], existing: readonly Expr[], pairs: readonly (readonly [number, number])[], target: ReadonlySet<number>): Expr[] {
+function inferred(
+  from: readonly Expr[],
+  existing: readonly Expr[],
+  pairs: readonly (readonly [number, number])[],
+  target: ReadonlySet<number>,
+): Expr[] {
   const have = new Set(existing.map(exprKey));
   const out: Expr[] = [];
   for (const p of from) {
@@ -79,7 +91,11 @@ export function knownPredicates(plan: LogicalPlan): Expr[] {
       switch (plan.type) {
         case 'inner':
         case 'cross':
-          return [...knownPredicates(plan.left), ...knownPredicates(plan.right), ...(plan.condition ? conjuncts(plan.condition) : [])];
+          return [
+            ...knownPredicates(plan.left),
+            ...knownPredicates(plan.right),
+            ...(plan.condition ? conjuncts(plan.condition) : []),
+          ];
         case 'left':
         case 'semi':
         case 'anti':
@@ -95,7 +111,21 @@ export function knownPredicates(plan: LogicalPlan): Expr[] {
       return knownPredicates(plan.input);
     case 'Remote':
       return knownPredicates(plan.plan);
+    case 'Project':
+      return renamed(knownPredicates(plan.input), plan.exprs);
+    case 'Aggregate':
+      // a predicate on a grouping column holds for every group
+      return renamed(knownPredicates(plan.input), plan.groupBy);
     default:
       return [];
   }
+}
+
+/** Predicates over the columns a projection passes through, in terms of its output fields. */
+function renamed(facts: readonly Expr[], exprs: readonly NamedExpr[]): Expr[] {
+  const map = new Map<number, Expr>();
+  for (const e of exprs)
+    if (e.expr.kind === 'ref' && !map.has(e.expr.id))
+      map.set(e.expr.id, { kind: 'ref', id: e.field.id, type: e.field.type });
+  return facts.filter((f) => [...refsOf(f)].every((id) => map.has(id))).map((f) => replaceRefs(f, map));
 }

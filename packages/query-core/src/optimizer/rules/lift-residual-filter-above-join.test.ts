@@ -12,7 +12,16 @@ function plan(type: 'inner' | 'left', annotated = true): LogicalPlan {
     kind: 'Filter',
     input: remote(r),
     predicate: eq(col(r, 'r_name'), lit('AFRICA', 'char(25)')),
-    ...(annotated ? { notPushed: [{ what: "(r_name = 'AFRICA')", reason: 'string comparison under a case-insensitive or pad-space collation' }] } : {}),
+    ...(annotated
+      ? {
+          notPushed: [
+            {
+              what: "(r_name = 'AFRICA')",
+              reason: 'string comparison under a case-insensitive or pad-space collation',
+            },
+          ],
+        }
+      : {}),
   };
   return b.join(type, remote(n), residual, eq(col(n, 'n_regionkey'), col(r, 'r_regionkey')));
 }
@@ -35,6 +44,8 @@ describe('lift-residual-filter-above-join', () => {
   });
 
   it('does not lift a filter absorb-filter-into-remote has not looked at yet', () => {
-    expect(fire(liftResidualFilterAboveJoin, plan('inner', false), sources({ dbD: MARIADB_CI_CAPS }))).toBe('did not fire');
+    expect(fire(liftResidualFilterAboveJoin, plan('inner', false), sources({ dbD: MARIADB_CI_CAPS }))).toBe(
+      'did not fire',
+    );
   });
 });

@@ -16,9 +16,18 @@ export function liftResidualFilterAboveJoin(node: LogicalPlan, ctx: OptimizerCon
     const child = node[side];
     const other = side === 'left' ? node.right : node.left;
     if (child.kind !== 'Filter' || !child.notPushed || child.input.kind !== 'Remote') continue;
-    const otherRemote = other.kind === 'Remote' ? other : other.kind === 'Filter' && other.notPushed && other.input.kind === 'Remote' ? other.input : undefined;
+    const otherRemote =
+      other.kind === 'Remote'
+        ? other
+        : other.kind === 'Filter' && other.notPushed && other.input.kind === 'Remote'
+          ? other.input
+          : undefined;
     if (!otherRemote || otherRemote.source !== child.input.source) continue;
-    const liftable = node.type === 'inner' || node.type === 'cross' || (node.type === 'left' && side === 'left') || (node.type === 'right' && side === 'right');
+    const liftable =
+      node.type === 'inner' ||
+      node.type === 'cross' ||
+      (node.type === 'left' && side === 'left') ||
+      (node.type === 'right' && side === 'right');
     if (!liftable) continue;
     const caps = capabilitiesOf(ctx, child.input.source);
     const type = node.type === 'inner' && !node.condition ? 'cross' : node.type;

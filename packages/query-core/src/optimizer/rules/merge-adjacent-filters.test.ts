@@ -23,5 +23,10 @@ describe('merge-adjacent-filters', () => {
 });
 
 function call2(s: Parameters<typeof col>[0]) {
-  return { kind: 'call' as const, fn: 'and' as const, args: [lt(col(s, 'o_orderkey'), lit(5)), gt(col(s, 'o_orderkey'), lit(1))], type: { kind: 'bool' as const } };
+  return {
+    kind: 'call' as const,
+    fn: 'and' as const,
+    args: [lt(col(s, 'o_orderkey'), lit(5)), gt(col(s, 'o_orderkey'), lit(1))],
+    type: { kind: 'bool' as const },
+  };
 }

@@ -12,5 +12,10 @@ export function mergeAdjacentFilters(node: LogicalPlan): LogicalPlan | undefined
     return true;
   });
   const notPushed = [...(node.input.notPushed ?? []), ...(node.notPushed ?? [])];
-  return { kind: 'Filter', input: node.input.input, predicate: conjoin(parts)!, ...(notPushed.length ? { notPushed } : {}) };
+  return {
+    kind: 'Filter',
+    input: node.input.input,
+    predicate: conjoin(parts)!,
+    ...(notPushed.length ? { notPushed } : {}),
+  };
 }

@@ -8,7 +8,12 @@ describe('prune-columns', () => {
     const b = new PlanBuilder();
     const c = b.scan('dbB', 'customer', { c_custkey: 'int64', c_name: 'varchar(25)', c_address: 'varchar(40)' });
     const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64', o_comment: 'varchar(79)' });
-    const j = b.join('inner', b.filter(c, lt(col(c, 'c_custkey'), lit(10))), o, eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const j = b.join(
+      'inner',
+      b.filter(c, lt(col(c, 'c_custkey'), lit(10))),
+      o,
+      eq(col(c, 'c_custkey'), col(o, 'o_custkey')),
+    );
     expect(fire(pruneColumns, b.select(j, ['c_name', 'o_orderkey']))).toMatchInlineSnapshot(`
       "Project c_name#7 := c_name#2, o_orderkey#8 := o_orderkey#4
         Join inner ON (c_custkey#1 = o_custkey#5)
@@ -21,7 +26,14 @@ describe('prune-columns', () => {
   it('keeps one column for count(*) and drops unread aggregates below a projection', () => {
     const b = new PlanBuilder();
     const s = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
-    const a = b.aggregate(s, [], [['n', 'count_star', []], ['m', 'max', [col(s, 'o_custkey')]]]);
+    const a = b.aggregate(
+      s,
+      [],
+      [
+        ['n', 'count_star', []],
+        ['m', 'max', [col(s, 'o_custkey')]],
+      ],
+    );
     expect(fire(pruneColumns, b.select(a, ['n']))).toMatchInlineSnapshot(`
       "Project n#5 := n#3
         Aggregate group=[] aggs=[n#3 := count_star()]

@@ -15,7 +15,10 @@ export function pruneColumns(node: LogicalPlan): LogicalPlan | undefined {
     return input === node.input ? undefined : { ...node, input };
   }
   if (node.kind === 'Aggregate') {
-    const used = refsOfAll([...node.groupBy.map((g) => g.expr), ...node.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])])]);
+    const used = refsOfAll([
+      ...node.groupBy.map((g) => g.expr),
+      ...node.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])]),
+    ]);
     const input = narrow(node.input, used);
     return input === node.input ? undefined : { ...node, input };
   }
@@ -42,7 +45,13 @@ function narrow(plan: LogicalPlan, needed: ReadonlySet<number>): LogicalPlan {
       return input === plan.input ? plan : { ...plan, input };
     }
     case 'Sort': {
-      const input = narrow(plan.input, refsOfAll(plan.keys.map((k) => k.expr), new Set(needed)));
+      const input = narrow(
+        plan.input,
+        refsOfAll(
+          plan.keys.map((k) => k.expr),
+          new Set(needed),
+        ),
+      );
       return input === plan.input ? plan : { ...plan, input };
     }
     case 'Limit': {
@@ -58,8 +67,12 @@ function narrow(plan: LogicalPlan, needed: ReadonlySet<number>): LogicalPlan {
     }
     case 'Aggregate': {
       let aggregates = plan.aggregates.filter((a) => needed.has(a.field.id));
-      if (aggregates.length === 0 && plan.groupBy.length === 0 && plan.aggregates.length > 0) aggregates = [plan.aggregates[0]];
-      const used = refsOfAll([...plan.groupBy.map((g) => g.expr), ...aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])])]);
+      if (aggregates.length === 0 && plan.groupBy.length === 0 && plan.aggregates.length > 0)
+        aggregates = [plan.aggregates[0]];
+      const used = refsOfAll([
+        ...plan.groupBy.map((g) => g.expr),
+        ...aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])]),
+      ]);
       const input = narrow(plan.input, used);
       if (aggregates.length === plan.aggregates.length && input === plan.input) return plan;
       return { ...plan, aggregates, input };
@@ -77,5 +90,9 @@ function narrow(plan: LogicalPlan, needed: ReadonlySet<number>): LogicalPlan {
 }
 
 function pick(ids: ReadonlySet<number>, side: LogicalPlan): Set<number> {
-  return new Set(outputFields(side).map((f) => f.id).filter((id) => ids.has(id)));
+  return new Set(
+    outputFields(side)
+      .map((f) => f.id)
+      .filter((id) => ids.has(id)),
+  );
 }

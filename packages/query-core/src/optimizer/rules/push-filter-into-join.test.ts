@@ -14,7 +14,14 @@ describe('push-filter-into-join', () => {
   it('splits conjuncts, moves one-side ones down and turns cross join + equality into an inner join', () => {
     const { b, c, o } = tables();
     const j = b.join('cross', c, o);
-    const plan = b.filter(j, and(lt(col(j, 'c_custkey'), lit(10)), eq(col(j, 'c_custkey'), col(j, 'o_custkey')), lt(col(j, 'o_orderkey'), lit(7))));
+    const plan = b.filter(
+      j,
+      and(
+        lt(col(j, 'c_custkey'), lit(10)),
+        eq(col(j, 'c_custkey'), col(j, 'o_custkey')),
+        lt(col(j, 'o_orderkey'), lit(7)),
+      ),
+    );
     expect(fire(pushFilterIntoJoin, plan)).toMatchInlineSnapshot(`
       "Join inner ON (c_custkey#1 = o_custkey#4)
         Filter (c_custkey#1 < 10)
@@ -39,7 +46,11 @@ describe('push-filter-into-join', () => {
 
   it('moves an ON conjunct on the null-supplying side into it, but not one on the preserved side', () => {
     const { b, c, o } = tables();
-    const cond = and(eq(col(c, 'c_custkey'), col(o, 'o_custkey')), lt(col(o, 'o_orderkey'), lit(7)), lt(col(c, 'c_custkey'), lit(3)));
+    const cond = and(
+      eq(col(c, 'c_custkey'), col(o, 'o_custkey')),
+      lt(col(o, 'o_orderkey'), lit(7)),
+      lt(col(c, 'c_custkey'), lit(3)),
+    );
     expect(fire(pushFilterIntoJoin, b.join('left', c, o, cond))).toMatchInlineSnapshot(`
       "Join left ON ((c_custkey#1 = o_custkey#4) AND (c_custkey#1 < 3))
         Scan dbB.public.customer AS customer [c_custkey#1, c_name#2]

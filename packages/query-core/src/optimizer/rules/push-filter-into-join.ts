@@ -34,7 +34,8 @@ function fromFilter(predicate: Expr, join: Join): LogicalPlan | undefined {
     if (refs.size === 0) keep.push(c);
     else if (subset(refs, left) && FILTER_TO_LEFT.has(join.type)) toLeft.push(c);
     else if (subset(refs, right) && FILTER_TO_RIGHT.has(join.type)) toRight.push(c);
-    else if ((join.type === 'inner' || join.type === 'cross') && subset(refs, new Set([...left, ...right]))) toOn.push(c);
+    else if ((join.type === 'inner' || join.type === 'cross') && subset(refs, new Set([...left, ...right])))
+      toOn.push(c);
     else keep.push(c);
   }
   if (toLeft.length + toRight.length + toOn.length === 0) return undefined;

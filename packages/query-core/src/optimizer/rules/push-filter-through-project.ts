@@ -12,5 +12,13 @@ export function pushFilterThroughProject(node: LogicalPlan): LogicalPlan | undef
   if (project.exprs.some((e) => e.expr.kind === 'subquery')) return undefined;
   const map = new Map<number, Expr>(project.exprs.map((e) => [e.field.id, e.expr]));
   const predicate = replaceRefs(node.predicate, map);
-  return { ...project, input: { kind: 'Filter', input: project.input, predicate, ...(node.notPushed ? { notPushed: node.notPushed } : {}) } };
+  return {
+    ...project,
+    input: {
+      kind: 'Filter',
+      input: project.input,
+      predicate,
+      ...(node.notPushed ? { notPushed: node.notPushed } : {}),
+    },
+  };
 }

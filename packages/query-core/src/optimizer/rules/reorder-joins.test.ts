@@ -11,7 +11,12 @@ describe('reorder-joins', () => {
     const l = b.scan('dbA', 'lineitem', { l_orderkey: 'int64' }, 6_000_000);
     const cf = b.filter(c, eq(col(c, 'c_custkey'), lit(7)));
     // the query's order: lineitem ⋈ customer is a cross product, orders joins both
-    const j = b.join('inner', b.join('cross', l, cf), o, { kind: 'call', fn: 'and', args: [eq(col(c, 'c_custkey'), col(o, 'o_custkey')), eq(col(l, 'l_orderkey'), col(o, 'o_orderkey'))], type: { kind: 'bool' } });
+    const j = b.join('inner', b.join('cross', l, cf), o, {
+      kind: 'call',
+      fn: 'and',
+      args: [eq(col(c, 'c_custkey'), col(o, 'o_custkey')), eq(col(l, 'l_orderkey'), col(o, 'o_orderkey'))],
+      type: { kind: 'bool' },
+    });
     expect(fire(reorderJoins, j, sources({ dbA: PG_CAPS, dbB: PG_CAPS }))).toMatchInlineSnapshot(`
       "Project l_orderkey#4 := l_orderkey#4, c_custkey#1 := c_custkey#1, o_orderkey#2 := o_orderkey#2, o_custkey#3 := o_custkey#3
         Join inner ON (c_custkey#1 = o_custkey#3)
@@ -28,7 +33,9 @@ describe('reorder-joins', () => {
     const c = b.scan('dbB', 'customer', { c_custkey: 'int64' });
     const o = b.scan('dbA', 'orders', { o_custkey: 'int64' });
     expect(fire(reorderJoins, b.join('left', c, o, eq(col(c, 'c_custkey'), col(o, 'o_custkey'))))).toBe('did not fire');
-    expect(fire(reorderJoins, b.join('inner', c, o, eq(col(c, 'c_custkey'), col(o, 'o_custkey'))))).toBe('did not fire');
+    expect(fire(reorderJoins, b.join('inner', c, o, eq(col(c, 'c_custkey'), col(o, 'o_custkey'))))).toBe(
+      'did not fire',
+    );
   });
 
   it('does not fire when the order is already the greedy one', () => {
@@ -36,7 +43,12 @@ describe('reorder-joins', () => {
     const c = b.scan('dbB', 'customer', { c_custkey: 'int64' }, 10);
     const o = b.scan('dbB', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' }, 100);
     const l = b.scan('dbB', 'lineitem', { l_orderkey: 'int64' }, 1000);
-    const j = b.join('inner', b.join('inner', c, o, eq(col(c, 'c_custkey'), col(o, 'o_custkey'))), l, eq(col(l, 'l_orderkey'), col(o, 'o_orderkey')));
+    const j = b.join(
+      'inner',
+      b.join('inner', c, o, eq(col(c, 'c_custkey'), col(o, 'o_custkey'))),
+      l,
+      eq(col(l, 'l_orderkey'), col(o, 'o_orderkey')),
+    );
     expect(fire(reorderJoins, j, sources({ dbB: PG_CAPS }))).toBe('did not fire');
   });
 });

@@ -59,7 +59,11 @@ function soleSource(p: LogicalPlan): string | undefined {
 }
 
 /** Leaves grouped into same-source units connected by join predicates (order of first appearance). */
-function groupBySource(leaves: readonly LogicalPlan[], conditions: readonly Expr[], ctx: OptimizerContext): LogicalPlan[][] {
+function groupBySource(
+  leaves: readonly LogicalPlan[],
+  conditions: readonly Expr[],
+  ctx: OptimizerContext,
+): LogicalPlan[][] {
   const parent = leaves.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
   const ids = leaves.map(fieldIds);
@@ -153,5 +157,7 @@ function join(left: LogicalPlan, right: LogicalPlan, conditions: readonly Expr[]
     return subset(refs, both) && !subset(refs, l) && !subset(refs, r);
   });
   const condition = conjoin(mine);
-  return condition ? { kind: 'Join', type: 'inner', left, right, condition } : { kind: 'Join', type: 'cross', left, right };
+  return condition
+    ? { kind: 'Join', type: 'inner', left, right, condition }
+    : { kind: 'Join', type: 'cross', left, right };
 }

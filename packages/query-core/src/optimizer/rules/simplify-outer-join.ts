@@ -16,20 +16,43 @@ export function simplifyOuterJoin(node: LogicalPlan): LogicalPlan | undefined {
   let type: 'inner' | 'left' | 'right' | 'full' = join.type;
   if (type === 'left' && rejectsRight) type = 'inner';
   else if (type === 'right' && rejectsLeft) type = 'inner';
-  else if (type === 'full') type = rejectsLeft && rejectsRight ? 'inner' : rejectsLeft ? 'left' : rejectsRight ? 'right' : 'full';
+  else if (type === 'full')
+    type = rejectsLeft && rejectsRight ? 'inner' : rejectsLeft ? 'left' : rejectsRight ? 'right' : 'full';
   if (type === join.type) return undefined;
   return { ...node, input: { ...join, type } };
 }
 
 const STRICT_PREDICATES = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'like', 'ilike', 'starts_with', 'is_not_null']);
-const STRICT_FUNCTIONS = new Set(['add', 'sub', 'mul', 'div', 'mod', 'neg', 'abs', 'lower', 'upper', 'length', 'substring', 'trim', 'ltrim', 'rtrim', 'concat', 'left', 'right']);
+const STRICT_FUNCTIONS = new Set([
+  'add',
+  'sub',
+  'mul',
+  'div',
+  'mod',
+  'neg',
+  'abs',
+  'lower',
+  'upper',
+  'length',
+  'substring',
+  'trim',
+  'ltrim',
+  'rtrim',
+  'concat',
+  'left',
+  'right',
+]);
 
 /** True when `c` cannot be true if every field in `ids` is NULL. */
 function rejectsNulls(c: Expr, ids: ReadonlySet<number>): boolean {
   if (c.kind === 'in' && !c.negated) return strictRef(c.expr, ids);
   if (c.kind === 'in') return strictRef(c.expr, ids);
   if (c.kind !== 'call') return false;
-  if (c.fn === 'not' && c.args[0].kind === 'call' && ['like', 'ilike', 'eq', 'lt', 'le', 'gt', 'ge', 'ne'].includes(c.args[0].fn)) {
+  if (
+    c.fn === 'not' &&
+    c.args[0].kind === 'call' &&
+    ['like', 'ilike', 'eq', 'lt', 'le', 'gt', 'ge', 'ne'].includes(c.args[0].fn)
+  ) {
     return c.args[0].args.some((a) => strictRef(a, ids));
   }
   if (c.fn === 'and') return c.args.some((a) => rejectsNulls(a, ids));
