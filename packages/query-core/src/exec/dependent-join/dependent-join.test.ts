@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { t, type Connector, type RemoteQuery, type Row } from '@junction/connectors';
+import { createMysqlDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { makeKeyFn } from '../hash-key.js';
+import { RemoteScanOp } from '../remote-scan.js';
+import { RowsOp, bag, run, testContext } from '../test-support.js';
+import { DependentJoinOp } from './index.js';
+import { planKeyBatches, restrictToKeys } from './key-batches.js';
+
+let db: TestDatabase;
+let conn: Connector;
+
+beforeAll(async () => {
+  db = await createMysqlDatabase('depjoin');
+  await db.exec(`CREATE TABLE part (p_id int PRIMARY KEY, p_name varchar(20))`);
+  await db.exec(`INSERT INTO part VALUES ${Array.from({ length: 50 }, (_, i) => `(${i + 1}, 'part ${i + 1}')`).join(', ')}`);
+  conn = await db.connector('my');
+});
+afterAll(async () => db?.drop());
+
+const parts = (): RemoteQuery => ({
+  select: [
+    { expr: { kind: 'column', table: 'p', column: 'p_id', type: t.int32 }, alias: 'p_id' },
+    { expr: { kind: 'column', table: 'p', column: 'p_name', type: t.varchar(20) }, alias: 'p_name' },
+  ],
+  from: { kind: 'table', alias: 'p', schema: db.name, table: 'part' },
+});
+
+describe('planKeyBatches', () => {
+  it('fills up to 50 IN lists per statement within the parameter limit', () => {
+    const keys = Array.from({ length: 12 }, (_, i) => i);
+    expect(planKeyBatches(keys, { maxInList: 2, maxBindParams: 100, baseParams: 0 })).toEqual([
+      [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+        [6, 7],
+        [8, 9],
+        [10, 11],
+      ],
+    ]);
+    expect(planKeyBatches(keys, { maxInList: 2, maxBindParams: 6, baseParams: 1 })).toEqual([
+      [[0, 1], [2, 3], [4]],
+      [[5, 6], [7, 8], [9]],
+      [[10, 11]],
+    ]);
+    const many = Array.from({ length: 120 }, (_, i) => i);
+    expect(planKeyBatches(many, { maxInList: 2, maxBindParams: 65535, baseParams: 0 }).map((s) => s.length)).toEqual([50, 10]);
+  });
+
+  it('wraps a grouped query before restricting it, so the IN does not change the groups', () => {
+    const grouped: RemoteQuery = { ...parts(), groupBy: [parts().select[0].expr] };
+    const r = restrictToKeys(grouped, 0, [[1, 2]]);
+    expect(r.from.kind).toBe('subquery');
+    expect(r.where).toEqual({
+      kind: 'in',
+      expr: { kind: 'column', table: 'dj', column: 'p_id', type: t.int32 },
+      list: [
+        { kind: 'literal', value: 1, type: t.int32 },
+        { kind: 'literal', value: 2, type: t.int32 },
+      ],
+      negated: false,
+      type: { kind: 'bool' },
+    });
+  });
+});
+
+describe('DependentJoinOp on MariaDB', () => {
+  it('sends ? placeholders in batches of maxInList and joins exactly', async () => {
+    const driver = new RowsOp([[[3, 'a'], [48, 'b'], [7, 'c'], [3, 'd'], [99, 'e'], [null, 'f'], [12, 'g']]]);
+    const remote = new RemoteScanOp('my', conn, parts(), conn.render(parts()));
+    const op = new DependentJoinOp(
+      driver,
+      remote,
+      { type: 'left', buildSide: 'left', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 2, rightWidth: 2 },
+      { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 2, maxParallel: 3 },
+      '',
+    );
+    const ctx = testContext();
+    const rows: Row[] = await run(op, ctx);
+    expect(bag(rows)).toEqual(
+      bag([
+        [3, 'a', 3, 'part 3'],
+        [3, 'd', 3, 'part 3'],
+        [48, 'b', 48, 'part 48'],
+        [7, 'c', 7, 'part 7'],
+        [12, 'g', 12, 'part 12'],
+        [99, 'e', null, null],
+        [null, 'f', null, null],
+      ]),
+    );
+    expect(ctx.statements.length).toBe(1);
+    expect(ctx.statements[0].params).toEqual([3, 48, 7, 99, 12]);
+    expect(ctx.statements[0].sql).toMatch(/IN \(\?, \?\)\) OR .*IN \(\?, \?\)\)\) OR .*IN \(\?\)\)\)$/);
+    expect(op.report).toEqual({ statements: 1, keys: 5 });
+  });
+});
