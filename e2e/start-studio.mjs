@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const build = spawnSync('npm', ['run', '--silent', 'build', '-w', '@junction/web'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+const build = spawnSync('npm', ['run', '--silent', 'build', '-w', '@junction/web'], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'pipe'],
+  encoding: 'utf8',
+});
 if (build.status !== 0) {
   process.stderr.write(`${build.stdout}${build.stderr}\ne2e: building apps/web failed (exit ${build.status})\n`);
   process.exit(1);

@@ -9,6 +9,12 @@ test('a wrong password is refused and the admin signs in', async ({ page }) => {
   await expect(page.getByRole('alert')).toHaveText('Wrong username or password.');
   await signIn(page);
   await expect(page.getByRole('link', { name: 'Query' })).toHaveAttribute('aria-current', 'page');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  // the session is gone on the server too, not only in the page
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
 });
 
 test('the catalog shows the demo sources dbA..dbD with their tables', async ({ page }) => {
@@ -33,7 +39,9 @@ test('the catalog shows the demo sources dbA..dbD with their tables', async ({ p
   await page.getByLabel('Search catalog').fill('nation');
   await expect(tree.locator('[data-testid^="catalog-source-"]')).toHaveText([/dbB/, /dbD/]);
   await expect(page.getByTestId('catalog-table-dbD.nation')).toBeVisible();
-  await expect(page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.j-columns li')).toHaveText([/^c_nationkey\s+int32$/]);
+  await expect(page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.j-columns li')).toHaveText([
+    /^c_nationkey\s+int32$/,
+  ]);
 });
 
 test('JDV query A runs federated and streams exactly 100 rows', async ({ page }) => {
@@ -57,11 +65,15 @@ test('JDV query A runs federated and streams exactly 100 rows', async ({ page })
   ]);
   const firstKeys = await grid.locator('tbody tr:not([aria-hidden]) td:nth-child(2)').allTextContents();
   expect(firstKeys.slice(0, 5)).toEqual(['1', '2', '3', '4', '5']);
-  await expect(grid.locator('tbody tr:not([aria-hidden])').first().locator('td').nth(2)).toHaveText('Customer#000000001');
+  await expect(grid.locator('tbody tr:not([aria-hidden])').first().locator('td').nth(2)).toHaveText(
+    'Customer#000000001',
+  );
 
   // the run shows up in the history
   await page.getByRole('tab', { name: 'History' }).click();
-  await expect(page.getByRole('list', { name: 'Query history' }).locator('li').first()).toContainText('SELECT * FROM dbB.customer WHERE c_custkey <= 100');
+  await expect(page.getByRole('list', { name: 'Query history' }).locator('li').first()).toContainText(
+    'SELECT * FROM dbB.customer WHERE c_custkey <= 100',
+  );
   await expect(page.getByRole('list', { name: 'Query history' }).locator('li').first()).toContainText('ok · 100 rows');
 
   await page.screenshot({ path: 'test-results/screenshots/query-workspace.png' });
@@ -74,30 +86,35 @@ test('malformed SQL shows the error and underlines its position in the editor', 
   const error = page.getByTestId('query-error');
   await expect(error).toBeVisible();
   await expect(page.getByTestId('run-status')).toHaveText(/^Failed after/);
-  const where = await error.locator('.j-small').textContent();
-  const m = /line (\d+), column (\d+)/.exec(where ?? '');
-  expect(m, `error names a position: ${where}`).not.toBeNull();
-  const column = Number(m![2]);
-  // the parser stops at the word after FORM's misuse; whatever it names, the marker must sit there
+  await expect(error.locator('strong')).toHaveText('syntax error at or near "dbB"');
+  await expect(error.locator('.j-small')).toHaveText('syntax_error · line 1, column 20');
+  const column = 20;
   const squiggle = page.getByTestId('sql-editor').locator('.squiggly-error');
   await expect(squiggle).toHaveCount(1);
   const box = (await squiggle.boundingBox())!;
-  const charX = await page.getByTestId('sql-editor').locator('.view-line').first().evaluate((line, col) => {
-    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
-    let left = col - 1;
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const len = n.textContent!.length;
-      if (left <= len) {
-        const r = document.createRange();
-        r.setStart(n, Math.min(left, len));
-        r.setEnd(n, Math.min(left, len));
-        return r.getBoundingClientRect().left;
-      }
-      left -= len;
-    }
-    return -1;
-  }, column);
-  expect(Math.abs(box.x - charX)).toBeLessThan(2);
+  const xOfColumn = (col: number) =>
+    page
+      .getByTestId('sql-editor')
+      .locator('.view-line')
+      .first()
+      .evaluate((line, col) => {
+        const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+        let left = col - 1;
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const len = n.textContent!.length;
+          if (left <= len) {
+            const r = document.createRange();
+            r.setStart(n, Math.min(left, len));
+            r.setEnd(n, Math.min(left, len));
+            return r.getBoundingClientRect().left;
+          }
+          left -= len;
+        }
+        return -1;
+      }, col);
+  // the underline covers exactly "dbB": columns 20 to 22
+  expect(Math.abs(box.x - (await xOfColumn(column)))).toBeLessThan(2);
+  expect(Math.abs(box.x + box.width - (await xOfColumn(column + 3)))).toBeLessThan(2);
   await page.screenshot({ path: 'test-results/screenshots/sql-error.png' });
 });
 
@@ -138,7 +155,9 @@ test('Explain of JDV query E shows the SQL sent to dbA and to dbB', async ({ pag
   const dbB = findNode(analyzed.plan, 'dbB')!;
   expect(dbB.actual).toBeDefined();
   const est = dbB.estimatedRows === undefined ? '?' : String(Math.round(dbB.estimatedRows));
-  await expect(page.locator('[data-runs-in="dbB"] .j-plan-head')).toContainText(`est ${est} / actual ${dbB.actual!.rows}`);
+  await expect(page.locator('[data-runs-in="dbB"] .j-plan-head')).toContainText(
+    `est ${est} / actual ${dbB.actual!.rows}`,
+  );
   await expect(page.locator('[data-runs-in="dbB"] .j-plan-head')).toContainText(/\d ms$/);
 });
 
@@ -230,7 +249,9 @@ function collectSql(n: PlanJson, out = new Map<string, string[]>()): Map<string,
   return out;
 }
 
-test('an admin registers a working source, sees its settings without the password, and deletes it', async ({ page }) => {
+test('an admin registers a working source, sees its settings without the password, and deletes it', async ({
+  page,
+}) => {
   const pg = new URL(process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test');
   const password = decodeURIComponent(pg.password);
   await signIn(page);
@@ -248,11 +269,15 @@ test('an admin registers a working source, sees its settings without the passwor
 
   const row = page.getByTestId('source-e2epg');
   await expect(row.locator('td').nth(1)).toHaveText('PostgreSQL');
-  await expect(row.locator('td').nth(2)).toHaveText(`${decodeURIComponent(pg.username)}@${pg.hostname}:${pg.port || '5432'}/${pg.pathname.slice(1)}`);
+  await expect(row.locator('td').nth(2)).toHaveText(
+    `${decodeURIComponent(pg.username)}@${pg.hostname}:${pg.port || '5432'}/${pg.pathname.slice(1)}`,
+  );
   await expect(row.locator('td').nth(3)).toHaveText('online');
   // the password is write-only: the API says one is stored and never returns it
   const list = (await (await page.request.get('/api/v1/sources')).json()) as { id: string; name: string }[];
-  const detail = (await (await page.request.get(`/api/v1/sources/${list.find((s) => s.name === 'e2epg')!.id}`)).json()) as Record<string, unknown>;
+  const detail = (await (
+    await page.request.get(`/api/v1/sources/${list.find((s) => s.name === 'e2epg')!.id}`)
+  ).json()) as Record<string, unknown>;
   expect(detail.hasPassword).toBe(true);
   expect(Object.keys(detail)).not.toContain('password');
 

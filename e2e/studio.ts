@@ -18,7 +18,10 @@ export async function editorText(page: Page): Promise<string> {
   const lines = page.getByTestId('sql-editor').locator('.view-line');
   const texts = await lines.evaluateAll((els) =>
     els
-      .map((e) => ({ top: parseFloat((e as HTMLElement).style.top || '0'), text: (e.textContent ?? '').replace(/\u00a0/g, ' ') }))
+      .map((e) => ({
+        top: parseFloat((e as HTMLElement).style.top || '0'),
+        text: (e.textContent ?? '').replace(/\u00a0/g, ' '),
+      }))
       .sort((a, b) => a.top - b.top)
       .map((x) => x.text),
   );
@@ -40,4 +43,3 @@ export async function loadExample(page: Page, letter: string): Promise<void> {
   await page.getByRole('tab', { name: 'Saved' }).click();
   await page.getByRole('button', { name: new RegExp(`^JDV ${letter}:`) }).click();
 }
-

@@ -10,7 +10,12 @@ export default defineConfig({
   plugins: [react()],
   resolve: {
     // monaco-editor's exports map only .js files; its stylesheets (codicons) need a direct path
-    alias: [{ find: /^monaco-editor-css\/(.*)$/, replacement: fileURLToPath(new URL('../../node_modules/monaco-editor/esm/vs/', import.meta.url)) + '$1' }],
+    alias: [
+      {
+        find: /^monaco-editor-css\/(.*)$/,
+        replacement: fileURLToPath(new URL('../../node_modules/monaco-editor/esm/vs/', import.meta.url)) + '$1',
+      },
+    ],
   },
   build: {
     outDir: 'dist',

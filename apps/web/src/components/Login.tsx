@@ -14,7 +14,13 @@ export function Login({ onLogin }: { onLogin(u: User): void }) {
     try {
       onLogin(await api.login(String(form.get('username')), String(form.get('password'))));
     } catch (err) {
-      setError(err instanceof ApiError && err.kind === 'auth' ? 'Wrong username or password.' : err instanceof Error ? err.message : String(err));
+      setError(
+        err instanceof ApiError && err.kind === 'auth'
+          ? 'Wrong username or password.'
+          : err instanceof Error
+            ? err.message
+            : String(err),
+      );
       setBusy(false);
     }
   }

@@ -51,7 +51,9 @@ export default function SqlEditor({ ref, defaultValue, catalog, onChange, onRun,
     showError(message, position) {
       const model = editorRef.current?.getModel();
       if (!model) return;
-      monaco.editor.setModelMarkers(model, OWNER, [{ ...markerRange(model.getValue(), position), message, severity: monaco.MarkerSeverity.Error }]);
+      monaco.editor.setModelMarkers(model, OWNER, [
+        { ...markerRange(model.getValue(), position), message, severity: monaco.MarkerSeverity.Error },
+      ]);
       editorRef.current?.revealLineInCenterIfOutsideViewport(position.line);
     },
     clearError() {
@@ -63,7 +65,11 @@ export default function SqlEditor({ ref, defaultValue, catalog, onChange, onRun,
 
   const onMount: OnMount = (ed) => {
     editorRef.current = ed;
-    ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onRunRef.current());
+    ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => {
+      // an open suggestion list would otherwise hide the error marker and the first rows
+      ed.trigger('run', 'hideSuggestWidget', {});
+      onRunRef.current();
+    });
     ed.onDidChangeModelContent(() => {
       const model = ed.getModel();
       if (model) monaco.editor.setModelMarkers(model, OWNER, []);

@@ -19,6 +19,11 @@ describe('markerRange', () => {
     });
   });
   it('marks one column at the end of the text', () => {
-    expect(markerRange('SELECT', { offset: 6, line: 1, column: 7 })).toEqual({ startLineNumber: 1, startColumn: 7, endLineNumber: 1, endColumn: 8 });
+    expect(markerRange('SELECT', { offset: 6, line: 1, column: 7 })).toEqual({
+      startLineNumber: 1,
+      startColumn: 7,
+      endLineNumber: 1,
+      endColumn: 8,
+    });
   });
 });

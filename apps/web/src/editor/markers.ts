@@ -21,5 +21,10 @@ export function markerRange(sql: string, pos: SqlPosition): MarkerRange {
     const m = /^[\w$]+|^\S/.exec(line.slice(col - 1));
     len = m ? m[0].length : 1;
   }
-  return { startLineNumber: lineNo, startColumn: col, endLineNumber: lineNo, endColumn: Math.min(col + len, line.length + 1 + (col > line.length ? 1 : 0)) };
+  return {
+    startLineNumber: lineNo,
+    startColumn: col,
+    endLineNumber: lineNo,
+    endColumn: Math.min(col + len, line.length + 1 + (col > line.length ? 1 : 0)),
+  };
 }

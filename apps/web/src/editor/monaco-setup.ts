@@ -41,10 +41,20 @@ export function acquireSqlCompletion(): () => void {
   provider ??= monaco.languages.registerCompletionItemProvider('sql', {
     triggerCharacters: ['.'],
     async provideCompletionItems(model, position) {
-      const before = model.getValueInRange({ startLineNumber: 1, startColumn: 1, endLineNumber: position.lineNumber, endColumn: position.column });
+      const before = model.getValueInRange({
+        startLineNumber: 1,
+        startColumn: 1,
+        endLineNumber: position.lineNumber,
+        endColumn: position.column,
+      });
       const all = model.getValue();
       const word = model.getWordUntilPosition(position);
-      const range = { startLineNumber: position.lineNumber, endLineNumber: position.lineNumber, startColumn: word.startColumn, endColumn: word.endColumn };
+      const range = {
+        startLineNumber: position.lineNumber,
+        endLineNumber: position.lineNumber,
+        startColumn: word.startColumn,
+        endColumn: word.endColumn,
+      };
       const needed = tablesNeeded(catalog.current(), before, all);
       if (needed.length > 0) await catalog.ensureColumns(needed);
       const suggestions = suggest(catalog.current(), before, all).map((s, i) => ({

@@ -10,18 +10,34 @@ describe('toApiError', () => {
       position: { offset: 9, line: 1, column: 10, length: 4 },
     });
     expect(e).toBeInstanceOf(ApiError);
-    expect([e.status, e.kind, e.code, e.message]).toEqual([400, 'user', 'SQL_SYNTAX', 'syntax error at or near "FORM"']);
+    expect([e.status, e.kind, e.code, e.message]).toEqual([
+      400,
+      'user',
+      'SQL_SYNTAX',
+      'syntax error at or near "FORM"',
+    ]);
     expect(e.position).toEqual({ offset: 9, line: 1, column: 10, length: 4 });
   });
 
   it('unwraps an {error: {...}} envelope', () => {
-    const e = toApiError(502, { error: { code: 'SOURCE_AUTH', kind: 'external', message: 'dbX rejected the password', details: { source: 'dbX' } } });
+    const e = toApiError(502, {
+      error: {
+        code: 'SOURCE_AUTH',
+        kind: 'external',
+        message: 'dbX rejected the password',
+        details: { source: 'dbX' },
+      },
+    });
     expect([e.kind, e.code, e.message]).toEqual(['external', 'SOURCE_AUTH', 'dbX rejected the password']);
     expect(e.details).toEqual({ source: 'dbX' });
   });
 
   it('derives the kind from the status when the body has none (Fastify validation errors)', () => {
-    const e = toApiError(400, { statusCode: 400, error: 'Bad Request', message: "body must have required property 'sql'" });
+    const e = toApiError(400, {
+      statusCode: 400,
+      error: 'Bad Request',
+      message: "body must have required property 'sql'",
+    });
     expect([e.kind, e.code, e.message]).toEqual(['user', 'HTTP_400', "body must have required property 'sql'"]);
   });
 
@@ -31,7 +47,9 @@ describe('toApiError', () => {
     expect(toApiError(403, '').kind).toBe('forbidden');
     expect(toApiError(503, undefined).message).toBe('Junction is busy. Try again in a moment.');
     expect(toApiError(500, 'Internal Server Error').kind).toBe('internal');
-    expect(toApiError(500, {}).message).toBe('The server failed (HTTP 500). Try again; if it persists, check the server log.');
+    expect(toApiError(500, {}).message).toBe(
+      'The server failed (HTTP 500). Try again; if it persists, check the server log.',
+    );
     expect(toApiError(418, {}).kind).toBe('user');
   });
 

@@ -63,7 +63,9 @@ function fallbackMessage(status: number, kind: ApiErrorKind): string {
     case 'timeout':
       return 'The request took too long and was stopped.';
     default:
-      return status >= 500 ? `The server failed (HTTP ${status}). Try again; if it persists, check the server log.` : `The request failed (HTTP ${status}).`;
+      return status >= 500
+        ? `The server failed (HTTP ${status}). Try again; if it persists, check the server log.`
+        : `The request failed (HTTP ${status}).`;
   }
 }
 
@@ -79,7 +81,9 @@ export function toApiError(status: number, body: unknown): ApiError {
     e = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : b;
   }
   const kind: ApiErrorKind =
-    typeof e.kind === 'string' && KINDS.has(e.kind) ? (e.kind as ApiErrorKind) : (KIND_BY_STATUS[status] ?? (status >= 500 ? 'internal' : 'user'));
+    typeof e.kind === 'string' && KINDS.has(e.kind)
+      ? (e.kind as ApiErrorKind)
+      : (KIND_BY_STATUS[status] ?? (status >= 500 ? 'internal' : 'user'));
   const code = typeof e.code === 'string' ? e.code : `HTTP_${status}`;
   const message = typeof e.message === 'string' && e.message !== '' ? e.message : fallbackMessage(status, kind);
   const position = isPosition(e.position) ? e.position : undefined;

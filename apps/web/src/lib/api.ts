@@ -106,14 +106,18 @@ export const api = {
   source: (id: string) => requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}`),
   createSource: (s: NewSource) => requestJson<SourceDetail>('/sources', { body: s }),
   deleteSource: (id: string) => requestJson<void>(`/sources/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-  testSource: (id: string) => requestJson<Diagnosis>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
-  refreshSource: (id: string) => requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),
+  testSource: (id: string) =>
+    requestJson<Diagnosis>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
+  refreshSource: (id: string) =>
+    requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),
 
   async catalog(): Promise<CatalogSource[]> {
     return toCatalog(await requestJson('/catalog'));
   },
   async tableColumns(source: string, schema: string, table: string): Promise<CatalogColumn[]> {
-    const body = await requestJson<{ columns?: CatalogColumn[] }>(`/catalog/${[source, schema, table].map(encodeURIComponent).join('/')}`);
+    const body = await requestJson<{ columns?: CatalogColumn[] }>(
+      `/catalog/${[source, schema, table].map(encodeURIComponent).join('/')}`,
+    );
     return body?.columns ?? [];
   },
   searchCatalog: (q: string) => requestJson<CatalogHit[]>(`/catalog/search?q=${encodeURIComponent(q)}&limit=500`),

@@ -3,7 +3,19 @@ import type { CatalogColumn, CatalogSource } from './catalog.js';
 import { CatalogStore } from './catalog-store.js';
 
 const sources: CatalogSource[] = [
-  { name: 'dbA', defaultSchema: 'public', schemas: [{ name: 'public', tables: [{ name: 'orders', kind: 'table' }, { name: 'lineitem', kind: 'table' }] }] },
+  {
+    name: 'dbA',
+    defaultSchema: 'public',
+    schemas: [
+      {
+        name: 'public',
+        tables: [
+          { name: 'orders', kind: 'table' },
+          { name: 'lineitem', kind: 'table' },
+        ],
+      },
+    ],
+  },
 ];
 
 function store() {

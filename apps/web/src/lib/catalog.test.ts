@@ -6,7 +6,14 @@ const flat = {
     {
       name: 'dbB',
       engine: 'postgresql',
-      tables: [{ schema: 'public', name: 'customer', kind: 'table', columns: [{ name: 'c_custkey', type: 'int32', nativeType: 'integer', nullable: false }] }],
+      tables: [
+        {
+          schema: 'public',
+          name: 'customer',
+          kind: 'table',
+          columns: [{ name: 'c_custkey', type: 'int32', nativeType: 'integer', nullable: false }],
+        },
+      ],
     },
     {
       name: 'dbA',
@@ -14,7 +21,14 @@ const flat = {
       catalog: {
         defaultSchema: 'public',
         tables: [
-          { name: 'orders', kind: 'table', columns: [{ name: 'o_orderkey', type: 'int32' }, { name: 'o_custkey', type: 'int32' }] },
+          {
+            name: 'orders',
+            kind: 'table',
+            columns: [
+              { name: 'o_orderkey', type: 'int32' },
+              { name: 'o_custkey', type: 'int32' },
+            ],
+          },
           { name: 'lineitem', kind: 'table', columns: [{ name: 'l_orderkey', type: 'int32' }] },
         ],
       },
@@ -26,13 +40,24 @@ describe('toCatalog', () => {
   it('groups flat table lists by schema and sorts sources by name', () => {
     const c = toCatalog(flat);
     expect(c.map((s) => s.name)).toEqual(['dbA', 'dbB']);
-    expect(c[0].schemas.map((s) => [s.name, s.tables.map((t) => t.name)])).toEqual([['public', ['orders', 'lineitem']]]);
-    expect(c[1].schemas[0].tables[0].columns?.[0]).toEqual({ name: 'c_custkey', type: 'int32', nativeType: 'integer', nullable: false });
+    expect(c[0].schemas.map((s) => [s.name, s.tables.map((t) => t.name)])).toEqual([
+      ['public', ['orders', 'lineitem']],
+    ]);
+    expect(c[1].schemas[0].tables[0].columns?.[0]).toEqual({
+      name: 'c_custkey',
+      type: 'int32',
+      nativeType: 'integer',
+      nullable: false,
+    });
   });
 
   it('accepts nested schemas and a bare array', () => {
-    const c = toCatalog([{ name: 'dbD', schemas: [{ name: 'tpch', tables: [{ name: 'nation', kind: 'view', columns: [] }] }] }]);
-    expect(c).toEqual([{ name: 'dbD', schemas: [{ name: 'tpch', tables: [{ name: 'nation', kind: 'view', columns: [] }] }] }]);
+    const c = toCatalog([
+      { name: 'dbD', schemas: [{ name: 'tpch', tables: [{ name: 'nation', kind: 'view', columns: [] }] }] },
+    ]);
+    expect(c).toEqual([
+      { name: 'dbD', schemas: [{ name: 'tpch', tables: [{ name: 'nation', kind: 'view', columns: [] }] }] },
+    ]);
   });
 });
 
@@ -70,7 +95,15 @@ describe('the API tree (GET /catalog) and column hits', () => {
       engine: 'mysql',
       status: 'online',
       defaultSchema: 'tpch',
-      schemas: [{ name: 'tpch', tables: [{ schema: 'tpch', name: 'part', kind: 'table', rowCount: 200 }, { schema: 'tpch', name: 'supplier', kind: 'table', rowCount: null }] }],
+      schemas: [
+        {
+          name: 'tpch',
+          tables: [
+            { schema: 'tpch', name: 'part', kind: 'table', rowCount: 200 },
+            { schema: 'tpch', name: 'supplier', kind: 'table', rowCount: null },
+          ],
+        },
+      ],
     },
   ];
 
@@ -81,7 +114,15 @@ describe('the API tree (GET /catalog) and column hits', () => {
         engine: 'mysql',
         status: 'online',
         defaultSchema: 'tpch',
-        schemas: [{ name: 'tpch', tables: [{ name: 'part', kind: 'table', rowCount: 200 }, { name: 'supplier', kind: 'table' }] }],
+        schemas: [
+          {
+            name: 'tpch',
+            tables: [
+              { name: 'part', kind: 'table', rowCount: 200 },
+              { name: 'supplier', kind: 'table' },
+            ],
+          },
+        ],
       },
     ]);
   });
@@ -92,11 +133,16 @@ describe('the API tree (GET /catalog) and column hits', () => {
       { source: 'dbC', schema: 'tpch', table: 'part', column: 'p_name', type: 'varchar(55)' },
       { source: 'dbC', schema: 'tpch', table: 'part', column: 'p_partkey', type: 'int32' },
     ]);
-    expect(f[0].schemas[0].tables).toEqual([{ name: 'part', kind: 'table', rowCount: 200, columns: [{ name: 'p_name', type: 'varchar(55)' }] }]);
+    expect(f[0].schemas[0].tables).toEqual([
+      { name: 'part', kind: 'table', rowCount: 200, columns: [{ name: 'p_name', type: 'varchar(55)' }] },
+    ]);
   });
 
   it('fills loaded columns in', () => {
-    const c = withColumns(toCatalog(tree), new Map([[tableKey('dbC', 'tpch', 'supplier'), [{ name: 's_suppkey', type: 'int32' }]]]));
+    const c = withColumns(
+      toCatalog(tree),
+      new Map([[tableKey('dbC', 'tpch', 'supplier'), [{ name: 's_suppkey', type: 'int32' }]]]),
+    );
     expect(c[0].schemas[0].tables.map((t) => t.columns)).toEqual([undefined, [{ name: 's_suppkey', type: 'int32' }]]);
   });
 });

@@ -63,7 +63,10 @@ export function toCatalogSource(s: unknown): CatalogSource {
     ...(typeof o.defaultSchema === 'string' ? { defaultSchema: o.defaultSchema } : {}),
   };
   if (Array.isArray(o.schemas)) {
-    return { ...base, schemas: o.schemas.map((sc) => ({ name: str(obj(sc).name), tables: arr(obj(sc).tables).map(toTable) })) };
+    return {
+      ...base,
+      schemas: o.schemas.map((sc) => ({ name: str(obj(sc).name), tables: arr(obj(sc).tables).map(toTable) })),
+    };
   }
   const flat = arr(o.tables).length > 0 ? arr(o.tables) : arr(snapshot.tables);
   const bySchema = new Map<string, CatalogTable[]>();
@@ -97,7 +100,11 @@ export interface ColumnHit {
  * column name); a matching container keeps all its children, a matching child keeps its path.
  * Columns match among the loaded ones and among `hits` from the server's search.
  */
-export function filterCatalog(sources: readonly CatalogSource[], query: string, hits: readonly ColumnHit[] = []): CatalogSource[] {
+export function filterCatalog(
+  sources: readonly CatalogSource[],
+  query: string,
+  hits: readonly ColumnHit[] = [],
+): CatalogSource[] {
   const q = query.trim().toLowerCase();
   if (q === '') return [...sources];
   const hit = (name: string) => name.toLowerCase().includes(q);
@@ -127,7 +134,9 @@ export function filterCatalog(sources: readonly CatalogSource[], query: string, 
           tables.push(t);
           continue;
         }
-        const columns = t.columns ? t.columns.filter((c) => hit(c.name)) : (hitCols.get(tableKey(s.name, sc.name, t.name)) ?? []);
+        const columns = t.columns
+          ? t.columns.filter((c) => hit(c.name))
+          : (hitCols.get(tableKey(s.name, sc.name, t.name)) ?? []);
         if (columns.length > 0) tables.push({ ...t, columns });
       }
       if (tables.length > 0) schemas.push({ ...sc, tables });
@@ -142,7 +151,10 @@ export function tableKey(source: string, schema: string, table: string): string 
 }
 
 /** The catalog with the loaded columns filled in. */
-export function withColumns(sources: readonly CatalogSource[], columns: ReadonlyMap<string, readonly CatalogColumn[]>): CatalogSource[] {
+export function withColumns(
+  sources: readonly CatalogSource[],
+  columns: ReadonlyMap<string, readonly CatalogColumn[]>,
+): CatalogSource[] {
   return sources.map((s) => ({
     ...s,
     schemas: s.schemas.map((sc) => ({
@@ -157,5 +169,7 @@ export function withColumns(sources: readonly CatalogSource[], columns: Readonly
 
 /** The name a query uses for a table: `source.table` in the default schema, else 3 parts. */
 export function qualifiedName(source: string, schema: string, table: string, defaultSchema?: string): string {
-  return schema === defaultSchema || defaultSchema === undefined ? `${source}.${table}` : `${source}.${schema}.${table}`;
+  return schema === defaultSchema || defaultSchema === undefined
+    ? `${source}.${table}`
+    : `${source}.${schema}.${table}`;
 }

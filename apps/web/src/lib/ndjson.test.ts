@@ -48,6 +48,13 @@ describe('readNdjson', () => {
     });
     const got: unknown[][] = [];
     for await (const values of readNdjson(body)) got.push(values);
-    expect(got).toEqual([[{ columns: [] }], [[1, 'x'], [2, null]], [{ stats: { rows: 2 } }]]);
+    expect(got).toEqual([
+      [{ columns: [] }],
+      [
+        [1, 'x'],
+        [2, null],
+      ],
+      [{ stats: { rows: 2 } }],
+    ]);
   });
 });

@@ -50,7 +50,9 @@ describe('formatParams', () => {
 describe('sqlBySource', () => {
   it('groups the exact SQL sent to each source', () => {
     expect([...sqlBySource(plan).keys()]).toEqual(['dbB', 'dbA']);
-    expect(sqlBySource(plan).get('dbA')).toEqual(['SELECT "o_orderkey" FROM "public"."orders" WHERE "o_custkey" = ANY($1) AND "o_orderdate" < $2']);
+    expect(sqlBySource(plan).get('dbA')).toEqual([
+      'SELECT "o_orderkey" FROM "public"."orders" WHERE "o_custkey" = ANY($1) AND "o_orderdate" < $2',
+    ]);
   });
 });
 

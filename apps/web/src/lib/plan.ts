@@ -7,7 +7,12 @@ export interface PlanNode {
   readonly params?: readonly unknown[];
   readonly notPushed?: readonly { readonly what: string; readonly reason: string }[];
   readonly estimatedRows?: number;
-  readonly actual?: { readonly rows: number; readonly batches: number; readonly timeMs: number; readonly statements?: number };
+  readonly actual?: {
+    readonly rows: number;
+    readonly batches: number;
+    readonly timeMs: number;
+    readonly statements?: number;
+  };
   readonly children: readonly PlanNode[];
 }
 
@@ -57,7 +62,9 @@ function toRow(n: PlanNode, depth: number, id: string): PlanRow {
 }
 
 export function formatParams(params: readonly unknown[]): string {
-  return params.map((p, i) => `$${i + 1} = ${p === null ? 'NULL' : typeof p === 'string' ? `'${p}'` : JSON.stringify(p)}`).join(', ');
+  return params
+    .map((p, i) => `$${i + 1} = ${p === null ? 'NULL' : typeof p === 'string' ? `'${p}'` : JSON.stringify(p)}`)
+    .join(', ');
 }
 
 function formatRows(n: PlanNode): string {

@@ -8,7 +8,11 @@ describe('classifyLine', () => {
       queryId: 'q1',
       columns: [{ name: 'c_custkey', type: 'int32' }],
     });
-    expect(classifyLine({ id: 7, columns: ['a'] })).toEqual({ type: 'columns', queryId: '7', columns: [{ name: 'a', type: '' }] });
+    expect(classifyLine({ id: 7, columns: ['a'] })).toEqual({
+      type: 'columns',
+      queryId: '7',
+      columns: [{ name: 'a', type: '' }],
+    });
   });
 
   it('reads rows as arrays or {row}', () => {
@@ -17,14 +21,22 @@ describe('classifyLine', () => {
   });
 
   it('reads the stats line', () => {
-    expect(classifyLine({ stats: { rows: 100, elapsedMs: 12 } })).toEqual({ type: 'stats', stats: { rows: 100, elapsedMs: 12 } });
+    expect(classifyLine({ stats: { rows: 100, elapsedMs: 12 } })).toEqual({
+      type: 'stats',
+      stats: { rows: 100, elapsedMs: 12 },
+    });
   });
 
   it('turns an error line into an ApiError with status from its kind', () => {
     const ev = classifyLine({ error: { code: 'SOURCE_FAILED', kind: 'external', message: 'dbA is unreachable' } });
     expect(ev.type).toBe('error');
     if (ev.type !== 'error') throw new Error('unreachable');
-    expect([ev.error.status, ev.error.kind, ev.error.code, ev.error.message]).toEqual([502, 'external', 'SOURCE_FAILED', 'dbA is unreachable']);
+    expect([ev.error.status, ev.error.kind, ev.error.code, ev.error.message]).toEqual([
+      502,
+      'external',
+      'SOURCE_FAILED',
+      'dbA is unreachable',
+    ]);
   });
 
   it('reports an unknown line as an internal error instead of dropping it', () => {
@@ -51,7 +63,20 @@ describe('formatting', () => {
 
 describe('isNumericType', () => {
   it('knows the engine type names that hold numbers', () => {
-    expect(['int32', 'int64', 'decimal(15,2)', 'float64', 'numeric'].map(isNumericType)).toEqual([true, true, true, true, true]);
-    expect(['varchar(25)', 'char(15)', 'date', 'timestamptz', 'boolean', 'interval'].map(isNumericType)).toEqual([false, false, false, false, false, false]);
+    expect(['int32', 'int64', 'decimal(15,2)', 'float64', 'numeric'].map(isNumericType)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['varchar(25)', 'char(15)', 'date', 'timestamptz', 'boolean', 'interval'].map(isNumericType)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

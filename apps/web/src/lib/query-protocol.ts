@@ -39,7 +39,14 @@ export function classifyLine(v: unknown): StreamEvent {
     if (o.stats && typeof o.stats === 'object') return { type: 'stats', stats: o.stats as ResultStats };
     if (o.type === 'stats' || typeof o.elapsedMs === 'number') return { type: 'stats', stats: o as ResultStats };
   }
-  return { type: 'error', error: toApiError(500, { code: 'BAD_STREAM', kind: 'internal', message: 'The server sent an unexpected result line.' }) };
+  return {
+    type: 'error',
+    error: toApiError(500, {
+      code: 'BAD_STREAM',
+      kind: 'internal',
+      message: 'The server sent an unexpected result line.',
+    }),
+  };
 }
 
 function toColumn(c: unknown): ResultColumn {

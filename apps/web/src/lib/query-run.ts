@@ -79,13 +79,18 @@ export class QueryRun {
       }
       if (this.abort !== abort) return;
       const stats = this.snap.stats;
-      this.finish({ status: 'done', rowCount: count, elapsedMs: stats?.elapsedMs ?? performance.now() - this.startedAt });
+      this.finish({
+        status: 'done',
+        rowCount: count,
+        elapsedMs: stats?.elapsedMs ?? performance.now() - this.startedAt,
+      });
     } catch (e) {
       if (this.abort !== abort) return;
       if (abort.signal.aborted || (e instanceof ApiError && e.kind === 'cancelled')) {
         this.finish({ status: 'cancelled', elapsedMs: performance.now() - this.startedAt });
       } else {
-        const error = e instanceof ApiError ? e : new ApiError(0, 'internal', 'CLIENT', e instanceof Error ? e.message : String(e));
+        const error =
+          e instanceof ApiError ? e : new ApiError(0, 'internal', 'CLIENT', e instanceof Error ? e.message : String(e));
         this.finish({ status: 'error', error, elapsedMs: performance.now() - this.startedAt });
       }
     }

@@ -3,7 +3,17 @@ import { connectionLabel, describeDiagnosis, toNewSource } from './source-form.j
 
 describe('toNewSource', () => {
   it('fills the default port and trims fields, keeping the password as typed', () => {
-    expect(toNewSource({ name: ' pg1 ', engine: 'postgresql', host: '127.0.0.1 ', port: '', database: 'shop', user: 'u', password: ' p w ' })).toEqual({
+    expect(
+      toNewSource({
+        name: ' pg1 ',
+        engine: 'postgresql',
+        host: '127.0.0.1 ',
+        port: '',
+        database: 'shop',
+        user: 'u',
+        password: ' p w ',
+      }),
+    ).toEqual({
       name: 'pg1',
       engine: 'postgresql',
       host: '127.0.0.1',
@@ -14,7 +24,9 @@ describe('toNewSource', () => {
     });
   });
   it('uses a typed port and omits an empty password', () => {
-    expect(toNewSource({ name: 'm', engine: 'mysql', host: 'h', port: '3307', database: 'd', user: 'u', password: '' })).toEqual({
+    expect(
+      toNewSource({ name: 'm', engine: 'mysql', host: 'h', port: '3307', database: 'd', user: 'u', password: '' }),
+    ).toEqual({
       name: 'm',
       engine: 'mysql',
       host: 'h',
@@ -24,7 +36,17 @@ describe('toNewSource', () => {
     });
   });
   it('sends only the file for SQLite', () => {
-    expect(toNewSource({ name: 'lite', engine: 'sqlite', host: 'x', port: '1', database: '/tmp/a.db', user: 'u', password: 'p' })).toEqual({
+    expect(
+      toNewSource({
+        name: 'lite',
+        engine: 'sqlite',
+        host: 'x',
+        port: '1',
+        database: '/tmp/a.db',
+        user: 'u',
+        password: 'p',
+      }),
+    ).toEqual({
       name: 'lite',
       engine: 'sqlite',
       file: '/tmp/a.db',
@@ -34,20 +56,45 @@ describe('toNewSource', () => {
 
 describe('describeDiagnosis', () => {
   it('says where it connected and how fast', () => {
-    expect(describeDiagnosis({ ok: true, serverVersion: 'PostgreSQL 15.8', latencyMs: 3.6 })).toBe('Connected to PostgreSQL 15.8 in 4 ms.');
+    expect(describeDiagnosis({ ok: true, serverVersion: 'PostgreSQL 15.8', latencyMs: 3.6 })).toBe(
+      'Connected to PostgreSQL 15.8 in 4 ms.',
+    );
     expect(describeDiagnosis({ ok: true })).toBe('Connected.');
   });
   it('gives the message, the hint and the code of a failure', () => {
-    expect(describeDiagnosis({ ok: false, code: 'auth_failed', message: 'The server rejected user "junction".', hint: 'Check the password.' })).toBe(
-      'The server rejected user "junction". Check the password. (auth_failed)',
-    );
+    expect(
+      describeDiagnosis({
+        ok: false,
+        code: 'auth_failed',
+        message: 'The server rejected user "junction".',
+        hint: 'Check the password.',
+      }),
+    ).toBe('The server rejected user "junction". Check the password. (auth_failed)');
     expect(describeDiagnosis({ ok: false })).toBe('The connection failed.');
   });
 });
 
 describe('connectionLabel', () => {
   it('shows user@host:port/database or the SQLite file', () => {
-    expect(connectionLabel({ engine: 'postgresql', host: '127.0.0.1', port: 5432, database: 'jdv_a', user: 'junction', file: null })).toBe('junction@127.0.0.1:5432/jdv_a');
-    expect(connectionLabel({ engine: 'sqlite', host: null, port: null, database: null, user: null, file: '/data/demo/dbC.sqlite' })).toBe('/data/demo/dbC.sqlite');
+    expect(
+      connectionLabel({
+        engine: 'postgresql',
+        host: '127.0.0.1',
+        port: 5432,
+        database: 'jdv_a',
+        user: 'junction',
+        file: null,
+      }),
+    ).toBe('junction@127.0.0.1:5432/jdv_a');
+    expect(
+      connectionLabel({
+        engine: 'sqlite',
+        host: null,
+        port: null,
+        database: null,
+        user: null,
+        file: '/data/demo/dbC.sqlite',
+      }),
+    ).toBe('/data/demo/dbC.sqlite');
   });
 });

@@ -54,7 +54,9 @@ export function describeDiagnosis(d: Diagnosis): string {
 }
 
 /** user@host:port/database, or the file of a SQLite source; there is no password to show. */
-export function connectionLabel(d: Pick<SourceDetail, 'engine' | 'host' | 'port' | 'database' | 'user' | 'file'>): string {
+export function connectionLabel(
+  d: Pick<SourceDetail, 'engine' | 'host' | 'port' | 'database' | 'user' | 'file'>,
+): string {
   if (d.engine === 'sqlite') return d.file ?? '';
   return `${d.user ? `${d.user}@` : ''}${d.host ?? ''}${d.port ? `:${d.port}` : ''}/${d.database ?? ''}`;
 }

@@ -10,7 +10,14 @@ const catalog: CatalogSource[] = [
       {
         name: 'public',
         tables: [
-          { name: 'orders', kind: 'table', columns: [{ name: 'o_orderkey', type: 'int32' }, { name: 'o_custkey', type: 'int32' }] },
+          {
+            name: 'orders',
+            kind: 'table',
+            columns: [
+              { name: 'o_orderkey', type: 'int32' },
+              { name: 'o_custkey', type: 'int32' },
+            ],
+          },
           { name: 'lineitem', kind: 'table', columns: [{ name: 'l_orderkey', type: 'int32' }] },
         ],
       },
@@ -19,7 +26,21 @@ const catalog: CatalogSource[] = [
   {
     name: 'dbB',
     engine: 'postgresql',
-    schemas: [{ name: 'public', tables: [{ name: 'customer', kind: 'table', columns: [{ name: 'c_custkey', type: 'int32' }, { name: 'c_name', type: 'varchar' }] }] }],
+    schemas: [
+      {
+        name: 'public',
+        tables: [
+          {
+            name: 'customer',
+            kind: 'table',
+            columns: [
+              { name: 'c_custkey', type: 'int32' },
+              { name: 'c_name', type: 'varchar' },
+            ],
+          },
+        ],
+      },
+    ],
   },
 ];
 
@@ -28,7 +49,11 @@ const labels = (s: { label: string }[]) => s.map((x) => x.label);
 describe('suggest', () => {
   it('offers the tables of a source after "source."', () => {
     expect(labels(suggest(catalog, 'SELECT * FROM dbA.', 'SELECT * FROM dbA.'))).toEqual(['orders', 'lineitem']);
-    expect(suggest(catalog, 'SELECT * FROM dbb.cu', '')[0]).toEqual({ label: 'customer', kind: 'table', detail: 'table · dbB.public' });
+    expect(suggest(catalog, 'SELECT * FROM dbb.cu', '')[0]).toEqual({
+      label: 'customer',
+      kind: 'table',
+      detail: 'table · dbB.public',
+    });
   });
 
   it('offers tables after "source.schema." and columns after "source.table."', () => {
@@ -64,8 +89,27 @@ describe('tableReferences', () => {
 
 describe('tablesNeeded', () => {
   const lazy: CatalogSource[] = [
-    { name: 'dbA', schemas: [{ name: 'public', tables: [{ name: 'orders', kind: 'table' }, { name: 'lineitem', kind: 'table' }] }] },
-    { name: 'dbB', schemas: [{ name: 'public', tables: [{ name: 'customer', kind: 'table', columns: [{ name: 'c_custkey', type: 'int32' }] }] }] },
+    {
+      name: 'dbA',
+      schemas: [
+        {
+          name: 'public',
+          tables: [
+            { name: 'orders', kind: 'table' },
+            { name: 'lineitem', kind: 'table' },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'dbB',
+      schemas: [
+        {
+          name: 'public',
+          tables: [{ name: 'customer', kind: 'table', columns: [{ name: 'c_custkey', type: 'int32' }] }],
+        },
+      ],
+    },
   ];
   it('lists referenced tables whose columns are not loaded, once each', () => {
     const all = 'SELECT dbA.lineitem. FROM dbA.orders o JOIN dbB.customer c ON 1=1 JOIN dbA.orders x ON 1=1';

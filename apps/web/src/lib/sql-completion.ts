@@ -9,9 +9,41 @@ export interface Suggestion {
 }
 
 export const SQL_KEYWORDS = [
-  'SELECT', 'FROM', 'WHERE', 'JOIN', 'LEFT JOIN', 'INNER JOIN', 'ON', 'GROUP BY', 'ORDER BY', 'HAVING', 'LIMIT',
-  'OFFSET', 'UNION ALL', 'DISTINCT', 'AS', 'AND', 'OR', 'NOT', 'IN', 'EXISTS', 'BETWEEN', 'LIKE', 'IS NULL',
-  'CASE', 'WHEN', 'THEN', 'ELSE', 'END', 'COUNT', 'SUM', 'AVG', 'MIN', 'MAX', 'CAST', 'WITH',
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'JOIN',
+  'LEFT JOIN',
+  'INNER JOIN',
+  'ON',
+  'GROUP BY',
+  'ORDER BY',
+  'HAVING',
+  'LIMIT',
+  'OFFSET',
+  'UNION ALL',
+  'DISTINCT',
+  'AS',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'EXISTS',
+  'BETWEEN',
+  'LIKE',
+  'IS NULL',
+  'CASE',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'END',
+  'COUNT',
+  'SUM',
+  'AVG',
+  'MIN',
+  'MAX',
+  'CAST',
+  'WITH',
 ];
 
 /** `a.b.` or `a.b.par` just before the cursor: completion after a qualifier */
@@ -63,12 +95,17 @@ export function tableReferences(catalog: readonly CatalogSource[], sql: string):
 export function suggest(catalog: readonly CatalogSource[], before: string, all: string): Suggestion[] {
   const dotted = DOTTED.exec(before);
   if (dotted) return afterDot(catalog, dotted[1].split('.'), all);
-  const out: Suggestion[] = catalog.map((s) => ({ label: s.name, kind: 'source' as const, detail: s.engine ? `source (${s.engine})` : 'source' }));
+  const out: Suggestion[] = catalog.map((s) => ({
+    label: s.name,
+    kind: 'source' as const,
+    detail: s.engine ? `source (${s.engine})` : 'source',
+  }));
   const seen = new Set<string>();
   for (const ref of tableReferences(catalog, all).values()) {
     if (seen.has(ref.table.name)) continue;
     seen.add(ref.table.name);
-    for (const c of ref.table.columns ?? []) out.push({ label: c.name, kind: 'column', detail: `${c.type} · ${ref.source.name}.${ref.table.name}` });
+    for (const c of ref.table.columns ?? [])
+      out.push({ label: c.name, kind: 'column', detail: `${c.type} · ${ref.source.name}.${ref.table.name}` });
   }
   for (const k of SQL_KEYWORDS) out.push({ label: k, kind: 'keyword', detail: 'keyword' });
   return out;
@@ -81,22 +118,39 @@ function afterDot(catalog: readonly CatalogSource[], parts: string[], all: strin
     // `dbA.` → tables of every schema (the default schema's are reachable as source.table) and schema names
     const out: Suggestion[] = [];
     for (const sc of source.schemas) {
-      for (const t of sc.tables) out.push({ label: t.name, kind: 'table', detail: `${t.kind} · ${source.name}.${sc.name}` });
+      for (const t of sc.tables)
+        out.push({ label: t.name, kind: 'table', detail: `${t.kind} · ${source.name}.${sc.name}` });
     }
-    if (source.schemas.length > 1) for (const sc of source.schemas) out.push({ label: sc.name, kind: 'schema', detail: `schema · ${source.name}` });
+    if (source.schemas.length > 1)
+      for (const sc of source.schemas) out.push({ label: sc.name, kind: 'schema', detail: `schema · ${source.name}` });
     return out;
   }
   if (source && parts.length === 2) {
     const sc = source.schemas.find((x) => eq(x.name, parts[1]));
-    if (sc) return sc.tables.map((t) => ({ label: t.name, kind: 'table' as const, detail: `${t.kind} · ${source.name}.${sc.name}` }));
+    if (sc)
+      return sc.tables.map((t) => ({
+        label: t.name,
+        kind: 'table' as const,
+        detail: `${t.kind} · ${source.name}.${sc.name}`,
+      }));
   }
-  const ref = source ? resolveTable(catalog, parts) : tableReferences(catalog, all).get(parts[parts.length - 1].toLowerCase());
+  const ref = source
+    ? resolveTable(catalog, parts)
+    : tableReferences(catalog, all).get(parts[parts.length - 1].toLowerCase());
   if (!ref) return [];
-  return (ref.table.columns ?? []).map((c) => ({ label: c.name, kind: 'column' as const, detail: `${c.type} · ${ref.source.name}.${ref.table.name}` }));
+  return (ref.table.columns ?? []).map((c) => ({
+    label: c.name,
+    kind: 'column' as const,
+    detail: `${c.type} · ${ref.source.name}.${ref.table.name}`,
+  }));
 }
 
 /** Tables whose columns a completion at this cursor needs and that are not loaded yet. */
-export function tablesNeeded(catalog: readonly CatalogSource[], before: string, all: string): { source: string; schema: string; table: string }[] {
+export function tablesNeeded(
+  catalog: readonly CatalogSource[],
+  before: string,
+  all: string,
+): { source: string; schema: string; table: string }[] {
   const refs = [...tableReferences(catalog, all).values()];
   const dotted = DOTTED.exec(before);
   if (dotted) {
@@ -106,7 +160,11 @@ export function tablesNeeded(catalog: readonly CatalogSource[], before: string, 
   const out = new Map<string, { source: string; schema: string; table: string }>();
   for (const r of refs) {
     if (r.table.columns) continue;
-    out.set(`${r.source.name}.${r.schema}.${r.table.name}`, { source: r.source.name, schema: r.schema, table: r.table.name });
+    out.set(`${r.source.name}.${r.schema}.${r.table.name}`, {
+      source: r.source.name,
+      schema: r.schema,
+      table: r.table.name,
+    });
   }
   return [...out.values()];
 }

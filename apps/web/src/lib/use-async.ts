@@ -22,7 +22,7 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[] = [
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `load` is a fresh closure each render: reloading is driven by `version` and `deps` only
   }, [version, ...deps]);
   const reload = useCallback(() => setVersion((v) => v + 1), []);
   return { ...state, reload };

@@ -1,5 +1,11 @@
 /** Which rows a fixed-row-height list must render to fill the viewport (plus some overscan). */
-export function visibleRange(scrollTop: number, viewportHeight: number, rowHeight: number, total: number, overscan = 10): { start: number; end: number } {
+export function visibleRange(
+  scrollTop: number,
+  viewportHeight: number,
+  rowHeight: number,
+  total: number,
+  overscan = 10,
+): { start: number; end: number } {
   if (total <= 0 || rowHeight <= 0) return { start: 0, end: 0 };
   const first = Math.floor(Math.max(0, scrollTop) / rowHeight);
   const count = Math.ceil(Math.max(0, viewportHeight) / rowHeight) + 1;

@@ -36,25 +36,38 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
   const [query, setQuery] = useState('');
   const deferred = useDeferredValue(query);
   const hits = useColumnHits(deferred);
-  const shown = filterCatalog(sources, deferred, hits.map((h) => ({ source: h.source, schema: h.schema, table: h.table, column: h.column ?? '', type: h.type })));
+  const shown = filterCatalog(
+    sources,
+    deferred,
+    hits.map((h) => ({ source: h.source, schema: h.schema, table: h.table, column: h.column ?? '', type: h.type })),
+  );
   const searching = deferred.trim() !== '';
   return (
     <div className="j-catalog">
       <div className="j-row">
-        <input type="search" placeholder="Search tables and columns" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search catalog" />
+        <input
+          type="search"
+          placeholder="Search tables and columns"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          aria-label="Search catalog"
+        />
         <button type="button" onClick={onReload} title="Reload catalog" aria-label="Reload catalog">
           ↻
         </button>
       </div>
       {error && <p className="j-error">{error}</p>}
       {loading && sources.length === 0 && <p className="j-muted">Loading catalog…</p>}
-      {!loading && shown.length === 0 && <p className="j-muted">{searching ? 'Nothing matches.' : 'No sources yet.'}</p>}
+      {!loading && shown.length === 0 && (
+        <p className="j-muted">{searching ? 'Nothing matches.' : 'No sources yet.'}</p>
+      )}
       <ul className="j-tree" aria-label="Catalog">
         {shown.map((s) => (
           <li key={s.name}>
             <details open={searching || shown.length <= 6}>
               <summary data-testid={`catalog-source-${s.name}`}>
-                <span className="j-tree-source">{s.name}</span> {s.engine && <span className="j-muted j-small">{s.engine}</span>}
+                <span className="j-tree-source">{s.name}</span>{' '}
+                {s.engine && <span className="j-muted j-small">{s.engine}</span>}
               </summary>
               <ul>
                 {s.schemas.map((sc) => (
@@ -85,11 +98,27 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
   );
 }
 
-function TableNode({ source, table, open, onOpen, onInsert }: { source: string; table: CatalogTable; open: boolean; onOpen(): void; onInsert(text: string): void }) {
+function TableNode({
+  source,
+  table,
+  open,
+  onOpen,
+  onInsert,
+}: {
+  source: string;
+  table: CatalogTable;
+  open: boolean;
+  onOpen(): void;
+  onInsert(text: string): void;
+}) {
   return (
     <li>
       <details open={open} onToggle={(e) => e.currentTarget.open && !table.columns && onOpen()}>
-        <summary data-testid={`catalog-table-${source}.${table.name}`} onDoubleClick={() => onInsert(`${source}.${table.name}`)} title="Double-click to insert">
+        <summary
+          data-testid={`catalog-table-${source}.${table.name}`}
+          onDoubleClick={() => onInsert(`${source}.${table.name}`)}
+          title="Double-click to insert"
+        >
           {table.name}
           {table.kind === 'view' && <span className="j-muted j-small"> view</span>}
         </summary>

@@ -1,7 +1,15 @@
 import type { HistoryEntry } from '../../lib/api.js';
 import { formatElapsed } from '../../lib/query-protocol.js';
 
-export function HistoryList({ items, error, onLoad }: { items: readonly HistoryEntry[]; error?: string; onLoad(sql: string): void }) {
+export function HistoryList({
+  items,
+  error,
+  onLoad,
+}: {
+  items: readonly HistoryEntry[];
+  error?: string;
+  onLoad(sql: string): void;
+}) {
   if (error) return <p className="j-error">{error}</p>;
   if (items.length === 0) return <p className="j-muted">No queries run yet.</p>;
   return (

@@ -5,7 +5,12 @@ export function PlanView({ plan, analyze }: { plan: PlanNode; analyze: boolean }
   return (
     <ol className="j-plan" data-testid="plan" aria-label={analyze ? 'Explain analyze plan' : 'Explain plan'}>
       {rows.map((r) => (
-        <li key={r.id} className={`j-plan-node${r.isRemote ? ' j-remote' : ''}`} style={{ marginLeft: r.depth * 20 }} data-runs-in={r.runsIn}>
+        <li
+          key={r.id}
+          className={`j-plan-node${r.isRemote ? ' j-remote' : ''}`}
+          style={{ marginLeft: r.depth * 20 }}
+          data-runs-in={r.runsIn}
+        >
           <div className="j-plan-head">
             <strong className="j-plan-op">{r.operator}</strong>
             <span className={`j-badge${r.isRemote ? ' j-source' : ''}`}>{r.runsIn}</span>

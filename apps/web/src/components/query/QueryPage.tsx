@@ -37,7 +37,10 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
   const pendingSql = useRef<string | undefined>(undefined);
   const [catalogStore] = useState(() => new CatalogStore({ catalog: api.catalog, columns: api.tableColumns }));
   const catalog = useSyncExternalStore(catalogStore.subscribe, catalogStore.getSnapshot);
-  const [completion] = useState(() => ({ current: () => catalogStore.getSnapshot().sources, ensureColumns: (t: Parameters<CatalogStore['ensureColumns']>[0]) => catalogStore.ensureColumns(t) }));
+  const [completion] = useState(() => ({
+    current: () => catalogStore.getSnapshot().sources,
+    ensureColumns: (t: Parameters<CatalogStore['ensureColumns']>[0]) => catalogStore.ensureColumns(t),
+  }));
   const saved = useAsync(() => api.savedQueries());
   const history = useAsync(() => api.history());
 
@@ -107,8 +110,12 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
               onReload={() => void catalogStore.load()}
             />
           )}
-          {side === 'saved' && <SavedQueries items={saved.data ?? []} error={saved.error?.message} onLoad={(q) => load(q.sql, q.params)} />}
-          {side === 'history' && <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={(sql) => load(sql)} />}
+          {side === 'saved' && (
+            <SavedQueries items={saved.data ?? []} error={saved.error?.message} onLoad={(q) => load(q.sql, q.params)} />
+          )}
+          {side === 'history' && (
+            <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={(sql) => load(sql)} />
+          )}
         </div>
       </aside>
       <section className="j-main">
@@ -150,8 +157,12 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
           {panel === 'results' && (
             <>
               {snap.error && <ErrorBox error={snap.error} />}
-              {snap.columns.length > 0 && <ResultsGrid columns={snap.columns} rows={snap.rows} rowCount={snap.rowCount} />}
-              {snap.status === 'idle' && <p className="j-muted j-pad">Run a query with Ctrl+Enter, or load a saved query.</p>}
+              {snap.columns.length > 0 && (
+                <ResultsGrid columns={snap.columns} rows={snap.rows} rowCount={snap.rowCount} />
+              )}
+              {snap.status === 'idle' && (
+                <p className="j-muted j-pad">Run a query with Ctrl+Enter, or load a saved query.</p>
+              )}
             </>
           )}
           {panel === 'plan' && (
@@ -159,7 +170,9 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
               {explain?.loading && <p className="j-muted j-pad">Planning…</p>}
               {explain?.error && <ErrorBox error={explain.error} />}
               {explain?.data && <PlanView plan={explain.data.plan} analyze={explain.analyze} />}
-              {!explain && <p className="j-muted j-pad">Explain shows where each step runs and the SQL sent to each source.</p>}
+              {!explain && (
+                <p className="j-muted j-pad">Explain shows where each step runs and the SQL sent to each source.</p>
+              )}
             </>
           )}
         </div>

@@ -5,7 +5,15 @@ import { visibleRange } from '../../lib/virtual-rows.js';
 const ROW_HEIGHT = 26;
 
 /** Renders only the rows in view; the table keeps its full scroll height through spacers. */
-export function ResultsGrid({ columns, rows, rowCount }: { columns: readonly ResultColumn[]; rows: readonly (readonly unknown[])[]; rowCount: number }) {
+export function ResultsGrid({
+  columns,
+  rows,
+  rowCount,
+}: {
+  columns: readonly ResultColumn[];
+  rows: readonly (readonly unknown[])[];
+  rowCount: number;
+}) {
   const [view, setView] = useState({ top: 0, height: 600 });
   // rowCount is in the props so new rows re-render even though the array grows in place
   const total = Math.min(rows.length, rowCount);
@@ -16,7 +24,8 @@ export function ResultsGrid({ columns, rows, rowCount }: { columns: readonly Res
       className="j-grid-scroll"
       data-testid="results-grid"
       ref={(el) => {
-        if (el && el.clientHeight && el.clientHeight !== view.height) setView({ top: el.scrollTop, height: el.clientHeight });
+        if (el && el.clientHeight && el.clientHeight !== view.height)
+          setView({ top: el.scrollTop, height: el.clientHeight });
       }}
       onScroll={(e) => setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
     >

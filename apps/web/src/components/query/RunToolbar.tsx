@@ -20,7 +20,13 @@ export function RunToolbar({ run, ready, params, explaining, onRun, onExplain, o
   const busy = !ready || running;
   return (
     <div className="j-toolbar">
-      <button type="button" className="j-primary" onClick={onRun} disabled={busy} title={`Run (${isMac ? '⌘' : 'Ctrl'}+Enter)`}>
+      <button
+        type="button"
+        className="j-primary"
+        onClick={onRun}
+        disabled={busy}
+        title={`Run (${isMac ? '⌘' : 'Ctrl'}+Enter)`}
+      >
         Run
       </button>
       <button type="button" onClick={() => onExplain(false)} disabled={busy || explaining}>

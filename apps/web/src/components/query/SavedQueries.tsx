@@ -1,6 +1,14 @@
 import type { SavedQuery } from '../../lib/api.js';
 
-export function SavedQueries({ items, error, onLoad }: { items: readonly SavedQuery[]; error?: string; onLoad(q: SavedQuery): void }) {
+export function SavedQueries({
+  items,
+  error,
+  onLoad,
+}: {
+  items: readonly SavedQuery[];
+  error?: string;
+  onLoad(q: SavedQuery): void;
+}) {
   if (error) return <p className="j-error">{error}</p>;
   if (items.length === 0) return <p className="j-muted">No saved queries.</p>;
   return (

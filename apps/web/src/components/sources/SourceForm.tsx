@@ -16,7 +16,9 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
     setBusy(true);
     setError(undefined);
     try {
-      const created = await api.createSource(toNewSource({ host: '', port: '', database: '', user: '', password: '', ...fields }));
+      const created = await api.createSource(
+        toNewSource({ host: '', port: '', database: '', user: '', password: '', ...fields }),
+      );
       form.reset();
       onCreated(created);
     } catch (err) {
@@ -33,7 +35,12 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
       <div className="j-form-grid">
         <label>
           Name
-          <input name="name" required pattern="[A-Za-z_][A-Za-z0-9_]*" title="Letters, digits and _; used in SQL as name.table" />
+          <input
+            name="name"
+            required
+            pattern="[A-Za-z_][A-Za-z0-9_]*"
+            title="Letters, digits and _; used in SQL as name.table"
+          />
         </label>
         <label>
           Engine
@@ -53,7 +60,12 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
             </label>
             <label>
               Port
-              <input name="port" inputMode="numeric" pattern="[0-9]*" placeholder={String(DEFAULT_PORTS[engine] ?? '')} />
+              <input
+                name="port"
+                inputMode="numeric"
+                pattern="[0-9]*"
+                placeholder={String(DEFAULT_PORTS[engine] ?? '')}
+              />
             </label>
           </>
         )}

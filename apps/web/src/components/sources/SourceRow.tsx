@@ -75,19 +75,21 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
         )}
       </td>
       <td className="j-actions">
-        <button type="button" onClick={test} disabled={!!busy}>
-          {busy === 'test' ? 'Testing…' : 'Test'}
-        </button>
-        <button type="button" onClick={refresh} disabled={!!busy}>
-          {busy === 'refresh' ? 'Refreshing…' : 'Refresh catalog'}
-        </button>
+        {/* testing, re-introspecting and deleting are admin actions in the API too */}
         {isAdmin && (
-          <button type="button" className="j-danger" onClick={remove} disabled={!!busy}>
-            Delete
-          </button>
+          <>
+            <button type="button" onClick={test} disabled={!!busy}>
+              {busy === 'test' ? 'Testing…' : 'Test'}
+            </button>
+            <button type="button" onClick={refresh} disabled={!!busy}>
+              {busy === 'refresh' ? 'Refreshing…' : 'Refresh catalog'}
+            </button>
+            <button type="button" className="j-danger" onClick={remove} disabled={!!busy}>
+              Delete
+            </button>
+          </>
         )}
       </td>
     </tr>
   );
 }
-
