@@ -179,4 +179,27 @@ describe('Engine', () => {
     const n = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`, [pgDb.name]);
     expect(n.rows[0].n).toBe(0);
   });
+
+  describe('Junction operators give the same rows as the source (pushdown off vs on)', () => {
+    const queries = [
+      `SELECT o_cust, count(*) AS n, sum(o_total) AS s, min(o_total) AS lo, max(o_id) AS hi, avg(o_total) AS a FROM pg.orders GROUP BY o_cust ORDER BY o_cust`,
+      `SELECT o_id, o_total FROM pg.orders WHERE o_total > 3700 ORDER BY o_total DESC, o_id LIMIT 5 OFFSET 2`,
+      `SELECT DISTINCT c_nation FROM pg.customer ORDER BY c_nation NULLS FIRST`,
+      `SELECT c_name, o_id FROM pg.customer LEFT JOIN pg.orders ON o_cust = c_id AND o_id < 4 ORDER BY c_name, o_id`,
+      `SELECT c_name FROM pg.customer WHERE c_id IN (SELECT o_cust FROM pg.orders WHERE o_id < 3) ORDER BY c_name`,
+      `SELECT c_name FROM pg.customer WHERE NOT EXISTS (SELECT 1 FROM pg.orders WHERE o_cust = c_id) ORDER BY c_name`,
+      `SELECT c_nation FROM pg.customer INTERSECT SELECT o_cust FROM pg.orders ORDER BY 1`,
+      `SELECT c_nation FROM pg.customer EXCEPT ALL SELECT c_id FROM pg.customer WHERE c_id = 1 ORDER BY 1`,
+      `SELECT o_cust, o_id, row_number() OVER (PARTITION BY o_cust ORDER BY o_id) AS rn, sum(o_total) OVER (PARTITION BY o_cust ORDER BY o_id) AS running FROM pg.orders WHERE o_id <= 9 ORDER BY o_cust, o_id`,
+      `SELECT c_name, (SELECT max(o_total) FROM pg.orders) AS top FROM pg.customer ORDER BY c_name`,
+    ];
+    for (const sql of queries) {
+      it(sql, async () => {
+        const pushed = await rows(sql);
+        const local = await rows(sql, [], { pushdown: false });
+        expect(pushed.length).toBeGreaterThan(0);
+        expect(local).toEqual(pushed);
+      });
+    }
+  });
 });
