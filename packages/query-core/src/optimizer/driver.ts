@@ -13,6 +13,7 @@ import { absorbSortIntoRemote } from './rules/absorb-sort-into-remote.js';
 import { chooseJoinStrategy } from './rules/choose-join-strategy.js';
 import { inferPredicatesThroughJoinKeys } from './rules/infer-predicates-through-join-keys.js';
 import { liftResidualFilterAboveJoin } from './rules/lift-residual-filter-above-join.js';
+import { mergeProjections } from './rules/merge-projections.js';
 import { mergeAdjacentFilters } from './rules/merge-adjacent-filters.js';
 import { pruneColumns } from './rules/prune-columns.js';
 import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
@@ -105,6 +106,13 @@ export const PHASES: readonly Phase[] = [
       r('absorb-sort-into-remote', absorbSortIntoRemote),
       r('absorb-limit-into-remote', absorbLimitIntoRemote),
     ],
+  },
+  {
+    // After pushdown: a projection a source absorbed is gone from here; what is left runs in
+    // Junction, where two stacked projections are two operators.
+    name: 'cleanup',
+    mode: 'fixpoint',
+    rules: [r('merge-projections', mergeProjections)],
   },
   {
     // Last: only joins that stayed in Junction need a strategy, and Remote nodes must be final

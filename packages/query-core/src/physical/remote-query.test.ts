@@ -119,6 +119,20 @@ describe('toRemoteQuery', () => {
     expect((await rows(q)).sort()).toEqual(['a|11', 'b|13', 'c|NULL']);
   });
 
+  it('renders an inner join whose condition was pushed into its inputs as CROSS JOIN', async () => {
+    const { b, c, o } = tables();
+    const j = b.join(
+      'inner',
+      b.filter(c, eq(col(c, 'c_custkey'), lit(3))),
+      b.filter(o, eq(col(o, 'o_orderkey'), lit(12))),
+    );
+    const q = convert(b.select(j, ['c_name', 'o_orderkey']));
+    expect(sqlOf(q)).toBe(
+      'SELECT "customer"."c_name" AS "c_name", "orders"."o_orderkey" AS "o_orderkey" FROM "S"."customer" "customer" CROSS JOIN "S"."orders" "orders" WHERE (("customer"."c_custkey" = $1::bigint) AND ("orders"."o_orderkey" = $2::bigint))',
+    );
+    expect(await rows(q)).toEqual(['c|12']);
+  });
+
   it('gives duplicate output names unique aliases and keeps the select list equal to the Remote fields', () => {
     const { b, o } = tables();
     const p = b.project(o, [

@@ -195,8 +195,16 @@ class Builder {
           [r, rr],
         ] as const)
           (role === 'null-supplying' ? on : where).push(...side.where);
+        // INNER JOIN needs an ON clause and CROSS JOIN takes none; an outer join without a
+        // condition joins every pair
+        const type =
+          plan.type === 'cross' && on.length > 0
+            ? 'inner'
+            : plan.type === 'inner' && on.length === 0
+              ? 'cross'
+              : plan.type;
+        if (type !== 'cross' && on.length === 0) on.push({ kind: 'literal', value: true, type: { kind: 'bool' } });
         const onExpr = AND(on);
-        const type = plan.type === 'cross' && onExpr ? 'inner' : plan.type;
         const from: RemoteFrom = { kind: 'join', type, left: l.from, right: r.from, ...(onExpr ? { on: onExpr } : {}) };
         return {
           from,

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { fire } from '../rule-test-helper.js';
+import { PlanBuilder, call, col, lit } from '../test-support.js';
+import { mergeProjections } from './merge-projections.js';
+
+describe('merge-projections', () => {
+  it('merges a projection over a projection, substituting the inner expressions', () => {
+    const b = new PlanBuilder();
+    const s = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
+    const inner = b.project(s, [
+      ['k', call('add', col(s, 'o_orderkey'), lit(1))],
+      ['c', col(s, 'o_custkey')],
+    ]);
+    expect(fire(mergeProjections, b.project(inner, [['k2', call('mul', col(inner, 'k'), lit(2))]])))
+      .toMatchInlineSnapshot(`
+      "Project k2#5 := ((o_orderkey#1 + 1) * 2)
+        Scan dbA.public.orders AS orders [o_orderkey#1, o_custkey#2]"
+    `);
+  });
+
+  it('removes a projection that passes its input through unchanged', () => {
+    const b = new PlanBuilder();
+    const s = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
+    const f = s.kind === 'Scan' ? s.fields[0] : undefined;
+    const identity = { kind: 'Project' as const, input: s, exprs: [{ field: f!, expr: col(s, 'o_orderkey') }] };
+    expect(fire(mergeProjections, identity)).toMatchInlineSnapshot(`"Scan dbA.public.orders AS orders [o_orderkey#1]"`);
+  });
+
+  it('does not fire on a projection that renames or reorders (new ids), over a non-projection', () => {
+    const b = new PlanBuilder();
+    const s = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
+    expect(fire(mergeProjections, b.select(s, ['o_custkey', 'o_orderkey']))).toBe('did not fire');
+  });
+
+  it('keeps a projection Junction computes because the source could not (annotated), residual kept', () => {
+    const b = new PlanBuilder();
+    const s = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
+    const inner = {
+      ...b.project(s, [['u', call('abs', col(s, 'o_orderkey'))]]),
+      notPushed: [{ what: 'u := abs(o_orderkey)', reason: 'function abs not supported by source' }],
+    };
+    expect(fire(mergeProjections, b.project(inner, [['v', col(inner, 'u')]]))).toBe('did not fire');
+  });
+});

@@ -1,0 +1,27 @@
+import type { Expr, LogicalPlan } from '../../plan/logical.js';
+import { outputFields } from '../../plan/fields.js';
+import { replaceRefs } from '../exprs.js';
+
+/**
+ * Project(Project(x)) → one Project over x, and a Project that passes its input through
+ * unchanged (same ids, same order) disappears: every Project is an operator the executor
+ * runs per batch, and the binder's select list over the join order's reordering Project is
+ * two of them.
+ */
+export function mergeProjections(node: LogicalPlan): LogicalPlan | undefined {
+  if (node.kind !== 'Project') return undefined;
+  const input = outputFields(node.input);
+  const identity =
+    node.exprs.length === input.length &&
+    node.exprs.every((e, i) => e.expr.kind === 'ref' && e.expr.id === input[i].id && e.field.id === input[i].id);
+  if (identity && !node.notPushed) return node.input;
+  if (node.input.kind !== 'Project' || node.input.notPushed || node.notPushed) return undefined;
+  const inner = node.input;
+  if (inner.exprs.some((e) => e.expr.kind === 'subquery')) return undefined;
+  const map = new Map<number, Expr>(inner.exprs.map((e) => [e.field.id, e.expr]));
+  return {
+    kind: 'Project',
+    input: inner.input,
+    exprs: node.exprs.map((e) => ({ field: e.field, expr: replaceRefs(e.expr, map) })),
+  };
+}
