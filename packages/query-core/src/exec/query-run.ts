@@ -26,11 +26,16 @@ export class QueryRun {
     private readonly cleanup: () => void,
   ) {}
 
+  private consumed = false;
+
   rows(): AsyncIterable<readonly Row[]> {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
     return {
       async *[Symbol.asyncIterator]() {
+        // a second reader would run every source statement again: a result is read once
+        if (self.consumed) throw new JunctionError('result_consumed', 'user', 'The rows of this query result were already read. Run the query again.');
+        self.consumed = true;
         let finished = false;
         try {
           for await (const batch of self.root.execute(self.ctx)) {

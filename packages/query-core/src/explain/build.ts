@@ -58,8 +58,11 @@ function round(ms: number): number {
 
 /** Long runs of placeholders (IN lists) collapse to `$1, $2, $3, … $1000`. */
 export function summariseSql(sql: string): string {
-  return sql.replace(/((?:\$\d+|\?|@p\d+)(?:, ?(?:\$\d+|\?|@p\d+)){9,})/g, (run) => {
-    const parts = run.split(/, ?/);
+  // a placeholder, with PostgreSQL's explicit cast when the dialect adds one ($1::integer)
+  const ph = String.raw`(?:\$\d+(?:::[a-z][a-z0-9_ ]*(?:\(\d+(?:, ?\d+)?\))?)?|\?|@p\d+)`;
+  const run = new RegExp(`${ph}(?:, ?${ph}){9,}`, 'g');
+  return sql.replace(run, (list) => {
+    const parts = list.split(/, ?(?=\$|\?|@p)/);
     return `${parts.slice(0, 3).join(', ')}, … ${parts[parts.length - 1]} (${parts.length} values)`;
   });
 }

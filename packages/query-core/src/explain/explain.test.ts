@@ -12,6 +12,10 @@ describe('EXPLAIN summaries', () => {
     const placeholders = Array.from({ length: 1000 }, (_, i) => `$${i + 2}`).join(', ');
     expect(summariseSql(`SELECT a FROM t WHERE b = $1 AND a IN (${placeholders})`)).toBe('SELECT a FROM t WHERE b = $1 AND a IN ($2, $3, $4, … $1001 (1000 values))');
     expect(summariseSql('SELECT a FROM t WHERE a IN (?, ?, ?)')).toBe('SELECT a FROM t WHERE a IN (?, ?, ?)');
+    const typed = Array.from({ length: 20 }, (_, i) => `$${i + 1}::integer`).join(', ');
+    expect(summariseSql(`SELECT a FROM t WHERE (a IN (${typed}))`)).toBe('SELECT a FROM t WHERE (a IN ($1::integer, $2::integer, $3::integer, … $20::integer (20 values)))');
+    const qs = Array.from({ length: 12 }, () => '?').join(', ');
+    expect(summariseSql(`SELECT a FROM t WHERE a IN (${qs})`)).toBe('SELECT a FROM t WHERE a IN (?, ?, ?, … ? (12 values))');
     expect(summariseParams(Array.from({ length: 1000 }, (_, i) => BigInt(i + 1)))).toEqual(['[1000 values: 1, 2, 3, …]']);
     expect(summariseParams([1n, 'x'])).toEqual(['1', 'x']);
   });
