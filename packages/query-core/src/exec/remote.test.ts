@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { JunctionError, t, type Connector, type RemoteQuery, type Row } from '@junction/connectors';
 import { createPgDatabase, pgAdmin, type TestDatabase } from '../../test/support/databases.js';
 import { DependentJoinOp } from './dependent-join/index.js';
+import { buildExplain } from '../explain/build.js';
 import { HashJoinOp } from './hash-join/index.js';
 import { makeKeyFn } from './hash-key.js';
 import { LimitOp } from './limit.js';
@@ -149,6 +150,16 @@ describe('DependentJoinOp', () => {
     expect(rows.length).toBe(5);
     expect(ctx.statements.map((s) => s.params)).toEqual([[7, 3], [12, 1000], [5]]);
     expect(op.report.statements).toBe(3);
+    // EXPLAIN ANALYZE lists each statement the dependent fetch sent under the remote node
+    const tree = buildExplain(op, { analyze: true, statements: ctx.statements });
+    const remoteNode = tree.children[1];
+    expect(remoteNode.actual).toMatchObject({ rows: 4, statements: 3 });
+    expect(remoteNode.children.map((c) => [c.operator, c.params, c.actual?.rows])).toEqual([
+      ['Statement', [7, 3], 2],
+      ['Statement', [12, 1000], 1],
+      ['Statement', [5], 1],
+    ]);
+    expect(tree.detail).toContain('5 keys in 3 statements');
   });
 
   it('never contacts the source when the driver has no keys', async () => {

@@ -36,11 +36,26 @@ export function buildExplain(root: Operator, options: BuildOptions = {}): Explai
       ...(info.notPushed?.length ? { notPushed: info.notPushed } : {}),
       ...(info.estimatedRows !== undefined ? { estimatedRows: Math.round(info.estimatedRows) } : {}),
       ...(options.analyze ? { actual: actualOf(op, statements) } : {}),
-      children: op.children.map(visit),
+      children: [
+        ...op.children.map(visit),
+        // a dependent fetch sends several statements: ANALYZE lists each one
+        ...(options.analyze && statements && statements.length > 1 ? statements.map(statementNode) : []),
+      ],
     };
     return node;
   };
   return visit(root);
+}
+
+function statementNode(s: StatementRecord): ExplainNode {
+  return {
+    operator: 'Statement',
+    runsIn: s.source,
+    sql: summariseSql(s.sql),
+    ...(s.params.length > 0 ? { params: summariseParams(s.params) } : {}),
+    actual: { rows: s.rows, batches: 0, timeMs: round(s.timeMs), statements: 1 },
+    children: [],
+  };
 }
 
 function actualOf(op: Operator, statements: readonly StatementRecord[] | undefined): NonNullable<ExplainNode['actual']> {
