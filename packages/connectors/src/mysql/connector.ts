@@ -20,7 +20,7 @@ import {
   type Target,
 } from '../runtime/diagnosis.js';
 import { sourceError } from '../runtime/errors.js';
-import { StatementControl } from '../runtime/statement-control.js';
+import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { coerce, sameRepresentation } from '../runtime/values.js';
 import { introspectMysql } from './introspect.js';
 import { encodeRows, fieldEncoder, loadDataStatement } from './load-data.js';
@@ -155,8 +155,10 @@ export class MysqlConnector implements Connector {
     for (;;) {
       let conn: Conn;
       try {
-        conn = await new Promise<Conn>((resolve, reject) => this.pool.getConnection((err, c) => (err ? reject(err) : resolve(c))));
+        const start = (): Promise<Conn> => new Promise<Conn>((resolve, reject) => this.pool.getConnection((err, c) => (err ? reject(err) : resolve(c))));
+        conn = await acquireUnlessStopped(control, start, (c) => c.release());
       } catch (err) {
+        if (err instanceof JunctionError) throw err;
         const d = this.diagnose(err);
         throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
       }

@@ -33,6 +33,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // close() waits for every pooled connection: a leaked one hangs here
   await conn?.close();
   await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
   await admin.end();
@@ -211,6 +212,20 @@ describe('postgres connector', () => {
     expect(answers.map((a) => a.rows[0][0])).toEqual([1, 2, 3]);
   });
 
+  it('a statement queued behind a full pool is cancelled while it waits', async () => {
+    const busy = [1, 2, 3].map(() => conn.execute(`SELECT pg_sleep(1.5)`));
+    await new Promise((r) => setTimeout(r, 200));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const started = Date.now();
+    const err = await caught(collect(conn.stream({ sql: `SELECT 1`, params: [], columns: [] }, { signal: ac.signal })));
+    expect(err.kind).toBe('cancelled');
+    // it did not wait for a connection to come free
+    expect(Date.now() - started).toBeLessThan(1000);
+    await Promise.all(busy);
+    expect((await conn.execute(`SELECT 2`)).rows).toEqual([[2]]);
+  });
+
   it('a timeout stops the statement with kind timeout', async () => {
     const err = await caught(collect(conn.stream({ sql: `SELECT pg_sleep(30)`, params: [], columns: [] }, { timeoutMs: 300 })));
     expect(err.kind).toBe('timeout');
@@ -218,11 +233,15 @@ describe('postgres connector', () => {
     expect(active.rows).toEqual([[0]]);
   });
 
-  it('an aborted signal before the start throws cancelled without running', async () => {
+  it('an aborted signal before the start throws cancelled without taking a connection', async () => {
     const ac = new AbortController();
     ac.abort();
+    const pool = (conn as unknown as { pool: { totalCount: number; idleCount: number } }).pool;
+    const before = pool.totalCount - pool.idleCount;
     const err = await caught(collect(conn.stream({ sql: `SELECT 1`, params: [], columns: [] }, { signal: ac.signal })));
     expect(err.kind).toBe('cancelled');
+    await new Promise((r) => setImmediate(r));
+    expect(pool.totalCount - pool.idleCount).toBe(before);
   });
 
   it('reports a failing statement as external, naming the source', async () => {

@@ -22,7 +22,7 @@ import {
   type Target,
 } from '../runtime/diagnosis.js';
 import { sourceError } from '../runtime/errors.js';
-import { StatementControl } from '../runtime/statement-control.js';
+import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { coerce, sameRepresentation } from '../runtime/values.js';
 import { sendCancelRequest } from './cancel.js';
 import { copyRows } from './copy.js';
@@ -156,8 +156,9 @@ export class PostgresConnector implements Connector {
   private async connect(control?: StatementControl): Promise<pg.PoolClient> {
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await acquireUnlessStopped(control, () => this.pool.connect(), (c) => c.release());
     } catch (err) {
+      if (err instanceof JunctionError) throw err;
       const d = this.diagnose(err);
       throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
     }

@@ -57,3 +57,31 @@ export class StatementControl {
     this.canceller = undefined;
   }
 }
+
+/**
+ * Waits for a pooled connection but gives up as soon as the statement is stopped (a queued
+ * request under load must still honour its AbortSignal); a connection that arrives after
+ * that is handed straight back through `giveBack`.
+ */
+export async function acquireUnlessStopped<C>(control: StatementControl | undefined, start: () => Promise<C>, giveBack: (c: C) => void): Promise<C> {
+  if (!control) return start();
+  control.throwIfStopped();
+  const acquire = start();
+  let onStop: (() => void) | undefined;
+  const stopped = new Promise<typeof STOPPED>((resolve) => {
+    onStop = () => resolve(STOPPED);
+  });
+  control.setCanceller(onStop);
+  try {
+    const winner = await Promise.race([acquire, stopped]);
+    if (winner === STOPPED) {
+      acquire.then(giveBack, () => undefined);
+      throw control.error();
+    }
+    return winner as C;
+  } finally {
+    control.setCanceller(undefined);
+  }
+}
+
+const STOPPED = Symbol('stopped');

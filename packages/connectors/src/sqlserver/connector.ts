@@ -11,7 +11,7 @@ import { BatchQueue } from '../runtime/batch-queue.js';
 import { authDiagnosis, databaseMissingDiagnosis, diagnoseNetworkError, timeoutDiagnosis, tlsRequiredDiagnosis, unknownDiagnosis, withDeadline, type FailedDiagnosis, type Target } from '../runtime/diagnosis.js';
 import { sourceError } from '../runtime/errors.js';
 import { ResourcePool } from '../runtime/pool.js';
-import { StatementControl } from '../runtime/statement-control.js';
+import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { renderFor } from '../sql/dialects.js';
 import { capabilitiesFor } from './capabilities.js';
 import { withTextTransport } from './exact-transport.js';
@@ -135,8 +135,9 @@ export class SqlServerConnector implements Connector {
   private async acquire(control?: StatementControl): Promise<Connection> {
     let c: Connection;
     try {
-      c = await this.pool.acquire();
+      c = await acquireUnlessStopped(control, () => this.pool.acquire(), (x) => this.pool.release(x));
     } catch (err) {
+      if (err instanceof JunctionError) throw err;
       const d = this.diagnose(err);
       throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
     }
