@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { editorText, loadExample, setSql, signIn } from './studio.js';
+import { csrfHeaders, editorText, loadExample, setSql, signIn } from './studio.js';
 
 test('a wrong password is refused and the admin signs in', async ({ page }) => {
   await page.goto('/');
@@ -130,7 +130,7 @@ test('Explain of JDV query E shows the SQL sent to dbA and to dbB', async ({ pag
   // the viewer shows exactly the statements the server planned for each source
   const res = await page.request.post('/api/v1/explain', {
     data: { sql: sql.trim(), analyze: false },
-    headers: { 'x-junction-csrf': (await page.context().cookies()).find((c) => c.name === 'junction_csrf')!.value },
+    headers: await csrfHeaders(page),
   });
   expect(res.ok()).toBe(true);
   const body = (await res.json()) as { plan: PlanJson };
@@ -149,7 +149,7 @@ test('Explain of JDV query E shows the SQL sent to dbA and to dbB', async ({ pag
   const analyzed = (await (
     await page.request.post('/api/v1/explain', {
       data: { sql: sql.trim(), analyze: true },
-      headers: { 'x-junction-csrf': (await page.context().cookies()).find((c) => c.name === 'junction_csrf')!.value },
+      headers: await csrfHeaders(page),
     })
   ).json()) as { plan: PlanJson };
   const dbB = findNode(analyzed.plan, 'dbB')!;
@@ -189,8 +189,12 @@ test('Cancel stops a long-running query', async ({ page }) => {
   await page.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByTestId('run-status')).toHaveText(/^Cancelled after 0 rows/);
   await expect(page.getByRole('button', { name: 'Run' })).toBeEnabled();
-  // nothing of ours is still running on the server
+  // nothing of ours is still running on the server, and the history says so
   await expect.poll(async () => (await (await page.request.get('/api/v1/queries')).json()).length).toBe(0);
+  await page.getByRole('tab', { name: 'History' }).click();
+  const last = page.getByRole('list', { name: 'Query history' }).locator('li').first();
+  await expect(last).toContainText('SELECT count(*) FROM dbA.lineitem a CROSS JOIN');
+  await expect(last.locator('.j-small')).toHaveText(/^cancelled · /);
 });
 
 test('registering a source with a wrong password shows the diagnosis', async ({ page }) => {
@@ -285,4 +289,45 @@ test('an admin registers a working source, sees its settings without the passwor
   await row.getByRole('button', { name: 'Delete' }).click();
   await expect(row).toHaveCount(0);
   await expect(page.getByTestId('source-dbA')).toBeVisible();
+});
+
+test('the editor query is saved under a name and loads back from the list', async ({ page }) => {
+  await signIn(page);
+  const sql = 'SELECT n_name FROM dbD.nation WHERE n_nationkey < 3 ORDER BY n_name';
+  await setSql(page, sql);
+  await page.getByRole('tab', { name: 'Saved' }).click();
+  await page.getByLabel('Query name').fill('e2e nations');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page.getByRole('button', { name: 'e2e nations' })).toBeVisible();
+  await setSql(page, 'SELECT 1');
+  await page.getByRole('button', { name: 'e2e nations' }).click();
+  await expect.poll(() => editorText(page)).toBe(sql);
+  await page.getByRole('button', { name: 'Run' }).click();
+  await expect(page.getByTestId('run-status')).toHaveText(/^3 rows · /);
+  await expect(page.getByTestId('results-grid').locator('tbody tr:not([aria-hidden]) td:nth-child(2)')).toHaveText([
+    'ALGERIA',
+    'ARGENTINA',
+    'BRAZIL',
+  ]);
+});
+
+test('an analyst queries the demo but gets no source administration', async ({ page, browser }) => {
+  await signIn(page);
+  const analyst = { username: 'e2e_analyst', password: 'e2e-Analyst-Passw0rd', role: 'analyst' };
+  const created = await page.request.post('/api/v1/users', { data: analyst, headers: await csrfHeaders(page) });
+  expect(created.status()).toBe(201);
+
+  const ctx = await browser.newContext();
+  const p = await ctx.newPage();
+  await signIn(p, analyst);
+  await loadExample(p, 'A');
+  await p.getByRole('button', { name: 'Run' }).click();
+  await expect(p.getByTestId('run-status')).toHaveText(/^100 rows · /);
+
+  await p.getByRole('link', { name: 'Sources' }).click();
+  for (const s of ['dbA', 'dbB', 'dbC', 'dbD']) await expect(p.getByTestId(`source-${s}`)).toBeVisible();
+  await expect(p.getByRole('button', { name: 'Register source' })).toHaveCount(0);
+  await expect(p.getByRole('button', { name: 'Test' })).toHaveCount(0);
+  await expect(p.getByRole('button', { name: 'Delete' })).toHaveCount(0);
+  await ctx.close();
 });

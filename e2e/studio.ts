@@ -3,12 +3,15 @@ import { expect, type Page } from '@playwright/test';
 export const ADMIN_PASSWORD = process.env.JUNCTION_E2E_ADMIN_PASSWORD ?? 'e2e-Admin-Passw0rd';
 
 /** Signs in through the login form and waits for the workspace. */
-export async function signIn(page: Page, password = ADMIN_PASSWORD): Promise<void> {
+export async function signIn(
+  page: Page,
+  user = { username: 'admin', password: ADMIN_PASSWORD, role: 'admin' },
+): Promise<void> {
   await page.goto('/');
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Username').fill(user.username);
+  await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByTestId('current-user')).toHaveText('admin (admin)');
+  await expect(page.getByTestId('current-user')).toHaveText(`${user.username} (${user.role})`);
   // Run stays disabled until the lazily loaded editor is ready
   await expect(page.getByRole('button', { name: 'Run' })).toBeEnabled();
 }
@@ -42,4 +45,11 @@ export async function setSql(page: Page, sql: string): Promise<void> {
 export async function loadExample(page: Page, letter: string): Promise<void> {
   await page.getByRole('tab', { name: 'Saved' }).click();
   await page.getByRole('button', { name: new RegExp(`^JDV ${letter}:`) }).click();
+}
+
+/** Headers for a cookie-authenticated write made with page.request (double-submit CSRF). */
+export async function csrfHeaders(page: Page): Promise<Record<string, string>> {
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'junction_csrf');
+  if (!cookie) throw new Error('not signed in: no junction_csrf cookie');
+  return { 'x-junction-csrf': cookie.value };
 }

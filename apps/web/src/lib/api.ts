@@ -125,6 +125,8 @@ export const api = {
   async savedQueries(): Promise<SavedQuery[]> {
     return list<SavedQuery>(await requestJson('/saved-queries'), 'savedQueries');
   },
+  saveQuery: (q: { name: string; sql: string; description?: string; params?: readonly unknown[] }) =>
+    requestJson<SavedQuery>('/saved-queries', { body: q }),
   async history(): Promise<HistoryEntry[]> {
     return list<HistoryEntry>(await requestJson('/history'), 'history');
   },

@@ -13,6 +13,7 @@ import { PlanView } from './PlanView.js';
 import { ResultsGrid } from './ResultsGrid.js';
 import { RunToolbar } from './RunToolbar.js';
 import { SavedQueries } from './SavedQueries.js';
+import { SaveQueryForm } from './SaveQueryForm.js';
 
 // Monaco is large: it loads after the shell has painted.
 const SqlEditor = lazy(() => import('../../editor/SqlEditor.js'));
@@ -94,7 +95,17 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
       <aside className="j-sidebar">
         <div className="j-tabs" role="tablist">
           {(['catalog', 'saved', 'history'] as const).map((t) => (
-            <button key={t} type="button" role="tab" aria-selected={side === t} onClick={() => setSide(t)}>
+            <button
+              key={t}
+              type="button"
+              role="tab"
+              aria-selected={side === t}
+              onClick={() => {
+                setSide(t);
+                // runs finish on the server a moment after the client stops reading (cancel, errors)
+                if (t === 'history') history.reload();
+              }}
+            >
               {t === 'catalog' ? 'Catalog' : t === 'saved' ? 'Saved' : 'History'}
             </button>
           ))}
@@ -111,7 +122,19 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
             />
           )}
           {side === 'saved' && (
-            <SavedQueries items={saved.data ?? []} error={saved.error?.message} onLoad={(q) => load(q.sql, q.params)} />
+            <>
+              <SaveQueryForm
+                onSave={async (name) => {
+                  await api.saveQuery({ name, sql: editor.current?.getValue() ?? '', ...(params ? { params } : {}) });
+                  saved.reload();
+                }}
+              />
+              <SavedQueries
+                items={saved.data ?? []}
+                error={saved.error?.message}
+                onLoad={(q) => load(q.sql, q.params)}
+              />
+            </>
           )}
           {side === 'history' && (
             <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={(sql) => load(sql)} />
