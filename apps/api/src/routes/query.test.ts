@@ -22,7 +22,8 @@ beforeAll(async () => {
      CREATE VIEW public.traced AS SELECT id, touch() AS t FROM public.vals;
      CREATE VIEW public.one_sec AS SELECT 1 AS n FROM pg_sleep(1);
      CREATE FUNCTION slow_rows() RETURNS SETOF int LANGUAGE plpgsql AS $$ BEGIN FOR i IN 1..100000 LOOP PERFORM pg_sleep(0.01); RETURN NEXT i; END LOOP; END $$;
-     CREATE VIEW public.endless AS SELECT n FROM slow_rows() AS n;`,
+     CREATE VIEW public.endless AS SELECT n FROM slow_rows() AS n;
+     CREATE TABLE public.big AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, 5000) g;`,
   );
   await pgExec(other.url, `CREATE TABLE public.t (x int); INSERT INTO public.t VALUES (7);`);
   h = await startHarness({ limits: { maxConcurrent: 2, maxQueued: 2, queueTimeoutMs: 5_000, perUser: 10 } });
@@ -327,6 +328,48 @@ describe('POST /query', () => {
       expect([a, b].find((r) => r.statusCode === 503)!.json().code).toBe('user_concurrency_limit');
     } finally {
       await tight.close();
+    }
+  });
+
+  it('enforces the per-query memory budget with a 503 that names it', async () => {
+    const small = await startHarness({ limits: { memoryBudgetBytes: 16 * 1024 } });
+    try {
+      for (const name of ['left_side', 'right_side']) {
+        const r = await small.as('admin', {
+          method: 'POST',
+          url: '/api/v1/sources',
+          payload: {
+            name,
+            engine: 'postgresql',
+            host: pgdb.host,
+            port: pgdb.port,
+            database: pgdb.name,
+            user: pgdb.user,
+            password: pgdb.password,
+          },
+        });
+        expect(r.statusCode).toBe(201);
+      }
+      // two sources, so the join runs in Junction and must hold one side in memory
+      const res = await small.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT count(*) AS n FROM left_side.big a JOIN right_side.big b ON a.s = b.s' },
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({
+        code: 'memory_budget_exceeded',
+        kind: 'resources',
+        details: { budgetBytes: 16 * 1024 },
+      });
+      const ok = await h.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT count(*) AS n FROM src.big a JOIN src.big b ON a.s = b.s' },
+      });
+      expect(ok.json().rows).toEqual([['5000']]);
+    } finally {
+      await small.close();
     }
   });
 
