@@ -88,6 +88,17 @@ describe('binder: select lists, joins and predicates', () => {
     );
   });
 
+  it('pulls conjuncts shared by every OR arm out of the OR (join keys inside ORs, TPC-H Q19)', () => {
+    expect(
+      plan(
+        "SELECT 1 FROM dbA.lineitem, dbC.part WHERE (p_partkey = l_partkey AND p_brand = 'a' AND l_quantity < 5) OR (l_quantity < 5 AND p_partkey = l_partkey AND p_size = 3) OR (p_partkey = l_partkey AND l_quantity < 5)",
+      ).split('\n')[1],
+    ).toBe("  Filter ((p_partkey#17 = l_partkey#2) AND (l_quantity#5 < '5'::decimal))");
+    expect(plan("SELECT 1 FROM dbC.part WHERE (p_size = 1 AND p_brand = 'a') OR (p_size = 1 AND p_brand = 'b')").split('\n')[1]).toBe(
+      "  Filter ((p_size#6 = 1) AND ((p_brand#4 = 'a') OR (p_brand#4 = 'b')))",
+    );
+  });
+
   it('folds constant arithmetic and compares dates with midnight timestamps as dates (ODBC escapes too)', () => {
     expect(plan("SELECT o_orderkey FROM dbA.orders WHERE o_orderdate < date '1993-07-01' + interval '3' month AND o_orderdate >= {ts '1993-01-01 00:00:00'}")).toBe(
       lines(
@@ -213,10 +224,29 @@ describe('binder: subqueries', () => {
     );
   });
 
-  it('keeps uncorrelated scalar subqueries as expressions and decorrelates aggregate ones into a left join', () => {
-    expect(plan('SELECT c_name FROM dbB.customer WHERE c_acctbal > (SELECT avg(c_acctbal) FROM dbD.customer)').split('\n')[1]).toBe(
-      '  Filter (c_acctbal#6 > (subquery Project))',
+  it('joins one-row scalar subqueries, keeps other uncorrelated ones as expressions, decorrelates aggregate ones into a left join', () => {
+    expect(plan('SELECT c_name FROM dbB.customer WHERE c_acctbal > (SELECT avg(c_acctbal) FROM dbD.customer)')).toBe(
+      lines(
+        'Project c_name#2 := c_name#2',
+        '  Filter (c_acctbal#6 > avg#17)',
+        '    Join cross',
+        '      Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
+        '      Project avg#17 := avg#17',
+        '        Aggregate group=[] aggs=[avg#17 := avg(c_acctbal#14)]',
+        '          Scan dbD.jdv_d.customer AS customer [c_custkey#9, c_name#10, c_address#11, c_nationkey#12, c_phone#13, c_acctbal#14, c_mktsegment#15, c_comment#16]',
+        '-- c_name varchar(25)',
+      ),
     );
+    expect(plan('SELECT c_name FROM dbB.customer WHERE c_acctbal > (SELECT c_acctbal FROM dbD.customer LIMIT 1)').split('\n')[1]).toBe(
+      '  Filter (c_acctbal#6 > (subquery Limit))',
+    );
+    // HAVING: the one-row subquery joins above the Aggregate
+    expect(plan('SELECT c_nationkey FROM dbB.customer GROUP BY c_nationkey HAVING sum(c_acctbal) > (SELECT avg(c_acctbal) FROM dbD.customer)').split('\n').slice(0, 4)).toEqual([
+      'Project c_nationkey#4 := c_nationkey#4',
+      '  Filter (sum#9 > avg#18)',
+      '    Join cross',
+      '      Aggregate group=[c_nationkey#4 := c_nationkey#4] aggs=[sum#9 := sum(c_acctbal#6)]',
+    ]);
     expect(plan('SELECT p_partkey FROM dbC.part p WHERE p_retailprice > (SELECT count(*) FROM dbC.partsupp ps WHERE ps.ps_partkey = p.p_partkey)')).toBe(
       lines(
         'Project p_partkey#1 := p_partkey#1',

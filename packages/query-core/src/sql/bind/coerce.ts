@@ -199,3 +199,28 @@ export function fold(e: Expr): Expr {
     return e;
   }
 }
+
+function disjuncts(e: Expr): Expr[] {
+  if (e.kind === 'call' && e.fn === 'or') return e.args.flatMap(disjuncts);
+  return [e];
+}
+
+/**
+ * (a AND b) OR (a AND c) → a AND (b OR c). Distributivity holds in three-valued logic, and
+ * pulling the shared conjuncts out exposes join keys written inside every OR arm (TPC-H Q19)
+ * to the optimizer instead of leaving a cross join under one opaque predicate.
+ */
+export function factorOr(e: Expr): Expr {
+  if (e.kind !== 'call' || (e.fn !== 'or' && e.fn !== 'and')) return e;
+  if (e.fn === 'and') return call('and', e.args.map(factorOr), e.type);
+  const arms = disjuncts(e).map((d) => conjuncts(factorOr(d)));
+  const keysPerArm = arms.map((cs) => new Set(cs.map(exprKey)));
+  const common = arms[0].filter((c) => keysPerArm.every((ks) => ks.has(exprKey(c))));
+  if (common.length === 0) return e;
+  const commonKeys = new Set(common.map(exprKey));
+  const rests = arms.map((cs) => cs.filter((c) => !commonKeys.has(exprKey(c))));
+  // an arm left empty is TRUE, which makes the whole OR true
+  if (rests.some((r) => r.length === 0)) return and(common)!;
+  const or = rests.map((r) => and(r)!).reduce((a, b) => call('or', [a, b]));
+  return and([...common, or])!;
+}

@@ -22,6 +22,8 @@ export interface WindowSink {
 export interface SubquerySink {
   /** a scalar subquery used as a value; `scope` is the scope it may correlate with */
   scalar(node: C.Node, query: C.Node, scope: Scope): Expr;
+  /** the same without joins (for positions below an Aggregate) */
+  readonly plain?: SubquerySink;
 }
 
 export interface ExprEnv {
@@ -486,7 +488,8 @@ function funcCall(env: ExprEnv, node: C.FuncCall): Expr {
     if (!env.aggregates) {
       throw ctx.error('user', 'grouping_error', `aggregate functions are not allowed in ${env.clause}`, node);
     }
-    const inner: ExprEnv = { ctx, scope: env.scope, clause: `the arguments of ${name}()`, subqueries: env.subqueries };
+    // a subquery inside an aggregate's arguments must be evaluated below the Aggregate: keep it an expression
+    const inner: ExprEnv = { ctx, scope: env.scope, clause: `the arguments of ${name}()`, subqueries: env.subqueries?.plain ?? env.subqueries };
     const star = argNodes.length === 1 && argNodes[0].type === 'all_columns';
     let fn: AggFn = agg;
     let args: Expr[];

@@ -4,7 +4,7 @@ import type * as C from 'sql-parser-cst';
 import type { Expr, Field, LogicalPlan } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
 import type { NamePart } from '../../catalog/names.js';
-import { and } from './coerce.js';
+import { and, factorOr } from './coerce.js';
 import { bindExpr, comparison, identPart, nameParts, requireBool } from './expr.js';
 import type { ExprEnv } from './expr.js';
 import { fieldMap } from './plan-utils.js';
@@ -182,7 +182,7 @@ export class FromBinder {
       columns = [...merged, ...columns.map((c) => (hiddenIds.has(c.field.id) ? { ...c, hidden: true } : c))];
     } else if (spec?.type === 'join_on_specification') {
       const env: ExprEnv = { ctx, scope, clause: 'JOIN/ON' };
-      condition = requireBool(env, bindExpr(env, spec.expr as C.Node), spec.expr as C.Node);
+      condition = factorOr(requireBool(env, bindExpr(env, spec.expr as C.Node), spec.expr as C.Node));
       if (type === 'cross') type = 'inner';
     } else if (type !== 'cross' && !natural) {
       throw ctx.error('user', 'syntax_error', `${words.join(' ')} requires an ON or USING condition`, node);

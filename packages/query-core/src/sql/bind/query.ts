@@ -6,7 +6,7 @@ import { outputFields } from '../../plan/fields.js';
 import { aggregateReturnType, commonSupertype } from '../../expr/types.js';
 import { parseSql } from '../parse.js';
 import type { BindContext } from './context.js';
-import { and, call, coerce, conjuncts, exprKey, isUnknown, lit, nullable, ref, refsOf, unify } from './coerce.js';
+import { and, call, coerce, conjuncts, exprKey, factorOr, lit, nullable, ref, refsOf, unify } from './coerce.js';
 import { bindExpr, comparison, identPart, nameParts, numberLiteral, requireBool, sortKey } from './expr.js';
 import type { AggregateSink, ExprEnv, SubquerySink, WindowSink } from './expr.js';
 import { FromBinder } from './from.js';
@@ -338,6 +338,7 @@ export class QueryBinder {
     const where = get('where_clause');
     if (where) {
       const pending: PendingJoin[] = [];
+      const constant = { joins: pending, ids: new Set<number>() };
       const predicates: Expr[] = [];
       const semiJoins: ((p: LogicalPlan) => LogicalPlan)[] = [];
       for (const part of splitAnd(where.expr as C.Node)) {
@@ -346,8 +347,8 @@ export class QueryBinder {
           semiJoins.push(join);
           continue;
         }
-        const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.scalarSink(pending, true) };
-        const e = requireBool(env, bindExpr(env, part), part);
+        const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.scalarSink(pending, constant) };
+        const e = factorOr(requireBool(env, bindExpr(env, part), part));
         for (const c of conjuncts(e)) {
           if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
           else predicates.push(c);
@@ -364,12 +365,15 @@ export class QueryBinder {
     const aggs = new AggCollector(ctx);
     const wins = new WindowCollector(ctx);
     const selectPending: PendingJoin[] = [];
-    const selEnv: ExprEnv = { ctx, scope, clause: 'SELECT', aggregates: aggs, windows: wins, subqueries: this.scalarSink(selectPending, true) };
+    const selEnv: ExprEnv = { ctx, scope, clause: 'SELECT', aggregates: aggs, windows: wins, subqueries: this.scalarSink(selectPending) };
     const items = this.selectItems(select, selEnv);
 
     const groupBy = get('group_by_clause');
     const having = get('having_clause');
-    const havingExpr = having ? requireBool(selEnv, bindExpr({ ...selEnv, clause: 'HAVING', windows: undefined }, having.expr as C.Node), having.expr as C.Node) : undefined;
+    // HAVING's one-row subqueries join in above the Aggregate (they do not depend on its rows)
+    const havingConstant = { joins: [] as PendingJoin[], ids: new Set<number>() };
+    const havingEnv: ExprEnv = { ...selEnv, clause: 'HAVING', windows: undefined, subqueries: this.scalarSink(selectPending, havingConstant) };
+    const havingExpr = having ? requireBool(havingEnv, bindExpr(havingEnv, having.expr as C.Node), having.expr as C.Node) : undefined;
 
     const orderBy = get('order_by_clause');
     const orderKeys: (SortKey | { output: number; desc: boolean; nullsFirst: boolean })[] = [];
@@ -449,9 +453,11 @@ export class QueryBinder {
       }
       const aggregateIds = aggs.ids();
       const groupIds = new Set(groupNamed.map((g) => g.field.id));
-      rewrite = (e) => rewriteGrouped(ctx, e, groupKeys, groupIds, aggregateIds, wins.ids());
+      const lateIds = new Set([...wins.ids(), ...havingConstant.ids]);
+      rewrite = (e) => rewriteGrouped(ctx, e, groupKeys, groupIds, aggregateIds, lateIds);
       plan = { kind: 'Aggregate', input: plan, groupBy: groupNamed, aggregates: aggs.calls };
-      if (havingExpr) plan = { kind: 'Filter', input: plan, predicate: rewrite(havingExpr) };
+      for (const j of havingConstant.joins) plan = j(plan);
+      if (havingExpr) plan = { kind: 'Filter', input: plan, predicate: factorOr(rewrite(havingExpr)) };
     } else if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
       throw ctx.unsupported('a correlated scalar subquery without an aggregate (it could return several rows)', select);
     }
@@ -667,9 +673,18 @@ export class QueryBinder {
     return undefined;
   }
 
-  /** Scalar subqueries: uncorrelated → Expr 'subquery'; correlated (aggregate, equality correlation) → left join. */
-  private scalarSink(pending: PendingJoin[], allowCorrelated: boolean): SubquerySink {
+  /**
+   * Scalar subqueries. Correlated ones (aggregate, equality correlation) become a left join on
+   * the correlation keys, added to `correlated`. Uncorrelated ungrouped aggregates always yield
+   * exactly one row, so when `constant` is given they become a cross join the optimizer can
+   * plan like any other; other uncorrelated ones stay an Expr 'subquery' (evaluated once).
+   */
+  private scalarSink(correlated: PendingJoin[], constant?: { joins: PendingJoin[]; ids: Set<number> }): SubquerySink {
+    const binder = this;
     return {
+      get plain(): SubquerySink | undefined {
+        return constant ? binder.scalarSink(correlated) : undefined;
+      },
       scalar: (node, queryNode, s) => {
         const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [] };
         const q = this.bindQuery(queryNode, mode);
@@ -677,12 +692,16 @@ export class QueryBinder {
         const out = q.columns[0].field;
         if (!mode.keys || mode.keys.length === 0) {
           if (mode.pulled.length > 0) throw this.ctx.unsupported('this correlated subquery', node);
+          if (constant && isSingleRowAggregate(q.plan)) {
+            constant.joins.push((plan) => ({ kind: 'Join', type: 'cross', left: plan, right: q.plan }));
+            constant.ids.add(out.id);
+            return ref(out);
+          }
           return { kind: 'subquery', plan: q.plan, type: out.type };
         }
-        if (!allowCorrelated) throw this.ctx.unsupported('a correlated scalar subquery here', node);
         const keys = mode.keys;
         const condition = and(keys.map((k) => call('eq', [coerce(this.ctx, k.outer, commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type), coerce(this.ctx, ref(k.inner), commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type)])))!;
-        pending.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
+        correlated.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
         const value: Expr = ref(out);
         // count over no rows is 0, but the left join yields NULL there
         const agg = findCountOutput(q.plan, out.id);
@@ -690,6 +709,11 @@ export class QueryBinder {
       },
     };
   }
+}
+
+/** Project over an Aggregate without GROUP BY (and no HAVING): exactly one row. */
+function isSingleRowAggregate(plan: LogicalPlan): boolean {
+  return plan.kind === 'Project' && plan.input.kind === 'Aggregate' && plan.input.groupBy.length === 0;
 }
 
 interface SelectItem {
