@@ -17,6 +17,10 @@ export function createConnector(config: SourceConfig): Connector {
     case 'sqlserver':
       return new SqlServerConnector(config);
     default:
-      throw new JunctionError('engine_unsupported', 'unsupported', `Engine "${String((config as { engine: unknown }).engine)}" is not supported (source "${config.name}").`);
+      throw new JunctionError(
+        'engine_unsupported',
+        'unsupported',
+        `Engine "${String((config as { engine: unknown }).engine)}" is not supported (source "${config.name}").`,
+      );
   }
 }

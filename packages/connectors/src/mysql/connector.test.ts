@@ -8,7 +8,11 @@ import { closedPort, collect, sourceFromUrl, uniqueName } from '../../test/suppo
 
 const url = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
 const db = uniqueName('my');
-const cfg: SourceConfig = { ...sourceFromUrl(url, 'mysrc'), database: db, options: { pool: { max: 3 }, connectTimeoutMs: 5000 } };
+const cfg: SourceConfig = {
+  ...sourceFromUrl(url, 'mysrc'),
+  database: db,
+  options: { pool: { max: 3 }, connectTimeoutMs: 5000 },
+};
 let admin: mysql.Connection;
 let conn: Connector;
 
@@ -23,11 +27,15 @@ async function caught(p: Promise<unknown>): Promise<JunctionError> {
 }
 
 async function running(pattern: string): Promise<number> {
-  const [rows] = await admin.query(`SELECT count(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'`, [pattern]);
+  const [rows] = await admin.query(
+    `SELECT count(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'`,
+    [pattern],
+  );
   return Number((rows as { n: number }[])[0].n);
 }
 
-const cols = (spec: [string, ColumnMeta['type']][]): ColumnMeta[] => spec.map(([name, type]) => ({ name, type, nullable: true }));
+const cols = (spec: [string, ColumnMeta['type']][]): ColumnMeta[] =>
+  spec.map(([name, type]) => ({ name, type, nullable: true }));
 
 beforeAll(async () => {
   admin = await mysql.createConnection(url);
@@ -43,7 +51,9 @@ afterAll(async () => {
 
 describe('mysql connector', () => {
   it('introspects a known schema exactly', async () => {
-    await conn.execute(`CREATE TABLE region (r_id INT PRIMARY KEY, r_name CHAR(25) NOT NULL, r_comment VARCHAR(152)) ENGINE=InnoDB`);
+    await conn.execute(
+      `CREATE TABLE region (r_id INT PRIMARY KEY, r_name CHAR(25) NOT NULL, r_comment VARCHAR(152)) ENGINE=InnoDB`,
+    );
     await conn.execute(`CREATE TABLE nation (n_id BIGINT NOT NULL, n_code SMALLINT NOT NULL DEFAULT 7, n_region INT, n_price DECIMAL(15,2),
       n_flag TINYINT(1), n_ts DATETIME(3), n_tz TIMESTAMP(6) NULL, n_data VARBINARY(16), n_doc JSON, n_uid UUID, n_big BIGINT UNSIGNED, n_pt POINT,
       PRIMARY KEY (n_id, n_code), KEY nation_region_idx (n_region), UNIQUE KEY nation_uid_idx (n_uid, n_price),
@@ -85,7 +95,9 @@ describe('mysql connector', () => {
       ['n_pt', t.unknown, 'point', true, null],
     ]);
     expect(nation.primaryKey).toEqual(['n_id', 'n_code']);
-    expect(nation.foreignKeys).toEqual([{ name: 'nation_region_fk', columns: ['n_region'], refSchema: db, refTable: 'region', refColumns: ['r_id'] }]);
+    expect(nation.foreignKeys).toEqual([
+      { name: 'nation_region_fk', columns: ['n_region'], refSchema: db, refTable: 'region', refColumns: ['r_id'] },
+    ]);
     expect(nation.indexes).toEqual([
       { name: 'PRIMARY', columns: ['n_id', 'n_code'], unique: true },
       { name: 'nation_region_idx', columns: ['n_region'], unique: false },
@@ -112,53 +124,200 @@ describe('mysql connector', () => {
     const table = {
       name: 'rt',
       columns: cols([
-        ['id', t.int32], ['i8', t.int64], ['i4', t.int32], ['i2', t.int16], ['d', t.decimal(38, 10)], ['f8', t.float64], ['b', t.bool], ['c', t.char(5)],
-        ['vc', t.varchar(20)], ['tx', t.string], ['dt', t.date], ['tm', t.time], ['ts', t.timestamp], ['tz', t.timestamptz], ['bin', t.binary], ['js', t.json], ['u', t.uuid],
+        ['id', t.int32],
+        ['i8', t.int64],
+        ['i4', t.int32],
+        ['i2', t.int16],
+        ['d', t.decimal(38, 10)],
+        ['f8', t.float64],
+        ['b', t.bool],
+        ['c', t.char(5)],
+        ['vc', t.varchar(20)],
+        ['tx', t.string],
+        ['dt', t.date],
+        ['tm', t.time],
+        ['ts', t.timestamp],
+        ['tz', t.timestamptz],
+        ['bin', t.binary],
+        ['js', t.json],
+        ['u', t.uuid],
       ]),
     };
     const input: Row[] = [
-      [1, 9223372036854775807n, 2147483647, 32767, '9999999999999999999999999999.9999999999', 1.7976931348623157e308, true, 'ab', '', 'emoji 😀 ü 中 \\ \' "', '2024-02-29',
-        '23:59:59.999999', '2021-03-28T02:30:00', '2021-03-28T00:59:59.123456Z', new Uint8Array([0, 1, 92, 255]), '{"a": [1, 2]}', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'],
-      [2, -9223372036854775808n, -2147483648, -32768, '-9999999999999999999999999999.9999999999', -0.5, false, 'abcde', 'trail  ', 'x\ty\nz\0', '1000-01-01',
-        '00:00:00', '2021-10-31T02:30:00.5', '2021-03-28T01:00:00Z', new Uint8Array([]), 'null', '00000000-0000-0000-0000-000000000000'],
-      [3, 9007199254740993n, 0, 0, '0.0000000001', 0, null, '  x', null, null, null, null, null, null, null, null, null],
+      [
+        1,
+        9223372036854775807n,
+        2147483647,
+        32767,
+        '9999999999999999999999999999.9999999999',
+        1.7976931348623157e308,
+        true,
+        'ab',
+        '',
+        'emoji 😀 ü 中 \\ \' "',
+        '2024-02-29',
+        '23:59:59.999999',
+        '2021-03-28T02:30:00',
+        '2021-03-28T00:59:59.123456Z',
+        new Uint8Array([0, 1, 92, 255]),
+        '{"a": [1, 2]}',
+        'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11',
+      ],
+      [
+        2,
+        -9223372036854775808n,
+        -2147483648,
+        -32768,
+        '-9999999999999999999999999999.9999999999',
+        -0.5,
+        false,
+        'abcde',
+        'trail  ',
+        'x\ty\nz\0',
+        '1000-01-01',
+        '00:00:00',
+        '2021-10-31T02:30:00.5',
+        '2021-03-28T01:00:00Z',
+        new Uint8Array([]),
+        'null',
+        '00000000-0000-0000-0000-000000000000',
+      ],
+      [
+        3,
+        9007199254740993n,
+        0,
+        0,
+        '0.0000000001',
+        0,
+        null,
+        '  x',
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+      ],
     ];
     async function* once(): AsyncIterable<Row[]> {
       yield input;
     }
     expect(await conn.bulkLoad(table, once())).toBe(3);
     const expected: Row[] = [
-      [1, 9223372036854775807n, 2147483647, 32767, '9999999999999999999999999999.9999999999', 1.7976931348623157e308, true, 'ab   ', '', 'emoji 😀 ü 中 \\ \' "', '2024-02-29',
-        '23:59:59.999999', '2021-03-28T02:30:00', '2021-03-28T00:59:59.123456Z', new Uint8Array([0, 1, 92, 255]), '{"a": [1, 2]}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
-      [2, -9223372036854775808n, -2147483648, -32768, '-9999999999999999999999999999.9999999999', -0.5, false, 'abcde', 'trail  ', 'x\ty\nz\0', '1000-01-01',
-        '00:00:00', '2021-10-31T02:30:00.5', '2021-03-28T01:00:00Z', new Uint8Array([]), 'null', '00000000-0000-0000-0000-000000000000'],
-      [3, 9007199254740993n, 0, 0, '0.0000000001', 0, null, '  x  ', null, null, null, null, null, null, null, null, null],
+      [
+        1,
+        9223372036854775807n,
+        2147483647,
+        32767,
+        '9999999999999999999999999999.9999999999',
+        1.7976931348623157e308,
+        true,
+        'ab   ',
+        '',
+        'emoji 😀 ü 中 \\ \' "',
+        '2024-02-29',
+        '23:59:59.999999',
+        '2021-03-28T02:30:00',
+        '2021-03-28T00:59:59.123456Z',
+        new Uint8Array([0, 1, 92, 255]),
+        '{"a": [1, 2]}',
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      ],
+      [
+        2,
+        -9223372036854775808n,
+        -2147483648,
+        -32768,
+        '-9999999999999999999999999999.9999999999',
+        -0.5,
+        false,
+        'abcde',
+        'trail  ',
+        'x\ty\nz\0',
+        '1000-01-01',
+        '00:00:00',
+        '2021-10-31T02:30:00.5',
+        '2021-03-28T01:00:00Z',
+        new Uint8Array([]),
+        'null',
+        '00000000-0000-0000-0000-000000000000',
+      ],
+      [
+        3,
+        9007199254740993n,
+        0,
+        0,
+        '0.0000000001',
+        0,
+        null,
+        '  x  ',
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+      ],
     ];
     const sql = `SELECT ${table.columns.map((c) => c.name).join(', ')} FROM rt ORDER BY id`;
     expect((await collect(conn.stream({ sql, params: [], columns: table.columns }))).rows).toEqual(expected);
     // parameters are exact: a bigint past 2^53, a 38-digit decimal, a string with a backslash
-    const found = await conn.execute(`SELECT id FROM rt WHERE i8 = ? OR d = CAST(? AS DECIMAL(38,10)) OR tx = ? ORDER BY id`, [
-      9007199254740993n,
-      '-9999999999999999999999999999.9999999999',
-      'emoji 😀 ü 中 \\ \' "',
-    ]);
+    const found = await conn.execute(
+      `SELECT id FROM rt WHERE i8 = ? OR d = CAST(? AS DECIMAL(38,10)) OR tx = ? ORDER BY id`,
+      [9007199254740993n, '-9999999999999999999999999999.9999999999', 'emoji 😀 ü 中 \\ \' "'],
+    );
     expect(found.rows).toEqual([[1], [2], [3]]);
     const meta = await conn.execute(`SELECT i8, d, b, c, ts, tz, bin FROM rt WHERE id = 1`);
-    expect(meta.columns.map((c) => c.type)).toEqual([t.int64, t.decimal(38, 10), t.bool, t.char(5), t.timestamp, t.timestamptz, t.binary]);
-    expect(meta.rows).toEqual([[9223372036854775807n, '9999999999999999999999999999.9999999999', true, 'ab   ', '2021-03-28T02:30:00', '2021-03-28T00:59:59.123456Z', new Uint8Array([0, 1, 92, 255])]]);
+    expect(meta.columns.map((c) => c.type)).toEqual([
+      t.int64,
+      t.decimal(38, 10),
+      t.bool,
+      t.char(5),
+      t.timestamp,
+      t.timestamptz,
+      t.binary,
+    ]);
+    expect(meta.rows).toEqual([
+      [
+        9223372036854775807n,
+        '9999999999999999999999999999.9999999999',
+        true,
+        'ab   ',
+        '2021-03-28T02:30:00',
+        '2021-03-28T00:59:59.123456Z',
+        new Uint8Array([0, 1, 92, 255]),
+      ],
+    ]);
   });
 
   it('bulk loads 100k rows and streams them back in many batches', async () => {
     await conn.execute(`CREATE TABLE big (id BIGINT PRIMARY KEY, s VARCHAR(40), d DECIMAL(12,2))`);
     async function* gen(): AsyncIterable<Row[]> {
-      for (let b = 0; b < 10; b++) yield Array.from({ length: 10000 }, (_, i): Row => [BigInt(b * 10000 + i + 1), `row ${i} 'q' \\`, `${i}.05`]);
+      for (let b = 0; b < 10; b++)
+        yield Array.from({ length: 10000 }, (_, i): Row => [BigInt(b * 10000 + i + 1), `row ${i} 'q' \\`, `${i}.05`]);
     }
-    const table = { name: 'big', columns: cols([['id', t.int64], ['s', t.varchar(40)], ['d', t.decimal(12, 2)]]) };
+    const table = {
+      name: 'big',
+      columns: cols([
+        ['id', t.int64],
+        ['s', t.varchar(40)],
+        ['d', t.decimal(12, 2)],
+      ]),
+    };
     expect(await conn.bulkLoad(table, gen())).toBe(100000);
     let rows = 0;
     let batches = 0;
     let sum = 0n;
-    for await (const b of conn.stream({ sql: `SELECT id FROM big ORDER BY id`, params: [], columns: cols([['id', t.int64]]) }, { batchSize: 1000 })) {
+    for await (const b of conn.stream(
+      { sql: `SELECT id FROM big ORDER BY id`, params: [], columns: cols([['id', t.int64]]) },
+      { batchSize: 1000 },
+    )) {
       batches++;
       rows += b.rows.length;
       for (const r of b.rows) sum += r[0] as bigint;
@@ -170,16 +329,29 @@ describe('mysql connector', () => {
 
   it('falls back to multi-row INSERT with the same exact values (servers with local_infile off)', async () => {
     await conn.execute(`CREATE TABLE ins (id BIGINT, s TEXT, b VARBINARY(4), tz TIMESTAMP(6) NULL, f TINYINT(1))`);
-    const table = { name: 'ins', columns: cols([['id', t.int64], ['s', t.string], ['b', t.binary], ['tz', t.timestamptz], ['f', t.bool]]) };
+    const table = {
+      name: 'ins',
+      columns: cols([
+        ['id', t.int64],
+        ['s', t.string],
+        ['b', t.binary],
+        ['tz', t.timestamptz],
+        ['f', t.bool],
+      ]),
+    };
     const input: Row[] = [
-      [1n, 'back\\slash \'q\' \0 😀', new Uint8Array([0, 92, 39]), '2021-03-28T01:00:00.5Z', true],
+      [1n, "back\\slash 'q' \0 😀", new Uint8Array([0, 92, 39]), '2021-03-28T01:00:00.5Z', true],
       [2n, null, null, null, false],
     ];
     async function* once(): AsyncIterable<Row[]> {
       yield input;
     }
     // the INSERT path is private: reached directly because this server has local_infile on
-    const insertRows = (conn as unknown as { insertRows: (c: unknown, target: string, tb: unknown, rows: AsyncIterable<Row[]>) => Promise<number> }).insertRows.bind(conn);
+    const insertRows = (
+      conn as unknown as {
+        insertRows: (c: unknown, target: string, tb: unknown, rows: AsyncIterable<Row[]>) => Promise<number>;
+      }
+    ).insertRows.bind(conn);
     const acquire = (conn as unknown as { acquire: () => Promise<{ release(): void }> }).acquire.bind(conn);
     const c = await acquire();
     try {
@@ -187,7 +359,9 @@ describe('mysql connector', () => {
     } finally {
       c.release();
     }
-    const r = await collect(conn.stream({ sql: 'SELECT id, s, b, tz, f FROM ins ORDER BY id', params: [], columns: table.columns }));
+    const r = await collect(
+      conn.stream({ sql: 'SELECT id, s, b, tz, f FROM ins ORDER BY id', params: [], columns: table.columns }),
+    );
     expect(r.rows).toEqual(input);
   });
 
@@ -208,7 +382,9 @@ describe('mysql connector', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
     const started = Date.now();
-    const err = await caught(collect(conn.stream({ sql: `SELECT SLEEP(30)`, params: [], columns: [] }, { signal: ac.signal })));
+    const err = await caught(
+      collect(conn.stream({ sql: `SELECT SLEEP(30)`, params: [], columns: [] }, { signal: ac.signal })),
+    );
     expect(err.kind).toBe('cancelled');
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await running('SELECT SLEEP(30)%')).toBe(0);
@@ -217,7 +393,9 @@ describe('mysql connector', () => {
   });
 
   it('a timeout stops the statement with kind timeout', async () => {
-    const err = await caught(collect(conn.stream({ sql: `SELECT SLEEP(30)`, params: [], columns: [] }, { timeoutMs: 300 })));
+    const err = await caught(
+      collect(conn.stream({ sql: `SELECT SLEEP(30)`, params: [], columns: [] }, { timeoutMs: 300 })),
+    );
     expect(err.kind).toBe('timeout');
     expect(await running('SELECT SLEEP(30)%')).toBe(0);
   });

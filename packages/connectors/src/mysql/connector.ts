@@ -99,14 +99,22 @@ export class MysqlConnector implements Connector {
       database: this.config.options?.schema ?? this.config.database,
       connectTimeout: this.connectTimeoutMs,
       charset: 'UTF8MB4_GENERAL_CI',
-      ssl: tls?.enabled ? { rejectUnauthorized: tls.rejectUnauthorized ?? true, ...(tls.ca ? { ca: tls.ca } : {}) } : undefined,
+      ssl: tls?.enabled
+        ? { rejectUnauthorized: tls.rejectUnauthorized ?? true, ...(tls.ca ? { ca: tls.ca } : {}) }
+        : undefined,
       enableKeepAlive: true,
       multipleStatements: false,
     };
   }
 
   private get target(): Target {
-    return { source: this.name, host: this.host, port: this.port, connectTimeoutMs: this.connectTimeoutMs, secrets: this.secrets };
+    return {
+      source: this.name,
+      host: this.host,
+      port: this.port,
+      connectTimeoutMs: this.connectTimeoutMs,
+      secrets: this.secrets,
+    };
   }
 
   capabilities(): Capabilities {
@@ -124,11 +132,18 @@ export class MysqlConnector implements Connector {
     if (net) return net;
     const e = err as { errno?: number; code?: string; message?: string };
     const msg = e?.message ?? '';
-    if (e?.errno === 1045 || e?.errno === 1044 || e?.errno === 1130 || e?.code === 'ER_ACCESS_DENIED_ERROR') return authDiagnosis(t, this.config.user);
+    if (e?.errno === 1045 || e?.errno === 1044 || e?.errno === 1130 || e?.code === 'ER_ACCESS_DENIED_ERROR')
+      return authDiagnosis(t, this.config.user);
     if (e?.errno === 1049) return databaseMissingDiagnosis(t, this.config.database);
-    if (e?.errno === 3159 || /secure transport|SSL connection is required|require_secure_transport/i.test(msg)) return tlsRequiredDiagnosis(t);
+    if (e?.errno === 3159 || /secure transport|SSL connection is required|require_secure_transport/i.test(msg))
+      return tlsRequiredDiagnosis(t);
     if (e?.code === 'HANDSHAKE_NO_SSL_SUPPORT')
-      return failed('unknown', `The server of source "${this.name}" does not accept TLS connections.`, 'Turn TLS off in the source settings, or enable SSL on the server.', t);
+      return failed(
+        'unknown',
+        `The server of source "${this.name}" does not accept TLS connections.`,
+        'Turn TLS off in the source settings, or enable SSL on the server.',
+        t,
+      );
     if (/timeout|timed out/i.test(msg)) return timeoutDiagnosis(t);
     return unknownDiagnosis(t, err);
   }
@@ -139,7 +154,9 @@ export class MysqlConnector implements Connector {
     conn.on('error', () => undefined);
     try {
       const attempt = new Promise<string>((resolve, reject) => {
-        conn.query({ sql: 'SELECT VERSION()', rowsAsArray: true }, (err, rows) => (err ? reject(err) : resolve(String((rows as unknown[][])[0][0]))));
+        conn.query({ sql: 'SELECT VERSION()', rowsAsArray: true }, (err, rows) =>
+          err ? reject(err) : resolve(String((rows as unknown[][])[0][0])),
+        );
       });
       const r = await withDeadline(attempt, this.connectTimeoutMs + 250);
       if ('timedOut' in r) return timeoutDiagnosis(this.target);
@@ -155,12 +172,15 @@ export class MysqlConnector implements Connector {
     for (;;) {
       let conn: Conn;
       try {
-        const start = (): Promise<Conn> => new Promise<Conn>((resolve, reject) => this.pool.getConnection((err, c) => (err ? reject(err) : resolve(c))));
+        const start = (): Promise<Conn> =>
+          new Promise<Conn>((resolve, reject) => this.pool.getConnection((err, c) => (err ? reject(err) : resolve(c))));
         conn = await acquireUnlessStopped(control, start, (c) => c.release());
       } catch (err) {
         if (err instanceof JunctionError) throw err;
         const d = this.diagnose(err);
-        throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
+        throw new JunctionError('source_unavailable', 'external', d.message, {
+          details: { source: this.name, diagnosis: d.code, hint: d.hint },
+        });
       }
       // mysql2's pool has no maximum lifetime: retire old connections on the way out
       const created = (conn as unknown as Record<symbol, number>)[CREATED] ?? Date.now();
@@ -191,7 +211,12 @@ export class MysqlConnector implements Connector {
     return new Promise((resolve, reject) => {
       conn.query({ sql, rowsAsArray: true, typeCast: false }, (err, res, fields) => {
         if (err) return reject(err);
-        if (Array.isArray(res)) resolve({ rows: res as unknown as RawRow[], fields: (fields ?? []) as unknown as FieldLike[], affected: res.length });
+        if (Array.isArray(res))
+          resolve({
+            rows: res as unknown as RawRow[],
+            fields: (fields ?? []) as unknown as FieldLike[],
+            affected: res.length,
+          });
         else resolve({ rows: [], fields: [], affected: (res as mysql.ResultSetHeader).affectedRows ?? 0 });
       });
     });
@@ -214,9 +239,14 @@ export class MysqlConnector implements Connector {
     if (control?.stopped) return control.error();
     const errno = (err as { errno?: number }).errno;
     if (errno === ER_STATEMENT_TIMEOUT || errno === ER_QUERY_TIMEOUT) {
-      return new JunctionError('source_statement_timeout', 'timeout', `The statement on source "${this.name}" hit the server's statement time limit.`, {
-        details: { source: this.name },
-      });
+      return new JunctionError(
+        'source_statement_timeout',
+        'timeout',
+        `The statement on source "${this.name}" hit the server's statement time limit.`,
+        {
+          details: { source: this.name },
+        },
+      );
     }
     return sourceError(this.name, err, this.secrets, what);
   }
@@ -233,7 +263,9 @@ export class MysqlConnector implements Connector {
   }
 
   async probe(): Promise<SourceSemantics> {
-    const r0 = await this.execute(`SELECT VERSION(), @@collation_database, @@character_set_database, @@session.time_zone, @@max_allowed_packet`);
+    const r0 = await this.execute(
+      `SELECT VERSION(), @@collation_database, @@character_set_database, @@session.time_zone, @@max_allowed_packet`,
+    );
     const [version, collation, charset, timeZone] = r0.rows[0].map(String);
     const safe = (s: string): string => s.replace(/[^A-Za-z0-9_]/g, '');
     // literals compare with collation_connection; columns with the database's collation
@@ -276,7 +308,11 @@ export class MysqlConnector implements Connector {
 
   async *stream(query: RenderedQuery, options: StreamOptions = {}): AsyncIterable<Batch> {
     const batchSize = options.batchSize ?? 1024;
-    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.config.options?.statementTimeoutMs);
+    const control = new StatementControl(
+      this.name,
+      options.signal,
+      options.timeoutMs ?? this.config.options?.statementTimeoutMs,
+    );
     let conn: Conn | undefined;
     let queue: BatchQueue<RawRow> | undefined;
     let kill: Promise<void> | undefined;
@@ -286,7 +322,11 @@ export class MysqlConnector implements Connector {
       const sql = inlineParams(query.sql, query.params);
       conn = await this.acquire(control);
       const c = conn;
-      const q = new BatchQueue<RawRow>(batchSize, () => c.pause(), () => c.resume());
+      const q = new BatchQueue<RawRow>(
+        batchSize,
+        () => c.pause(),
+        () => c.resume(),
+      );
       queue = q;
       let fields: FieldLike[] | undefined;
       const cmd = c.query({ sql, rowsAsArray: true, typeCast: false });
@@ -341,7 +381,10 @@ export class MysqlConnector implements Connector {
     }
   }
 
-  async execute(sql: string, params: readonly Value[] = []): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
+  async execute(
+    sql: string,
+    params: readonly Value[] = [],
+  ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
     const control = new StatementControl(this.name, undefined, this.config.options?.statementTimeoutMs);
     const text = inlineParams(sql, params);
     const conn = await this.acquire(control);
@@ -386,7 +429,10 @@ export class MysqlConnector implements Connector {
       const [local] = (await this.run(conn, 'SELECT @@local_infile')).rows[0];
       await this.run(conn, 'SET SESSION unique_checks = 0, foreign_key_checks = 0');
       await this.run(conn, 'START TRANSACTION');
-      const count = local?.toString('latin1') === '1' ? await this.loadData(conn, target, table, rows) : await this.insertRows(conn, target, table, rows);
+      const count =
+        local?.toString('latin1') === '1'
+          ? await this.loadData(conn, target, table, rows)
+          : await this.insertRows(conn, target, table, rows);
       await this.run(conn, 'COMMIT');
       await this.run(conn, 'SET SESSION unique_checks = 1, foreign_key_checks = 1');
       return count;
@@ -400,7 +446,12 @@ export class MysqlConnector implements Connector {
     }
   }
 
-  private async loadData(conn: Conn, target: string, table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
+  private async loadData(
+    conn: Conn,
+    target: string,
+    table: BulkTable,
+    rows: AsyncIterable<readonly Row[]>,
+  ): Promise<number> {
     const encoders = table.columns.map((c) => fieldEncoder(c.type));
     let count = 0;
     async function* chunks(): AsyncIterable<Buffer> {
@@ -431,7 +482,12 @@ export class MysqlConnector implements Connector {
     return count;
   }
 
-  private async insertRows(conn: Conn, target: string, table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
+  private async insertRows(
+    conn: Conn,
+    target: string,
+    table: BulkTable,
+    rows: AsyncIterable<readonly Row[]>,
+  ): Promise<number> {
     const head = `INSERT INTO ${target} (${table.columns.map((c) => quoteIdent(c.name)).join(', ')}) VALUES `;
     const packet = Number((await this.run(conn, 'SELECT @@max_allowed_packet')).rows[0][0]?.toString('latin1'));
     // statements well under max_allowed_packet; a few MB keep the server's parse cheap

@@ -52,7 +52,13 @@ export async function introspectMysql(q: Query, schema: string): Promise<Catalog
     if (mapped.warning) warnings.push(`${schema}.${table}.${str(r[1])}: ${mapped.warning}`);
     let list = columns.get(table);
     if (!list) columns.set(table, (list = []));
-    list.push({ name: str(r[1]), type: mapped.type, nativeType: native, nullable: r[3] === 'YES', default: normalizeDefault(r[4], mariadb) });
+    list.push({
+      name: str(r[1]),
+      type: mapped.type,
+      nativeType: native,
+      nullable: r[3] === 'YES',
+      default: normalizeDefault(r[4], mariadb),
+    });
   }
   const pks = new Map<string, string[]>();
   const fks = new Map<string, Map<string, ForeignKeyInfo & { columns: string[]; refColumns: string[] }>>();
@@ -67,7 +73,11 @@ export async function introspectMysql(q: Query, schema: string): Promise<Catalog
     let byName = fks.get(table);
     if (!byName) fks.set(table, (byName = new Map()));
     let fk = byName.get(str(r[1]));
-    if (!fk) byName.set(str(r[1]), (fk = { name: str(r[1]), columns: [], refSchema: str(r[4]), refTable: str(r[5]), refColumns: [] }));
+    if (!fk)
+      byName.set(
+        str(r[1]),
+        (fk = { name: str(r[1]), columns: [], refSchema: str(r[4]), refTable: str(r[5]), refColumns: [] }),
+      );
     fk.columns.push(str(r[3]));
     fk.refColumns.push(str(r[6]));
   }
@@ -93,7 +103,9 @@ export async function introspectMysql(q: Query, schema: string): Promise<Catalog
       ...(pk ? { primaryKey: pk } : {}),
       foreignKeys: [...(fks.get(name)?.values() ?? [])],
       // information_schema sorts case-insensitively; code-point order is what every other engine gives
-      indexes: [...(indexes.get(name)?.values() ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      indexes: [...(indexes.get(name)?.values() ?? [])].sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      ),
       // InnoDB's estimate from its statistics (exact for MyISAM/Aria)
       ...(kind === 'table' && r[2] !== null ? { rowCount: Number(r[2]) } : {}),
     };

@@ -15,7 +15,9 @@ describe('mysql literals', () => {
   });
 
   it('replaces placeholders outside strings, quoted names and comments', () => {
-    expect(inlineParams("SELECT ? , '?', `a?`, \"?\" -- ?\n, ? /* ? */", [1, 'x'])).toBe("SELECT 1 , '?', `a?`, \"?\" -- ?\n, 'x' /* ? */");
+    expect(inlineParams('SELECT ? , \'?\', `a?`, "?" -- ?\n, ? /* ? */', [1, 'x'])).toBe(
+      "SELECT 1 , '?', `a?`, \"?\" -- ?\n, 'x' /* ? */",
+    );
     expect(inlineParams("SELECT 'it''s ?', ?", [2])).toBe("SELECT 'it''s ?', 2");
     expect(() => inlineParams('SELECT ?, ?', [1])).toThrow('more placeholders');
     expect(() => inlineParams('SELECT ?', [1, 2])).toThrow('1 placeholders but 2 values');

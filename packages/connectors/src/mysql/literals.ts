@@ -15,7 +15,8 @@ export function literal(v: Value): string {
     case 'bigint':
       return v.toString();
     case 'number':
-      if (!Number.isFinite(v)) throw new JunctionError('value_not_representable', 'unsupported', `MySQL has no literal for ${String(v)}.`);
+      if (!Number.isFinite(v))
+        throw new JunctionError('value_not_representable', 'unsupported', `MySQL has no literal for ${String(v)}.`);
       return Object.is(v, -0) ? '0' : String(v);
     case 'boolean':
       return v ? 'TRUE' : 'FALSE';
@@ -57,7 +58,12 @@ export function inlineParams(sql: string, params: readonly Value[]): string {
       out += sql.slice(i, end);
       i = end;
     } else if (c === '?') {
-      if (n >= params.length) throw new JunctionError('param_count', 'internal', `The statement has more placeholders than the ${params.length} values bound.`);
+      if (n >= params.length)
+        throw new JunctionError(
+          'param_count',
+          'internal',
+          `The statement has more placeholders than the ${params.length} values bound.`,
+        );
       out += literal(params[n++]);
       i++;
     } else {
@@ -65,6 +71,11 @@ export function inlineParams(sql: string, params: readonly Value[]): string {
       i++;
     }
   }
-  if (n !== params.length) throw new JunctionError('param_count', 'internal', `The statement has ${n} placeholders but ${params.length} values were bound.`);
+  if (n !== params.length)
+    throw new JunctionError(
+      'param_count',
+      'internal',
+      `The statement has ${n} placeholders but ${params.length} values were bound.`,
+    );
   return out;
 }

@@ -40,7 +40,11 @@ export function fieldEncoder(type: JType): (v: Value) => string {
   };
 }
 
-export function loadDataStatement(target: string, columns: readonly { name: string; type: JType }[], quote: (n: string) => string): string {
+export function loadDataStatement(
+  target: string,
+  columns: readonly { name: string; type: JType }[],
+  quote: (n: string) => string,
+): string {
   const list = columns.map((c, i) => (c.type.kind === 'binary' ? `@b${i}` : quote(c.name))).join(', ');
   const sets = columns.flatMap((c, i) => (c.type.kind === 'binary' ? [`${quote(c.name)} = UNHEX(@b${i})`] : []));
   return (

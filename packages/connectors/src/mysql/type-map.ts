@@ -201,7 +201,10 @@ export function mapField(f: FieldLike): Mapped {
     case MYSQL_TYPE.BLOB:
       return { type: binary ? t.binary : t.string };
     default:
-      return { type: t.unknown, warning: `column "${f.name}" of protocol type ${f.columnType} is read as text: it has no Junction equivalent` };
+      return {
+        type: t.unknown,
+        warning: `column "${f.name}" of protocol type ${f.columnType} is read as text: it has no Junction equivalent`,
+      };
   }
 }
 

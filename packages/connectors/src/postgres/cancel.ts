@@ -6,7 +6,13 @@ import net from 'node:net';
  * closed the socket, i.e. after it signalled the backend, so a connection is only reused
  * after the cancel can no longer hit its next statement.
  */
-export function sendCancelRequest(host: string, port: number, processID: number, secretKey: number, timeoutMs = 5000): Promise<void> {
+export function sendCancelRequest(
+  host: string,
+  port: number,
+  processID: number,
+  secretKey: number,
+  timeoutMs = 5000,
+): Promise<void> {
   return new Promise((resolve) => {
     const socket = net.connect(port, host);
     const done = (): void => {

@@ -42,7 +42,9 @@ afterAll(async () => {
 describe('postgres connector', () => {
   it('introspects a known schema exactly', async () => {
     await conn.execute(`CREATE SCHEMA shop`);
-    await conn.execute(`CREATE TABLE shop.region (r_id integer PRIMARY KEY, r_name char(25) NOT NULL, r_comment varchar(152))`);
+    await conn.execute(
+      `CREATE TABLE shop.region (r_id integer PRIMARY KEY, r_name char(25) NOT NULL, r_comment varchar(152))`,
+    );
     await conn.execute(`CREATE TABLE shop.nation (
       n_id bigint NOT NULL, n_code smallint NOT NULL DEFAULT 7, n_region integer REFERENCES shop.region (r_id),
       n_price numeric(15,2), n_ts timestamp(3), n_tz timestamptz, n_data bytea, n_doc jsonb, n_uid uuid, n_pos point,
@@ -65,7 +67,13 @@ describe('postgres connector', () => {
       columns: [
         { name: 'r_id', type: t.int32, nativeType: 'integer', nullable: false, default: null },
         { name: 'r_name', type: t.char(25), nativeType: 'character(25)', nullable: false, default: null },
-        { name: 'r_comment', type: t.varchar(152), nativeType: 'character varying(152)', nullable: true, default: null },
+        {
+          name: 'r_comment',
+          type: t.varchar(152),
+          nativeType: 'character varying(152)',
+          nullable: true,
+          default: null,
+        },
       ],
       primaryKey: ['r_id'],
       foreignKeys: [],
@@ -78,7 +86,13 @@ describe('postgres connector', () => {
       { name: 'n_code', type: t.int16, nativeType: 'smallint', nullable: false, default: '7' },
       { name: 'n_region', type: t.int32, nativeType: 'integer', nullable: true, default: null },
       { name: 'n_price', type: t.decimal(15, 2), nativeType: 'numeric(15,2)', nullable: true, default: null },
-      { name: 'n_ts', type: { kind: 'timestamp', precision: 3 }, nativeType: 'timestamp(3) without time zone', nullable: true, default: null },
+      {
+        name: 'n_ts',
+        type: { kind: 'timestamp', precision: 3 },
+        nativeType: 'timestamp(3) without time zone',
+        nullable: true,
+        default: null,
+      },
       { name: 'n_tz', type: t.timestamptz, nativeType: 'timestamp with time zone', nullable: true, default: null },
       { name: 'n_data', type: t.binary, nativeType: 'bytea', nullable: true, default: null },
       { name: 'n_doc', type: t.json, nativeType: 'jsonb', nullable: true, default: null },
@@ -87,7 +101,13 @@ describe('postgres connector', () => {
     ]);
     expect(nation.primaryKey).toEqual(['n_id', 'n_code']);
     expect(nation.foreignKeys).toEqual([
-      { name: 'nation_n_region_fkey', columns: ['n_region'], refSchema: 'shop', refTable: 'region', refColumns: ['r_id'] },
+      {
+        name: 'nation_n_region_fkey',
+        columns: ['n_region'],
+        refSchema: 'shop',
+        refTable: 'region',
+        refColumns: ['r_id'],
+      },
     ]);
     expect(nation.indexes).toEqual([
       { name: 'nation_pkey', columns: ['n_id', 'n_code'], unique: true },
@@ -117,30 +137,209 @@ describe('postgres connector', () => {
     await conn.execute(`CREATE TABLE types_rt (id int, i8 bigint, i4 integer, i2 smallint, d numeric(38,10), f8 double precision, f4 real,
       b boolean, c char(5), vc varchar(20), tx text, dt date, tm time, ts timestamp, tz timestamptz, bin bytea, js json, jb jsonb, u uuid, iv interval)`);
     const rows: Row[] = [
-      [1, 9223372036854775807n, 2147483647, 32767, '9999999999999999999999999999.9999999999', 1.7976931348623157e308, 3.5, true, 'ab', '', 'emoji 😀 ü 中', '2024-02-29',
-        '23:59:59.999999', '2021-03-28T02:30:00', '2021-03-28T00:59:59.123456Z', new Uint8Array([0, 1, 92, 255]), '{"a": [1, 2]}', '{"a": [1, 2]}',
-        'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 'P1Y2M3DT4H5M6S'],
-      [2, -9223372036854775808n, -2147483648, -32768, '-9999999999999999999999999999.9999999999', -0.5, -1.25, false, 'abcde', 'trail  ', 'x\ty\nz\\', '0001-01-01',
-        '00:00:00', '2021-10-31T02:30:00.5', '2021-03-28T01:00:00Z', new Uint8Array([]), 'null', '[]', '00000000-0000-0000-0000-000000000000', 'PT0S'],
-      [3, 9007199254740993n, 0, 0, '0.0000000001', 0, 0, null, null, null, null, null, null, null, '2021-10-31T00:30:00Z', null, null, null, null, null],
-      [4, null, null, null, null, null, null, null, null, null, null, null, null, null, '2021-10-31T01:30:00Z', null, null, null, null, null],
+      [
+        1,
+        9223372036854775807n,
+        2147483647,
+        32767,
+        '9999999999999999999999999999.9999999999',
+        1.7976931348623157e308,
+        3.5,
+        true,
+        'ab',
+        '',
+        'emoji 😀 ü 中',
+        '2024-02-29',
+        '23:59:59.999999',
+        '2021-03-28T02:30:00',
+        '2021-03-28T00:59:59.123456Z',
+        new Uint8Array([0, 1, 92, 255]),
+        '{"a": [1, 2]}',
+        '{"a": [1, 2]}',
+        'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11',
+        'P1Y2M3DT4H5M6S',
+      ],
+      [
+        2,
+        -9223372036854775808n,
+        -2147483648,
+        -32768,
+        '-9999999999999999999999999999.9999999999',
+        -0.5,
+        -1.25,
+        false,
+        'abcde',
+        'trail  ',
+        'x\ty\nz\\',
+        '0001-01-01',
+        '00:00:00',
+        '2021-10-31T02:30:00.5',
+        '2021-03-28T01:00:00Z',
+        new Uint8Array([]),
+        'null',
+        '[]',
+        '00000000-0000-0000-0000-000000000000',
+        'PT0S',
+      ],
+      [
+        3,
+        9007199254740993n,
+        0,
+        0,
+        '0.0000000001',
+        0,
+        0,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        '2021-10-31T00:30:00Z',
+        null,
+        null,
+        null,
+        null,
+        null,
+      ],
+      [
+        4,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        '2021-10-31T01:30:00Z',
+        null,
+        null,
+        null,
+        null,
+        null,
+      ],
     ];
     for (const r of rows) {
       await conn.execute(`INSERT INTO types_rt VALUES (${r.map((_, i) => `$${i + 1}`).join(', ')})`, r);
     }
     const columns: ColumnMeta[] = [
-      ['id', t.int32], ['i8', t.int64], ['i4', t.int32], ['i2', t.int16], ['d', t.decimal(38, 10)], ['f8', t.float64], ['f4', t.float32], ['b', t.bool],
-      ['c', t.char(5)], ['vc', t.varchar(20)], ['tx', t.string], ['dt', t.date], ['tm', t.time], ['ts', t.timestamp], ['tz', t.timestamptz], ['bin', t.binary],
-      ['js', t.json], ['jb', t.json], ['u', t.uuid], ['iv', t.interval],
+      ['id', t.int32],
+      ['i8', t.int64],
+      ['i4', t.int32],
+      ['i2', t.int16],
+      ['d', t.decimal(38, 10)],
+      ['f8', t.float64],
+      ['f4', t.float32],
+      ['b', t.bool],
+      ['c', t.char(5)],
+      ['vc', t.varchar(20)],
+      ['tx', t.string],
+      ['dt', t.date],
+      ['tm', t.time],
+      ['ts', t.timestamp],
+      ['tz', t.timestamptz],
+      ['bin', t.binary],
+      ['js', t.json],
+      ['jb', t.json],
+      ['u', t.uuid],
+      ['iv', t.interval],
     ].map(([name, type]) => ({ name: name as string, type: type as ColumnMeta['type'], nullable: true }));
     const expected: Row[] = [
-      [1, 9223372036854775807n, 2147483647, 32767, '9999999999999999999999999999.9999999999', 1.7976931348623157e308, 3.5, true, 'ab   ', '', 'emoji 😀 ü 中', '2024-02-29',
-        '23:59:59.999999', '2021-03-28T02:30:00', '2021-03-28T00:59:59.123456Z', new Uint8Array([0, 1, 92, 255]), '{"a": [1, 2]}', '{"a": [1, 2]}',
-        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'P1Y2M3DT4H5M6S'],
-      [2, -9223372036854775808n, -2147483648, -32768, '-9999999999999999999999999999.9999999999', -0.5, -1.25, false, 'abcde', 'trail  ', 'x\ty\nz\\', '0001-01-01',
-        '00:00:00', '2021-10-31T02:30:00.5', '2021-03-28T01:00:00Z', new Uint8Array([]), 'null', '[]', '00000000-0000-0000-0000-000000000000', 'PT0S'],
-      [3, 9007199254740993n, 0, 0, '0.0000000001', 0, 0, null, null, null, null, null, null, null, '2021-10-31T00:30:00Z', null, null, null, null, null],
-      [4, null, null, null, null, null, null, null, null, null, null, null, null, null, '2021-10-31T01:30:00Z', null, null, null, null, null],
+      [
+        1,
+        9223372036854775807n,
+        2147483647,
+        32767,
+        '9999999999999999999999999999.9999999999',
+        1.7976931348623157e308,
+        3.5,
+        true,
+        'ab   ',
+        '',
+        'emoji 😀 ü 中',
+        '2024-02-29',
+        '23:59:59.999999',
+        '2021-03-28T02:30:00',
+        '2021-03-28T00:59:59.123456Z',
+        new Uint8Array([0, 1, 92, 255]),
+        '{"a": [1, 2]}',
+        '{"a": [1, 2]}',
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+        'P1Y2M3DT4H5M6S',
+      ],
+      [
+        2,
+        -9223372036854775808n,
+        -2147483648,
+        -32768,
+        '-9999999999999999999999999999.9999999999',
+        -0.5,
+        -1.25,
+        false,
+        'abcde',
+        'trail  ',
+        'x\ty\nz\\',
+        '0001-01-01',
+        '00:00:00',
+        '2021-10-31T02:30:00.5',
+        '2021-03-28T01:00:00Z',
+        new Uint8Array([]),
+        'null',
+        '[]',
+        '00000000-0000-0000-0000-000000000000',
+        'PT0S',
+      ],
+      [
+        3,
+        9007199254740993n,
+        0,
+        0,
+        '0.0000000001',
+        0,
+        0,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        '2021-10-31T00:30:00Z',
+        null,
+        null,
+        null,
+        null,
+        null,
+      ],
+      [
+        4,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        '2021-10-31T01:30:00Z',
+        null,
+        null,
+        null,
+        null,
+        null,
+      ],
     ];
     const sql = `SELECT ${columns.map((c) => c.name).join(', ')} FROM types_rt ORDER BY id`;
     const streamed = await collect(conn.stream({ sql, params: [], columns }));
@@ -148,14 +347,35 @@ describe('postgres connector', () => {
     const executed = await conn.execute(sql);
     expect(executed.rows).toEqual(expected);
     expect(executed.columns.map((c) => c.type)).toEqual([
-      t.int32, t.int64, t.int32, t.int16, t.decimal(38, 10), t.float64, t.float32, t.bool, t.char(5), t.varchar(20), t.string, t.date, t.time,
-      t.timestamp, t.timestamptz, t.binary, t.json, t.json, t.uuid, t.interval,
+      t.int32,
+      t.int64,
+      t.int32,
+      t.int16,
+      t.decimal(38, 10),
+      t.float64,
+      t.float32,
+      t.bool,
+      t.char(5),
+      t.varchar(20),
+      t.string,
+      t.date,
+      t.time,
+      t.timestamp,
+      t.timestamptz,
+      t.binary,
+      t.json,
+      t.json,
+      t.uuid,
+      t.interval,
     ]);
     // the server itself sees the Berlin-local wall time, proving the value was bound in UTC
     const local = await conn.execute(`SELECT tz::text FROM types_rt WHERE id = 1`);
     expect(local.rows).toEqual([['2021-03-28 01:59:59.123456+01']]);
     // parameters bind exactly: a bigint past 2^53 and a decimal with 10 fraction digits find their rows
-    const found = await conn.execute(`SELECT id FROM types_rt WHERE i8 = $1 OR d = $2 ORDER BY id`, [9007199254740993n, '-9999999999999999999999999999.9999999999']);
+    const found = await conn.execute(`SELECT id FROM types_rt WHERE i8 = $1 OR d = $2 ORDER BY id`, [
+      9007199254740993n,
+      '-9999999999999999999999999999.9999999999',
+    ]);
     expect(found.rows).toEqual([[2], [3]]);
   });
 
@@ -165,7 +385,9 @@ describe('postgres connector', () => {
       { name: 'b', type: t.decimal(10, 2), nullable: false },
       { name: 'c', type: t.char(4), nullable: false },
     ];
-    const r = await collect(conn.stream({ sql: `SELECT 42::int4 AS a, 5::int4 AS b, 'x'::text AS c`, params: [], columns }));
+    const r = await collect(
+      conn.stream({ sql: `SELECT 42::int4 AS a, 5::int4 AS b, 'x'::text AS c`, params: [], columns }),
+    );
     expect(r.rows).toEqual([[42n, '5.00', 'x   ']]);
   });
 
@@ -174,7 +396,10 @@ describe('postgres connector', () => {
     let rows = 0;
     let batches = 0;
     let sum = 0n;
-    for await (const b of conn.stream({ sql: `SELECT g::int8 FROM generate_series(1, 100000) g`, params: [], columns }, { batchSize: 1000 })) {
+    for await (const b of conn.stream(
+      { sql: `SELECT g::int8 FROM generate_series(1, 100000) g`, params: [], columns },
+      { batchSize: 1000 },
+    )) {
       batches++;
       rows += b.rows.length;
       for (const r of b.rows) sum += r[0] as bigint;
@@ -189,12 +414,17 @@ describe('postgres connector', () => {
     const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
     // more early exits than the pool (max 3) has connections: each must come back
     for (let i = 0; i < 6; i++) {
-      for await (const b of conn.stream({ sql: `SELECT g FROM generate_series(1, 1000000) g`, params: [], columns }, { batchSize: 100 })) {
+      for await (const b of conn.stream(
+        { sql: `SELECT g FROM generate_series(1, 1000000) g`, params: [], columns },
+        { batchSize: 100 },
+      )) {
         expect(b.rows[0]).toEqual([1]);
         break;
       }
     }
-    const r = await conn.execute(`SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()`);
+    const r = await conn.execute(
+      `SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()`,
+    );
     expect(r.rows).toEqual([[0]]);
   });
 
@@ -202,10 +432,14 @@ describe('postgres connector', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
     const started = Date.now();
-    const err = await caught(collect(conn.stream({ sql: `SELECT pg_sleep(30)`, params: [], columns: [] }, { signal: ac.signal })));
+    const err = await caught(
+      collect(conn.stream({ sql: `SELECT pg_sleep(30)`, params: [], columns: [] }, { signal: ac.signal })),
+    );
     expect(err.kind).toBe('cancelled');
     expect(Date.now() - started).toBeLessThan(10_000);
-    const active = await conn.execute(`SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`);
+    const active = await conn.execute(
+      `SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`,
+    );
     expect(active.rows).toEqual([[0]]);
     // every pooled connection still answers (a stale cancel would kill one of these)
     const answers = await Promise.all([1, 2, 3].map((i) => conn.execute(`SELECT $1::int, pg_sleep(0.2)`, [i])));
@@ -227,9 +461,13 @@ describe('postgres connector', () => {
   });
 
   it('a timeout stops the statement with kind timeout', async () => {
-    const err = await caught(collect(conn.stream({ sql: `SELECT pg_sleep(30)`, params: [], columns: [] }, { timeoutMs: 300 })));
+    const err = await caught(
+      collect(conn.stream({ sql: `SELECT pg_sleep(30)`, params: [], columns: [] }, { timeoutMs: 300 })),
+    );
     expect(err.kind).toBe('timeout');
-    const active = await conn.execute(`SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`);
+    const active = await conn.execute(
+      `SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`,
+    );
     expect(active.rows).toEqual([[0]]);
   });
 
@@ -253,13 +491,20 @@ describe('postgres connector', () => {
 
   it('bulk loads through COPY with exact escaping', async () => {
     await conn.execute(`CREATE TABLE bulk (id bigint, s text, d numeric(12,2), b bytea, f boolean, ts timestamp)`);
-    const tricky = ['tab\there', 'new\nline', 'back\\slash', '\\N', 'cr\rx', '', 'emoji 😀', "quote ' \""];
+    const tricky = ['tab\there', 'new\nline', 'back\\slash', '\\N', 'cr\rx', '', 'emoji 😀', 'quote \' "'];
     async function* gen(): AsyncIterable<Row[]> {
       for (let b = 0; b < 10; b++) {
         const batch: Row[] = [];
         for (let i = 0; i < 1000; i++) {
           const id = b * 1000 + i;
-          batch.push([BigInt(id), id % 100 === 0 ? null : tricky[id % tricky.length], `${id}.25`, new Uint8Array([id % 256, 92, 9]), id % 2 === 0, '2020-01-01T00:00:00.25']);
+          batch.push([
+            BigInt(id),
+            id % 100 === 0 ? null : tricky[id % tricky.length],
+            `${id}.25`,
+            new Uint8Array([id % 256, 92, 9]),
+            id % 2 === 0,
+            '2020-01-01T00:00:00.25',
+          ]);
         }
         yield batch;
       }
@@ -276,11 +521,27 @@ describe('postgres connector', () => {
       ],
     };
     expect(await conn.bulkLoad(table, gen())).toBe(10000);
-    const r = await conn.execute(`SELECT id, s, d, b, f, ts FROM bulk WHERE id IN (0, 1, 2, 3, 4, 5, 6, 7, 8, 9999) ORDER BY id`);
+    const r = await conn.execute(
+      `SELECT id, s, d, b, f, ts FROM bulk WHERE id IN (0, 1, 2, 3, 4, 5, 6, 7, 8, 9999) ORDER BY id`,
+    );
     expect(r.rows).toEqual([
       [0n, null, '0.25', new Uint8Array([0, 92, 9]), true, '2020-01-01T00:00:00.25'],
-      ...[1, 2, 3, 4, 5, 6, 7, 8].map((id) => [BigInt(id), tricky[id % tricky.length], `${id}.25`, new Uint8Array([id, 92, 9]), id % 2 === 0, '2020-01-01T00:00:00.25']),
-      [9999n, tricky[9999 % tricky.length], '9999.25', new Uint8Array([9999 % 256, 92, 9]), false, '2020-01-01T00:00:00.25'],
+      ...[1, 2, 3, 4, 5, 6, 7, 8].map((id) => [
+        BigInt(id),
+        tricky[id % tricky.length],
+        `${id}.25`,
+        new Uint8Array([id, 92, 9]),
+        id % 2 === 0,
+        '2020-01-01T00:00:00.25',
+      ]),
+      [
+        9999n,
+        tricky[9999 % tricky.length],
+        '9999.25',
+        new Uint8Array([9999 % 256, 92, 9]),
+        false,
+        '2020-01-01T00:00:00.25',
+      ],
     ]);
   });
 });

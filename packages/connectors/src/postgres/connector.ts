@@ -50,7 +50,8 @@ function toParam(v: Value): unknown {
   if (v === null || typeof v === 'string') return v;
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN' : v === Infinity ? 'Infinity' : v === -Infinity ? '-Infinity' : String(v);
+  if (typeof v === 'number')
+    return Number.isNaN(v) ? 'NaN' : v === Infinity ? 'Infinity' : v === -Infinity ? '-Infinity' : String(v);
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
@@ -88,7 +89,9 @@ export class PostgresConnector implements Connector {
       user: this.config.user,
       password: this.config.password ?? '',
       connectionTimeoutMillis: this.connectTimeoutMs,
-      ssl: tls?.enabled ? { rejectUnauthorized: tls.rejectUnauthorized ?? true, ...(tls.ca ? { ca: tls.ca } : {}) } : false,
+      ssl: tls?.enabled
+        ? { rejectUnauthorized: tls.rejectUnauthorized ?? true, ...(tls.ca ? { ca: tls.ca } : {}) }
+        : false,
       options: this.config.options?.schema
         ? `${SESSION_OPTIONS} -c search_path=${this.config.options.schema.replace(/[^A-Za-z0-9_$]/g, '')}`
         : SESSION_OPTIONS,
@@ -108,7 +111,13 @@ export class PostgresConnector implements Connector {
   }
 
   private get target(): Target {
-    return { source: this.name, host: this.host, port: this.port, connectTimeoutMs: this.connectTimeoutMs, secrets: this.secrets };
+    return {
+      source: this.name,
+      host: this.host,
+      port: this.port,
+      connectTimeoutMs: this.connectTimeoutMs,
+      secrets: this.secrets,
+    };
   }
 
   capabilities(): Capabilities {
@@ -130,7 +139,11 @@ export class PostgresConnector implements Connector {
         this.connectTimeoutMs + 250,
       );
       if ('timedOut' in r) return timeoutDiagnosis(this.target);
-      return { ok: true, serverVersion: String(r.value.rows[0][0]), latencyMs: Math.round(performance.now() - started) };
+      return {
+        ok: true,
+        serverVersion: String(r.value.rows[0][0]),
+        latencyMs: Math.round(performance.now() - started),
+      };
     } catch (err) {
       return this.diagnose(err);
     } finally {
@@ -145,10 +158,18 @@ export class PostgresConnector implements Connector {
     const e = err as { code?: string; message?: string };
     const msg = e?.message ?? '';
     if (e?.code === '28P01') return authDiagnosis(t, this.config.user);
-    if (e?.code === '28000') return /no encryption|SSL off/i.test(msg) && !this.config.options?.tls?.enabled ? tlsRequiredDiagnosis(t) : authDiagnosis(t, this.config.user);
+    if (e?.code === '28000')
+      return /no encryption|SSL off/i.test(msg) && !this.config.options?.tls?.enabled
+        ? tlsRequiredDiagnosis(t)
+        : authDiagnosis(t, this.config.user);
     if (e?.code === '3D000') return databaseMissingDiagnosis(t, this.config.database);
     if (/does not support SSL/i.test(msg))
-      return failed('unknown', `The server of source "${this.name}" does not accept TLS connections.`, 'Turn TLS off in the source settings, or enable SSL on the server.', t);
+      return failed(
+        'unknown',
+        `The server of source "${this.name}" does not accept TLS connections.`,
+        'Turn TLS off in the source settings, or enable SSL on the server.',
+        t,
+      );
     if (/timeout|timed out/i.test(msg)) return timeoutDiagnosis(t);
     return unknownDiagnosis(t, err);
   }
@@ -156,11 +177,17 @@ export class PostgresConnector implements Connector {
   private async connect(control?: StatementControl): Promise<pg.PoolClient> {
     let client: pg.PoolClient;
     try {
-      client = await acquireUnlessStopped(control, () => this.pool.connect(), (c) => c.release());
+      client = await acquireUnlessStopped(
+        control,
+        () => this.pool.connect(),
+        (c) => c.release(),
+      );
     } catch (err) {
       if (err instanceof JunctionError) throw err;
       const d = this.diagnose(err);
-      throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
+      throw new JunctionError('source_unavailable', 'external', d.message, {
+        details: { source: this.name, diagnosis: d.code, hint: d.hint },
+      });
     }
     if (control?.stopped) {
       client.release();
@@ -183,9 +210,14 @@ export class PostgresConnector implements Connector {
     if (control?.stopped) return control.error();
     const e = err as { code?: string; message?: string };
     if (e?.code === QUERY_CANCELED && /statement timeout/i.test(e.message ?? '')) {
-      return new JunctionError('source_statement_timeout', 'timeout', `The statement on source "${this.name}" hit the server's statement_timeout.`, {
-        details: { source: this.name },
-      });
+      return new JunctionError(
+        'source_statement_timeout',
+        'timeout',
+        `The statement on source "${this.name}" hit the server's statement_timeout.`,
+        {
+          details: { source: this.name },
+        },
+      );
     }
     return sourceError(this.name, err, this.secrets, what);
   }
@@ -218,7 +250,10 @@ export class PostgresConnector implements Connector {
   async introspect(): Promise<CatalogSnapshot> {
     const client = await this.connect();
     try {
-      const snap = await introspectPostgres(async (sql, params) => (await client.query({ text: sql, values: params, types: pg.types })).rows, this.config.options?.schema);
+      const snap = await introspectPostgres(
+        async (sql, params) => (await client.query({ text: sql, values: params, types: pg.types })).rows,
+        this.config.options?.schema,
+      );
       this.warnings.push(...snap.warnings);
       return snap;
     } catch (err) {
@@ -256,7 +291,9 @@ export class PostgresConnector implements Connector {
         let fields: FieldLike[];
         try {
           [rows, fields] = await new Promise<[unknown[][], FieldLike[]]>((resolve, reject) =>
-            cursor!.read(batchSize, (err, r, result) => (err ? reject(err) : resolve([r as unknown[][], (result?.fields ?? []) as FieldLike[]]))),
+            cursor!.read(batchSize, (err, r, result) =>
+              err ? reject(err) : resolve([r as unknown[][], (result?.fields ?? []) as FieldLike[]]),
+            ),
           );
         } catch (err) {
           throw this.failure(err, control, 'query');
@@ -279,7 +316,9 @@ export class PostgresConnector implements Connector {
         if (rows.length < batchSize) break;
       }
     } catch (err) {
-      broken = !(err instanceof JunctionError) || (err.kind !== 'cancelled' && err.kind !== 'timeout' && err.code !== 'source_error');
+      broken =
+        !(err instanceof JunctionError) ||
+        (err.kind !== 'cancelled' && err.kind !== 'timeout' && err.code !== 'source_error');
       throw err;
     } finally {
       control.dispose();
@@ -289,14 +328,18 @@ export class PostgresConnector implements Connector {
     }
   }
 
-  async execute(sql: string, params: readonly Value[] = []): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
+  async execute(
+    sql: string,
+    params: readonly Value[] = [],
+  ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
     const control = new StatementControl(this.name, undefined, this.statementTimeoutMs);
     const client = await this.connect(control);
     const cancel = this.armCancel(client, control);
     try {
       let res: pg.QueryResult | pg.QueryResult[];
       try {
-        res = (await client.query({ text: sql, values: params.map(toParam), rowMode: 'array', types: RAW_TYPES })) as pg.QueryResult | pg.QueryResult[];
+        res = (await client.query({ text: sql, values: params.map(toParam), rowMode: 'array', types: RAW_TYPES })) as
+          pg.QueryResult | pg.QueryResult[];
       } catch (err) {
         throw this.failure(err, control, 'statement');
       }
@@ -305,8 +348,14 @@ export class PostgresConnector implements Connector {
       const last = Array.isArray(res) ? res[res.length - 1] : res;
       const fields = (last.fields ?? []) as FieldLike[];
       const decoders = this.decoders(fields, undefined);
-      const columns: ColumnMeta[] = fields.map((f) => ({ name: f.name, type: mapOid(f.dataTypeID, f.dataTypeModifier).type, nullable: true }));
-      const rows = (last.rows as unknown[][]).map((raw) => raw.map((v, i) => (v === null ? null : decoders[i](v as string))));
+      const columns: ColumnMeta[] = fields.map((f) => ({
+        name: f.name,
+        type: mapOid(f.dataTypeID, f.dataTypeModifier).type,
+        nullable: true,
+      }));
+      const rows = (last.rows as unknown[][]).map((raw) =>
+        raw.map((v, i) => (v === null ? null : decoders[i](v as string))),
+      );
       return { rowCount: last.rowCount ?? rows.length, rows, columns };
     } finally {
       control.dispose();

@@ -11,6 +11,11 @@ describe('COPY text format', () => {
     expect(copyField(-Infinity)).toBe('-Infinity');
     expect(copyField(false)).toBe('f');
     expect(copyField(new Uint8Array([0, 92]))).toBe('\\\\x005c');
-    expect(copyRows([[1, 'x'], [null, '']])).toBe('1\tx\n\\N\t\n');
+    expect(
+      copyRows([
+        [1, 'x'],
+        [null, ''],
+      ]),
+    ).toBe('1\tx\n\\N\t\n');
   });
 });

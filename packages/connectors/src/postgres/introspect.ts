@@ -8,7 +8,10 @@ const SYSTEM_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema') AN
 // Tables never analyzed have reltuples = -1 (PostgreSQL 14+); small ones are counted instead.
 const SMALL_TABLE_BYTES = 8 * 1024 * 1024;
 
-export async function introspectPostgres(q: Query, defaultSchema: string | undefined): Promise<CatalogSnapshot & { warnings: string[] }> {
+export async function introspectPostgres(
+  q: Query,
+  defaultSchema: string | undefined,
+): Promise<CatalogSnapshot & { warnings: string[] }> {
   const warnings: string[] = [];
   const schema = defaultSchema ?? String((await q(`SELECT current_schema() AS s`))[0].s ?? 'public');
   const rels = await q(
@@ -65,7 +68,13 @@ export async function introspectPostgres(q: Query, defaultSchema: string | undef
     const native = String(r.native);
     const mapped = mapNativeType(native);
     if (mapped.warning) warnings.push(`${String(r.oid)}:${String(r.name)}: ${mapped.warning}`);
-    return { name: String(r.name), type: mapped.type, nativeType: native, nullable: r.nullable === true, default: (r.dflt as string | null) ?? null };
+    return {
+      name: String(r.name),
+      type: mapped.type,
+      nativeType: native,
+      nullable: r.nullable === true,
+      default: (r.dflt as string | null) ?? null,
+    };
   });
   const pks = new Map<string, string[]>();
   const fks = byOid<ForeignKeyInfo | undefined>(cons, (r) => {
@@ -73,9 +82,19 @@ export async function introspectPostgres(q: Query, defaultSchema: string | undef
       pks.set(String(r.oid), r.cols as string[]);
       return undefined;
     }
-    return { name: String(r.name), columns: r.cols as string[], refSchema: String(r.ref_schema), refTable: String(r.ref_table), refColumns: r.ref_cols as string[] };
+    return {
+      name: String(r.name),
+      columns: r.cols as string[],
+      refSchema: String(r.ref_schema),
+      refTable: String(r.ref_table),
+      refColumns: r.ref_cols as string[],
+    };
   });
-  const indexes = byOid<IndexInfo>(idx, (r) => ({ name: String(r.name), columns: r.cols as string[], unique: r.uniq === true }));
+  const indexes = byOid<IndexInfo>(idx, (r) => ({
+    name: String(r.name),
+    columns: r.cols as string[],
+    unique: r.uniq === true,
+  }));
 
   const tables: TableInfo[] = [];
   for (const r of rels) {

@@ -59,7 +59,14 @@ export function mapNativeType(native: string): Mapped {
       if (tz) return unknown(native, 'time with time zone is read as text');
       return { type: p1 !== undefined ? { kind: 'time', precision: p1 } : t.time };
     case 'timestamp':
-      return { type: p1 !== undefined ? { kind: tz ? 'timestamptz' : 'timestamp', precision: p1 } : tz ? t.timestamptz : t.timestamp };
+      return {
+        type:
+          p1 !== undefined
+            ? { kind: tz ? 'timestamptz' : 'timestamp', precision: p1 }
+            : tz
+              ? t.timestamptz
+              : t.timestamp,
+      };
     case 'timestamptz':
       return { type: t.timestamptz };
     case 'interval':

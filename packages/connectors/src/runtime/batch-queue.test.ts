@@ -4,7 +4,11 @@ import { BatchQueue } from './batch-queue.js';
 describe('BatchQueue', () => {
   it('batches pushed rows, pauses the producer at the high-water mark and resumes it', async () => {
     const events: string[] = [];
-    const q = new BatchQueue<number>(2, () => events.push('pause'), () => events.push('resume'));
+    const q = new BatchQueue<number>(
+      2,
+      () => events.push('pause'),
+      () => events.push('resume'),
+    );
     for (let i = 1; i <= 5; i++) q.push(i);
     expect(events).toEqual(['pause']);
     q.end();
@@ -16,7 +20,11 @@ describe('BatchQueue', () => {
   });
 
   it('wakes a waiting reader and rethrows the driver error', async () => {
-    const q = new BatchQueue<number>(2, () => undefined, () => undefined);
+    const q = new BatchQueue<number>(
+      2,
+      () => undefined,
+      () => undefined,
+    );
     const pending = q.next();
     q.push(1);
     q.push(2);
@@ -28,7 +36,11 @@ describe('BatchQueue', () => {
 
   it('drain discards buffered rows, resumes a paused producer and waits for the end', async () => {
     const events: string[] = [];
-    const q = new BatchQueue<number>(1, () => events.push('pause'), () => events.push('resume'));
+    const q = new BatchQueue<number>(
+      1,
+      () => events.push('pause'),
+      () => events.push('resume'),
+    );
     q.push(1);
     q.push(2);
     let drained = false;

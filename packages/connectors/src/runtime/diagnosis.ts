@@ -11,7 +11,18 @@ export interface Target {
   readonly secrets: readonly (string | undefined)[];
 }
 
-const NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'ECONNRESET']);
+const NETWORK_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+]);
 
 /**
  * The socket error code inside a driver error: drivers wrap it (tedious: ESOCKET with a
@@ -120,7 +131,12 @@ export function tlsRequiredDiagnosis(t: Target): FailedDiagnosis {
 
 export function unknownDiagnosis(t: Target, err: unknown): FailedDiagnosis {
   const msg = err instanceof Error ? err.message : String(err);
-  return failed('unknown', `Connecting to source "${t.source}" failed: ${msg}`, 'Check the connection settings and the server log.', t);
+  return failed(
+    'unknown',
+    `Connecting to source "${t.source}" failed: ${msg}`,
+    'Check the connection settings and the server log.',
+    t,
+  );
 }
 
 /** Races a connect attempt against the connect timeout so test() always answers in time. */

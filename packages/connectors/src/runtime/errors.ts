@@ -10,9 +10,14 @@ export function redact(text: string, secrets: readonly (string | undefined)[]): 
 }
 
 export function cancelledError(source: string): JunctionError {
-  return new JunctionError('source_statement_cancelled', 'cancelled', `The statement on source "${source}" was cancelled.`, {
-    details: { source },
-  });
+  return new JunctionError(
+    'source_statement_cancelled',
+    'cancelled',
+    `The statement on source "${source}" was cancelled.`,
+    {
+      details: { source },
+    },
+  );
 }
 
 export function timeoutError(source: string, timeoutMs?: number): JunctionError {
@@ -34,7 +39,12 @@ function driverMessage(err: unknown): string {
  * A failure inside a source, phrased with the source's name. The driver error is kept as
  * `cause` only after its message was redacted, because causes end up in logs.
  */
-export function sourceError(source: string, err: unknown, secrets: readonly (string | undefined)[], what = 'query'): JunctionError {
+export function sourceError(
+  source: string,
+  err: unknown,
+  secrets: readonly (string | undefined)[],
+  what = 'query',
+): JunctionError {
   if (err instanceof JunctionError) return err;
   const raw = redact(driverMessage(err), secrets);
   const code = (err as { code?: unknown } | null)?.code;

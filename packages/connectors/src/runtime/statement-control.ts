@@ -63,7 +63,11 @@ export class StatementControl {
  * request under load must still honour its AbortSignal); a connection that arrives after
  * that is handed straight back through `giveBack`.
  */
-export async function acquireUnlessStopped<C>(control: StatementControl | undefined, start: () => Promise<C>, giveBack: (c: C) => void): Promise<C> {
+export async function acquireUnlessStopped<C>(
+  control: StatementControl | undefined,
+  start: () => Promise<C>,
+  giveBack: (c: C) => void,
+): Promise<C> {
   if (!control) return start();
   control.throwIfStopped();
   const acquire = start();

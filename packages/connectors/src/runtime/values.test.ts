@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { t } from '../contract/types.js';
-import { canonicalTimestamp, coerce, padChar, plainDecimal, timestamptzToUtc, trimFraction, withScale } from './values.js';
+import {
+  canonicalTimestamp,
+  coerce,
+  padChar,
+  plainDecimal,
+  timestamptzToUtc,
+  trimFraction,
+  withScale,
+} from './values.js';
 
 describe('value helpers', () => {
   it('canonical fractions and timestamps', () => {

@@ -75,7 +75,10 @@ function formatYear(y: number): string {
  * The fraction is carried as text so microseconds never pass through a float.
  */
 export function timestamptzToUtc(text: string): string {
-  const m = /^(\d{4,})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?( BC)?$/.exec(text);
+  const m =
+    /^(\d{4,})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?( BC)?$/.exec(
+      text,
+    );
   if (!m || m[13]) return text;
   const fraction = m[7] ? trimFraction('0' + m[7]).slice(1) : '';
   let offsetSec = 0;

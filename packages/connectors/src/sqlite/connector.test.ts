@@ -33,7 +33,9 @@ afterAll(async () => {
 
 describe('sqlite connector', () => {
   it('introspects a known schema exactly', async () => {
-    await conn.execute(`CREATE TABLE region (r_id INTEGER PRIMARY KEY, r_name CHAR(25) NOT NULL, r_comment VARCHAR(152))`);
+    await conn.execute(
+      `CREATE TABLE region (r_id INTEGER PRIMARY KEY, r_name CHAR(25) NOT NULL, r_comment VARCHAR(152))`,
+    );
     await conn.execute(`CREATE TABLE nation (n_id BIGINT NOT NULL, n_code SMALLINT NOT NULL DEFAULT 7, n_region INTEGER REFERENCES region (r_id),
       n_price DECIMAL(15,2), n_day DATE, n_ts TIMESTAMP, n_data BLOB, n_flag BOOLEAN, n_geo GEOMETRY, PRIMARY KEY (n_id, n_code))`);
     await conn.execute(`CREATE INDEX nation_region_idx ON nation (n_region)`);
@@ -42,7 +44,11 @@ describe('sqlite connector', () => {
     await conn.execute(`INSERT INTO region VALUES (1, 'a', NULL), (2, 'b', NULL), (3, 'c', 'x')`);
     const snap = await conn.introspect();
     expect(snap.defaultSchema).toBe('main');
-    expect(snap.tables.map((x) => `${x.name}:${x.kind}:${x.rowCount}`)).toEqual(['nation:table:0', 'region:table:3', 'v_region:view:undefined']);
+    expect(snap.tables.map((x) => `${x.name}:${x.kind}:${x.rowCount}`)).toEqual([
+      'nation:table:0',
+      'region:table:3',
+      'v_region:view:undefined',
+    ]);
     expect(snap.tables[1]).toEqual({
       schema: 'main',
       name: 'region',
@@ -70,13 +76,17 @@ describe('sqlite connector', () => {
       ['n_geo', t.unknown, true, null],
     ]);
     expect(nation.primaryKey).toEqual(['n_id', 'n_code']);
-    expect(nation.foreignKeys).toEqual([{ name: 'fk_nation_0', columns: ['n_region'], refSchema: 'main', refTable: 'region', refColumns: ['r_id'] }]);
+    expect(nation.foreignKeys).toEqual([
+      { name: 'fk_nation_0', columns: ['n_region'], refSchema: 'main', refTable: 'region', refColumns: ['r_id'] },
+    ]);
     expect(nation.indexes).toEqual([
       { name: 'nation_price_idx', columns: ['n_price', 'n_day'], unique: true },
       { name: 'nation_region_idx', columns: ['n_region'], unique: false },
       { name: 'sqlite_autoindex_nation_1', columns: ['n_id', 'n_code'], unique: true },
     ]);
-    expect(snap.warnings).toEqual(['main.nation.n_geo: type "GEOMETRY" is read as text: it has no Junction equivalent']);
+    expect(snap.warnings).toEqual([
+      'main.nation.n_geo: type "GEOMETRY" is read as text: it has no Junction equivalent',
+    ]);
     await conn.execute(`ANALYZE`);
     const again = await conn.introspect();
     expect(again.tables.find((x) => x.name === 'region')?.rowCount).toBe(3);
@@ -85,26 +95,103 @@ describe('sqlite connector', () => {
   it('probes the semantics', async () => {
     const s = await conn.probe();
     expect(s.serverVersion).toMatch(/^3\.\d+\.\d+$/);
-    expect([s.caseSensitive, s.accentSensitive, s.padSpace, s.timeZone, s.defaultCollation]).toEqual([true, true, false, 'UTC', 'BINARY']);
+    expect([s.caseSensitive, s.accentSensitive, s.padSpace, s.timeZone, s.defaultCollation]).toEqual([
+      true,
+      true,
+      false,
+      'UTC',
+      'BINARY',
+    ]);
     expect(s.maxBindParams).toBeGreaterThanOrEqual(999);
   });
 
   it('round-trips edge values exactly', async () => {
-    await conn.execute(`CREATE TABLE rt (id INTEGER, i8 BIGINT, i4 INT4, d DECIMAL(15,2), f DOUBLE, b BOOLEAN, c CHAR(5), vc VARCHAR(20), dt DATE, ts TIMESTAMP, bin BLOB, js JSON, u UUID)`);
+    await conn.execute(
+      `CREATE TABLE rt (id INTEGER, i8 BIGINT, i4 INT4, d DECIMAL(15,2), f DOUBLE, b BOOLEAN, c CHAR(5), vc VARCHAR(20), dt DATE, ts TIMESTAMP, bin BLOB, js JSON, u UUID)`,
+    );
     const rows: Row[] = [
-      [1, 9223372036854775807n, 2147483647, '1234567890123.45', 1.5, true, 'ab', '', '2024-02-29', '2021-03-28T02:30:00.123456', new Uint8Array([0, 255]), '{"a":1}', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'],
-      [2, -9223372036854775808n, -2147483648, '-0.10', -0.25, false, 'abcde', 'trail  ', '0001-01-01', '2021-10-31T02:30:00', new Uint8Array([]), '[]', null],
+      [
+        1,
+        9223372036854775807n,
+        2147483647,
+        '1234567890123.45',
+        1.5,
+        true,
+        'ab',
+        '',
+        '2024-02-29',
+        '2021-03-28T02:30:00.123456',
+        new Uint8Array([0, 255]),
+        '{"a":1}',
+        'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11',
+      ],
+      [
+        2,
+        -9223372036854775808n,
+        -2147483648,
+        '-0.10',
+        -0.25,
+        false,
+        'abcde',
+        'trail  ',
+        '0001-01-01',
+        '2021-10-31T02:30:00',
+        new Uint8Array([]),
+        '[]',
+        null,
+      ],
       [3, 9007199254740993n, 0, '7', 0, null, 'emoji😀', 'ü 中', null, null, null, null, null],
     ];
     for (const r of rows) await conn.execute(`INSERT INTO rt VALUES (${r.map(() => '?').join(', ')})`, r);
     const columns: ColumnMeta[] = [
-      ['id', t.int32], ['i8', t.int64], ['i4', t.int32], ['d', t.decimal(15, 2)], ['f', t.float64], ['b', t.bool], ['c', t.char(5)], ['vc', t.varchar(20)],
-      ['dt', t.date], ['ts', t.timestamp], ['bin', t.binary], ['js', t.json], ['u', t.uuid],
+      ['id', t.int32],
+      ['i8', t.int64],
+      ['i4', t.int32],
+      ['d', t.decimal(15, 2)],
+      ['f', t.float64],
+      ['b', t.bool],
+      ['c', t.char(5)],
+      ['vc', t.varchar(20)],
+      ['dt', t.date],
+      ['ts', t.timestamp],
+      ['bin', t.binary],
+      ['js', t.json],
+      ['u', t.uuid],
     ].map(([name, type]) => ({ name: name as string, type: type as ColumnMeta['type'], nullable: true }));
-    const r = await collect(conn.stream({ sql: `SELECT ${columns.map((c) => c.name).join(', ')} FROM rt ORDER BY id`, params: [], columns }));
+    const r = await collect(
+      conn.stream({ sql: `SELECT ${columns.map((c) => c.name).join(', ')} FROM rt ORDER BY id`, params: [], columns }),
+    );
     expect(r.rows).toEqual([
-      [1, 9223372036854775807n, 2147483647, '1234567890123.45', 1.5, true, 'ab   ', '', '2024-02-29', '2021-03-28T02:30:00.123456', new Uint8Array([0, 255]), '{"a":1}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
-      [2, -9223372036854775808n, -2147483648, '-0.10', -0.25, false, 'abcde', 'trail  ', '0001-01-01', '2021-10-31T02:30:00', new Uint8Array([]), '[]', null],
+      [
+        1,
+        9223372036854775807n,
+        2147483647,
+        '1234567890123.45',
+        1.5,
+        true,
+        'ab   ',
+        '',
+        '2024-02-29',
+        '2021-03-28T02:30:00.123456',
+        new Uint8Array([0, 255]),
+        '{"a":1}',
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      ],
+      [
+        2,
+        -9223372036854775808n,
+        -2147483648,
+        '-0.10',
+        -0.25,
+        false,
+        'abcde',
+        'trail  ',
+        '0001-01-01',
+        '2021-10-31T02:30:00',
+        new Uint8Array([]),
+        '[]',
+        null,
+      ],
       [3, 9007199254740993n, 0, '7.00', 0, null, 'emoji😀', 'ü 中', null, null, null, null, null],
     ]);
     const found = await conn.execute(`SELECT id FROM rt WHERE i8 = ? ORDER BY id`, [9007199254740993n]);
@@ -135,7 +222,10 @@ describe('sqlite connector', () => {
     let seen = 0;
     const err = await caught(
       (async () => {
-        for await (const b of conn.stream({ sql, params: [], columns: [{ name: 'x', type: t.int64, nullable: false }] }, { signal: ac.signal, batchSize: 1000 })) {
+        for await (const b of conn.stream(
+          { sql, params: [], columns: [{ name: 'x', type: t.int64, nullable: false }] },
+          { signal: ac.signal, batchSize: 1000 },
+        )) {
           seen += b.rows.length;
           if (seen === 5000) setTimeout(() => ac.abort(), 0);
         }
@@ -143,20 +233,38 @@ describe('sqlite connector', () => {
     );
     expect(err.kind).toBe('cancelled');
     expect(seen).toBeLessThan(1_000_000);
-    const timeout = await caught(collect(conn.stream({ sql, params: [], columns: [] }, { timeoutMs: 50, batchSize: 1000 })));
+    const timeout = await caught(
+      collect(conn.stream({ sql, params: [], columns: [] }, { timeoutMs: 50, batchSize: 1000 })),
+    );
     expect(timeout.kind).toBe('timeout');
   });
 
   it('bulk loads inside one transaction', async () => {
     await conn.execute(`CREATE TABLE bulk (id BIGINT, s TEXT, d DECIMAL(12,2), b BLOB)`);
     async function* gen(): AsyncIterable<Row[]> {
-      for (let b = 0; b < 5; b++) yield Array.from({ length: 1001 }, (_, i): Row => [BigInt(b * 1001 + i), `s${i}\t'`, `${i}.50`, new Uint8Array([i % 256])]);
+      for (let b = 0; b < 5; b++)
+        yield Array.from({ length: 1001 }, (_, i): Row => [
+          BigInt(b * 1001 + i),
+          `s${i}\t'`,
+          `${i}.50`,
+          new Uint8Array([i % 256]),
+        ]);
     }
-    const table = { name: 'bulk', columns: [{ name: 'id', type: t.int64, nullable: false }, { name: 's', type: t.string, nullable: true }, { name: 'd', type: t.decimal(12, 2), nullable: true }, { name: 'b', type: t.binary, nullable: true }] };
+    const table = {
+      name: 'bulk',
+      columns: [
+        { name: 'id', type: t.int64, nullable: false },
+        { name: 's', type: t.string, nullable: true },
+        { name: 'd', type: t.decimal(12, 2), nullable: true },
+        { name: 'b', type: t.binary, nullable: true },
+      ],
+    };
     expect(await conn.bulkLoad(table, gen())).toBe(5005);
     const r = await conn.execute(`SELECT count(*), sum(id) FROM bulk`);
     expect(r.rows).toEqual([[5005n, 12522510n]]);
-    const last = await collect(conn.stream({ sql: `SELECT id, s, d, b FROM bulk WHERE id = 5004`, params: [], columns: table.columns }));
+    const last = await collect(
+      conn.stream({ sql: `SELECT id, s, d, b FROM bulk WHERE id = 5004`, params: [], columns: table.columns }),
+    );
     expect(last.rows).toEqual([[5004n, `s1000\t'`, '1000.50', new Uint8Array([1000 % 256])]]);
   });
 

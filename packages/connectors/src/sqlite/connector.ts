@@ -1,7 +1,14 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import type { Capabilities } from '../contract/capabilities.js';
-import type { CatalogSnapshot, ColumnInfo, ForeignKeyInfo, IndexInfo, SourceSemantics, TableInfo } from '../contract/catalog.js';
+import type {
+  CatalogSnapshot,
+  ColumnInfo,
+  ForeignKeyInfo,
+  IndexInfo,
+  SourceSemantics,
+  TableInfo,
+} from '../contract/catalog.js';
 import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
@@ -63,7 +70,10 @@ export class SqliteConnector implements Connector {
   }
 
   private open(): Db {
-    if (this.closed) throw new JunctionError('source_closed', 'external', `Source "${this.name}" is closed.`, { details: { source: this.name } });
+    if (this.closed)
+      throw new JunctionError('source_closed', 'external', `Source "${this.name}" is closed.`, {
+        details: { source: this.name },
+      });
     const db = new Database(this.file, { timeout: this.config.options?.connectTimeoutMs ?? 10_000 });
     db.defaultSafeIntegers(true);
     this.all.add(db);
@@ -75,7 +85,12 @@ export class SqliteConnector implements Connector {
     if (db) return db;
     if (this.all.size >= this.max) {
       if (this.file === ':memory:') return [...this.all][0];
-      throw new JunctionError('source_busy', 'resources', `All ${this.max} handles of source "${this.name}" are busy.`, { details: { source: this.name } });
+      throw new JunctionError(
+        'source_busy',
+        'resources',
+        `All ${this.max} handles of source "${this.name}" are busy.`,
+        { details: { source: this.name } },
+      );
     }
     try {
       return this.open();
@@ -103,7 +118,10 @@ export class SqliteConnector implements Connector {
       };
     }
     try {
-      const db = new Database(this.file, { fileMustExist: this.file !== ':memory:', readonly: this.file !== ':memory:' });
+      const db = new Database(this.file, {
+        fileMustExist: this.file !== ':memory:',
+        readonly: this.file !== ':memory:',
+      });
       try {
         const v = db.prepare('SELECT sqlite_version()').pluck().get() as string;
         // reading the schema proves the file really is a database
@@ -125,10 +143,12 @@ export class SqliteConnector implements Connector {
   async probe(): Promise<SourceSemantics> {
     const db = this.acquire();
     try {
-      const r = db
-        .prepare(`SELECT sqlite_version(), 'a' = 'A', 'é' = 'e', 'a' = 'a '`)
-        .raw(true)
-        .get() as [string, bigint, bigint, bigint];
+      const r = db.prepare(`SELECT sqlite_version(), 'a' = 'A', 'é' = 'e', 'a' = 'a '`).raw(true).get() as [
+        string,
+        bigint,
+        bigint,
+        bigint,
+      ];
       const opts = (db.pragma('compile_options') as { compile_options: string }[]).map((o) => o.compile_options);
       const maxVar = opts.find((o) => o.startsWith('MAX_VARIABLE_NUMBER='));
       this.semantics = {
@@ -154,26 +174,60 @@ export class SqliteConnector implements Connector {
     const warnings: string[] = [];
     try {
       const objects = db
-        .prepare(`SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`)
+        .prepare(
+          `SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`,
+        )
         .all() as { name: string; type: 'table' | 'view' }[];
       const hasStats = db.prepare(`SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'`).get() !== undefined;
       const tables: TableInfo[] = [];
       for (const o of objects) {
         const q = quoteIdent(o.name);
-        const cols = db.prepare(`PRAGMA table_xinfo(${q})`).all() as { name: string; type: string; notnull: bigint; dflt_value: string | null; pk: bigint; hidden: bigint }[];
+        const cols = db.prepare(`PRAGMA table_xinfo(${q})`).all() as {
+          name: string;
+          type: string;
+          notnull: bigint;
+          dflt_value: string | null;
+          pk: bigint;
+          hidden: bigint;
+        }[];
         const columns: ColumnInfo[] = cols
           .filter((c) => c.hidden === 0n)
           .map((c) => {
             const m = mapDeclaredType(c.type);
             if (m.warning) warnings.push(`main.${o.name}.${c.name}: ${m.warning}`);
-            return { name: c.name, type: m.type, nativeType: c.type, nullable: c.notnull === 0n && c.pk === 0n, default: c.dflt_value };
+            return {
+              name: c.name,
+              type: m.type,
+              nativeType: c.type,
+              nullable: c.notnull === 0n && c.pk === 0n,
+              default: c.dflt_value,
+            };
           });
-        const pk = cols.filter((c) => c.pk > 0n).sort((a, b) => Number(a.pk - b.pk)).map((c) => c.name);
-        const fkRows = db.prepare(`PRAGMA foreign_key_list(${q})`).all() as { id: bigint; seq: bigint; table: string; from: string; to: string | null }[];
+        const pk = cols
+          .filter((c) => c.pk > 0n)
+          .sort((a, b) => Number(a.pk - b.pk))
+          .map((c) => c.name);
+        const fkRows = db.prepare(`PRAGMA foreign_key_list(${q})`).all() as {
+          id: bigint;
+          seq: bigint;
+          table: string;
+          from: string;
+          to: string | null;
+        }[];
         const fkById = new Map<bigint, ForeignKeyInfo & { columns: string[]; refColumns: string[] }>();
         for (const f of fkRows) {
           let fk = fkById.get(f.id);
-          if (!fk) fkById.set(f.id, (fk = { name: `fk_${o.name}_${f.id}`, columns: [], refSchema: 'main', refTable: f.table, refColumns: [] }));
+          if (!fk)
+            fkById.set(
+              f.id,
+              (fk = {
+                name: `fk_${o.name}_${f.id}`,
+                columns: [],
+                refSchema: 'main',
+                refTable: f.table,
+                refColumns: [],
+              }),
+            );
           fk.columns.push(f.from);
           fk.refColumns.push(f.to ?? '');
         }
@@ -181,16 +235,29 @@ export class SqliteConnector implements Connector {
         if (o.type === 'table') {
           const list = db.prepare(`PRAGMA index_list(${q})`).all() as { name: string; unique: bigint }[];
           for (const ix of list) {
-            const info = db.prepare(`PRAGMA index_info(${quoteIdent(ix.name)})`).all() as { seqno: bigint; name: string | null }[];
-            indexes.push({ name: ix.name, columns: info.sort((a, b) => Number(a.seqno - b.seqno)).map((i) => i.name ?? '<expression>'), unique: ix.unique === 1n });
+            const info = db.prepare(`PRAGMA index_info(${quoteIdent(ix.name)})`).all() as {
+              seqno: bigint;
+              name: string | null;
+            }[];
+            indexes.push({
+              name: ix.name,
+              columns: info.sort((a, b) => Number(a.seqno - b.seqno)).map((i) => i.name ?? '<expression>'),
+              unique: ix.unique === 1n,
+            });
           }
           indexes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         }
         let rowCount: number | undefined;
         if (o.type === 'table') {
-          const stat = hasStats ? (db.prepare(`SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1`).pluck().get(o.name) as string | undefined) : undefined;
+          const stat = hasStats
+            ? (db.prepare(`SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1`).pluck().get(o.name) as
+                string | undefined)
+            : undefined;
           // without ANALYZE statistics an embedded table is counted: cheap for a local file
-          rowCount = stat !== undefined ? Number(stat.split(' ')[0]) : Number(db.prepare(`SELECT count(*) FROM ${q}`).pluck().get() as bigint);
+          rowCount =
+            stat !== undefined
+              ? Number(stat.split(' ')[0])
+              : Number(db.prepare(`SELECT count(*) FROM ${q}`).pluck().get() as bigint);
         }
         tables.push({
           schema: 'main',
@@ -220,7 +287,10 @@ export class SqliteConnector implements Connector {
     }
   }
 
-  private static decoders(stmt: Database.Statement, expected: readonly ColumnMeta[] | undefined): ((v: Raw) => Value)[] {
+  private static decoders(
+    stmt: Database.Statement,
+    expected: readonly ColumnMeta[] | undefined,
+  ): ((v: Raw) => Value)[] {
     return stmt.columns().map((c, i) => {
       const want: JType | undefined = expected?.[i]?.type;
       const type = want ?? mapDeclaredType(c.type).type;
@@ -231,14 +301,23 @@ export class SqliteConnector implements Connector {
 
   async *stream(query: RenderedQuery, options: StreamOptions = {}): AsyncIterable<Batch> {
     const batchSize = options.batchSize ?? 1024;
-    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.config.options?.statementTimeoutMs);
+    const control = new StatementControl(
+      this.name,
+      options.signal,
+      options.timeoutMs ?? this.config.options?.statementTimeoutMs,
+    );
     let db: Db | undefined;
     let it: IterableIterator<unknown> | undefined;
     try {
       control.throwIfStopped();
       db = this.acquire();
       const stmt = this.prepare(db, query.sql);
-      if (!stmt.reader) throw new JunctionError('source_not_a_query', 'user', `Source "${this.name}" was asked to stream a statement that returns no rows.`);
+      if (!stmt.reader)
+        throw new JunctionError(
+          'source_not_a_query',
+          'user',
+          `Source "${this.name}" was asked to stream a statement that returns no rows.`,
+        );
       stmt.raw(true);
       const decoders = SqliteConnector.decoders(stmt, query.columns);
       try {
@@ -277,7 +356,10 @@ export class SqliteConnector implements Connector {
     }
   }
 
-  async execute(sql: string, params: readonly Value[] = []): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
+  async execute(
+    sql: string,
+    params: readonly Value[] = [],
+  ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
     const db = this.acquire();
     try {
       const bound = params.map(toParam);
@@ -308,7 +390,11 @@ export class SqliteConnector implements Connector {
         const columns: ColumnMeta[] = stmt.columns().map((c, i) => {
           const declared = mapDeclaredType(c.type).type;
           const first = raws.find((r) => r[i] !== null)?.[i];
-          return { name: c.name, type: declared.kind === 'unknown' && first !== undefined ? typeOfValue(first) : declared, nullable: true };
+          return {
+            name: c.name,
+            type: declared.kind === 'unknown' && first !== undefined ? typeOfValue(first) : declared,
+            nullable: true,
+          };
         });
         return { rowCount: rows.length, rows, columns };
       } catch (err) {

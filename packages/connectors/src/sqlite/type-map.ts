@@ -1,5 +1,13 @@
 import { t, type JType, type Value } from '../contract/types.js';
-import { bytesOf, canonicalTimestamp, padChar, plainDecimal, timestamptzToUtc, trimFraction, withScale } from '../runtime/values.js';
+import {
+  bytesOf,
+  canonicalTimestamp,
+  padChar,
+  plainDecimal,
+  timestamptzToUtc,
+  trimFraction,
+  withScale,
+} from '../runtime/values.js';
 
 export interface Mapped {
   readonly type: JType;
@@ -93,10 +101,18 @@ export function decodeValue(v: Raw, type: JType): Value {
     case 'float64':
       return Number(v);
     case 'bool':
-      return typeof v === 'bigint' ? v !== 0n : typeof v === 'number' ? v !== 0 : v === '1' || v === 't' || v === 'true' || v === 'TRUE';
+      return typeof v === 'bigint'
+        ? v !== 0n
+        : typeof v === 'number'
+          ? v !== 0
+          : v === '1' || v === 't' || v === 'true' || v === 'TRUE';
     case 'decimal':
       if (typeof v === 'bigint') return withScale(v.toString(), type.scale);
-      if (typeof v === 'number') return withScale(type.scale !== undefined ? trimDecimal(v.toFixed(type.scale), type.scale) : plainDecimal(v), type.scale);
+      if (typeof v === 'number')
+        return withScale(
+          type.scale !== undefined ? trimDecimal(v.toFixed(type.scale), type.scale) : plainDecimal(v),
+          type.scale,
+        );
       return withScale(plainDecimal(String(v)), type.scale);
     case 'string':
       if (Buffer.isBuffer(v)) return v.toString('utf8');

@@ -7,7 +7,16 @@ import { call, col, lit, table } from '../sql/ir-builders.js';
 import { closedPort, collect, sourceFromUrl, uniqueName } from '../../test/support/sources.js';
 
 const url = process.env.TEST_MSSQL_URL;
-const base: SourceConfig = { name: 'mssrc', engine: 'sqlserver', host: '127.0.0.1', port: 1433, database: 'junction', user: 'sa', password: 'S3cret-mssql!', options: { connectTimeoutMs: 3000 } };
+const base: SourceConfig = {
+  name: 'mssrc',
+  engine: 'sqlserver',
+  host: '127.0.0.1',
+  port: 1433,
+  database: 'junction',
+  user: 'sa',
+  password: 'S3cret-mssql!',
+  options: { connectTimeoutMs: 3000 },
+};
 
 describe('sql server connector without a server', () => {
   it('renders DECIMAL and temporal select items as server-side text and keeps the declared types', () => {
@@ -56,7 +65,12 @@ describe.runIf(Boolean(url))('sql server connector against TEST_MSSQL_URL', () =
   beforeAll(async () => {
     admin = createConnector({ ...sourceFromUrl(url!, 'admin'), engine: 'sqlserver' });
     await admin.execute(`CREATE DATABASE ${db}`);
-    conn = createConnector({ ...sourceFromUrl(url!, 'mssrc'), engine: 'sqlserver', database: db, options: { pool: { max: 3 } } });
+    conn = createConnector({
+      ...sourceFromUrl(url!, 'mssrc'),
+      engine: 'sqlserver',
+      database: db,
+      options: { pool: { max: 3 } },
+    });
   });
   afterAll(async () => {
     await conn?.close();
@@ -65,28 +79,71 @@ describe.runIf(Boolean(url))('sql server connector against TEST_MSSQL_URL', () =
   });
 
   it('round-trips edge values through bulk load and the exact transport', async () => {
-    await conn.execute(`CREATE TABLE rt (id INT PRIMARY KEY, i8 BIGINT, d DECIMAL(38,10), c NCHAR(5), v NVARCHAR(20), dt DATE, ts DATETIME2(7), tz DATETIMEOFFSET(7), b VARBINARY(10), u UNIQUEIDENTIFIER)`);
+    await conn.execute(
+      `CREATE TABLE rt (id INT PRIMARY KEY, i8 BIGINT, d DECIMAL(38,10), c NCHAR(5), v NVARCHAR(20), dt DATE, ts DATETIME2(7), tz DATETIMEOFFSET(7), b VARBINARY(10), u UNIQUEIDENTIFIER)`,
+    );
     const columns: ColumnMeta[] = [
-      ['id', t.int32], ['i8', t.int64], ['d', t.decimal(38, 10)], ['c', t.char(5)], ['v', t.varchar(20)], ['dt', t.date], ['ts', { kind: 'timestamp', precision: 7 }],
-      ['tz', { kind: 'timestamptz', precision: 7 }], ['b', t.binary], ['u', t.uuid],
+      ['id', t.int32],
+      ['i8', t.int64],
+      ['d', t.decimal(38, 10)],
+      ['c', t.char(5)],
+      ['v', t.varchar(20)],
+      ['dt', t.date],
+      ['ts', { kind: 'timestamp', precision: 7 }],
+      ['tz', { kind: 'timestamptz', precision: 7 }],
+      ['b', t.binary],
+      ['u', t.uuid],
     ].map(([name, type]) => ({ name: name as string, type: type as ColumnMeta['type'], nullable: true }));
     const rows: Row[] = [
-      [1, 9223372036854775807n, '123456789012.1234567891', 'ab', 'emoji 😀', '2024-02-29', '2021-03-28T02:30:00.1234567', '2021-03-28T01:00:00.5Z', new Uint8Array([0, 255]), 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
+      [
+        1,
+        9223372036854775807n,
+        '123456789012.1234567891',
+        'ab',
+        'emoji 😀',
+        '2024-02-29',
+        '2021-03-28T02:30:00.1234567',
+        '2021-03-28T01:00:00.5Z',
+        new Uint8Array([0, 255]),
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      ],
       [2, null, null, null, null, null, null, null, null, null],
     ];
     async function* once(): AsyncIterable<Row[]> {
       yield rows;
     }
     expect(await conn.bulkLoad({ name: 'rt', columns }, once())).toBe(2);
-    const q: RemoteQuery = { select: columns.map((c) => ({ expr: col('r', c.name, c.type), alias: c.name })), from: table('rt', 'r'), orderBy: [{ expr: col('r', 'id', t.int32), desc: false, nullsFirst: false }] };
+    const q: RemoteQuery = {
+      select: columns.map((c) => ({ expr: col('r', c.name, c.type), alias: c.name })),
+      from: table('rt', 'r'),
+      orderBy: [{ expr: col('r', 'id', t.int32), desc: false, nullsFirst: false }],
+    };
     const r = await collect(conn.stream(conn.render(q)));
-    expect(r.rows).toEqual([[1, 9223372036854775807n, '123456789012.1234567891', 'ab   ', 'emoji 😀', '2024-02-29', '2021-03-28T02:30:00.1234567', '2021-03-28T01:00:00.5Z', new Uint8Array([0, 255]), 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'], rows[1]]);
+    expect(r.rows).toEqual([
+      [
+        1,
+        9223372036854775807n,
+        '123456789012.1234567891',
+        'ab   ',
+        'emoji 😀',
+        '2024-02-29',
+        '2021-03-28T02:30:00.1234567',
+        '2021-03-28T01:00:00.5Z',
+        new Uint8Array([0, 255]),
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      ],
+      rows[1],
+    ]);
   });
 
   it('cancels WAITFOR DELAY and the pool still works', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
-    await expect(collect(conn.stream({ sql: `WAITFOR DELAY '00:00:30'; SELECT 1`, params: [], columns: [] }, { signal: ac.signal }))).rejects.toMatchObject({ kind: 'cancelled' });
+    await expect(
+      collect(
+        conn.stream({ sql: `WAITFOR DELAY '00:00:30'; SELECT 1`, params: [], columns: [] }, { signal: ac.signal }),
+      ),
+    ).rejects.toMatchObject({ kind: 'cancelled' });
     expect((await conn.execute('SELECT 1')).rows).toEqual([[1]]);
   });
 

@@ -1,6 +1,12 @@
 import { Connection, Request, type ConnectionConfiguration } from 'tedious';
 
-type ColumnMetadata = { colName: string; type: { name: string }; precision?: number; scale?: number; dataLength?: number };
+type ColumnMetadata = {
+  colName: string;
+  type: { name: string };
+  precision?: number;
+  scale?: number;
+  dataLength?: number;
+};
 import type { Capabilities } from '../contract/capabilities.js';
 import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
 import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
@@ -8,7 +14,17 @@ import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
 import { BatchQueue } from '../runtime/batch-queue.js';
-import { authDiagnosis, databaseMissingDiagnosis, diagnoseNetworkError, timeoutDiagnosis, tlsRequiredDiagnosis, unknownDiagnosis, withDeadline, type FailedDiagnosis, type Target } from '../runtime/diagnosis.js';
+import {
+  authDiagnosis,
+  databaseMissingDiagnosis,
+  diagnoseNetworkError,
+  timeoutDiagnosis,
+  tlsRequiredDiagnosis,
+  unknownDiagnosis,
+  withDeadline,
+  type FailedDiagnosis,
+  type Target,
+} from '../runtime/diagnosis.js';
 import { sourceError } from '../runtime/errors.js';
 import { ResourcePool } from '../runtime/pool.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
@@ -66,7 +82,10 @@ export class SqlServerConnector implements Connector {
     const tls = this.config.options?.tls;
     return {
       server: this.host,
-      authentication: { type: 'default', options: { userName: this.config.user, password: this.config.password ?? '' } },
+      authentication: {
+        type: 'default',
+        options: { userName: this.config.user, password: this.config.password ?? '' },
+      },
       options: {
         port: this.port,
         database: this.config.database,
@@ -96,7 +115,13 @@ export class SqlServerConnector implements Connector {
   }
 
   private get target(): Target {
-    return { source: this.name, host: this.host, port: this.port, connectTimeoutMs: this.connectTimeoutMs, secrets: this.secrets };
+    return {
+      source: this.name,
+      host: this.host,
+      port: this.port,
+      connectTimeoutMs: this.connectTimeoutMs,
+      secrets: this.secrets,
+    };
   }
 
   capabilities(): Capabilities {
@@ -135,11 +160,17 @@ export class SqlServerConnector implements Connector {
   private async acquire(control?: StatementControl): Promise<Connection> {
     let c: Connection;
     try {
-      c = await acquireUnlessStopped(control, () => this.pool.acquire(), (x) => this.pool.release(x));
+      c = await acquireUnlessStopped(
+        control,
+        () => this.pool.acquire(),
+        (x) => this.pool.release(x),
+      );
     } catch (err) {
       if (err instanceof JunctionError) throw err;
       const d = this.diagnose(err);
-      throw new JunctionError('source_unavailable', 'external', d.message, { details: { source: this.name, diagnosis: d.code, hint: d.hint } });
+      throw new JunctionError('source_unavailable', 'external', d.message, {
+        details: { source: this.name, diagnosis: d.code, hint: d.hint },
+      });
     }
     if (control?.stopped) {
       this.pool.release(c);
@@ -149,11 +180,17 @@ export class SqlServerConnector implements Connector {
   }
 
   /** One whole request, rows collected (catalog queries, execute()). */
-  private query(c: Connection, sql: string, params: readonly Value[]): Promise<{ rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number }> {
+  private query(
+    c: Connection,
+    sql: string,
+    params: readonly Value[],
+  ): Promise<{ rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number }> {
     return new Promise((resolve, reject) => {
       const rows: NativeValue[][] = [];
       let meta: ColumnMetadata[] = [];
-      const req = new Request(sql, (err, rowCount) => (err ? reject(err) : resolve({ rows, meta, rowCount: rowCount ?? rows.length })));
+      const req = new Request(sql, (err, rowCount) =>
+        err ? reject(err) : resolve({ rows, meta, rowCount: rowCount ?? rows.length }),
+      );
       params.forEach((v, i) => {
         const p = parameterFor(v);
         req.addParameter(`p${i + 1}`, p.type, p.value, p.options);
@@ -196,7 +233,10 @@ export class SqlServerConnector implements Connector {
   async introspect(): Promise<CatalogSnapshot> {
     const c = await this.acquire();
     try {
-      const snap = await introspectSqlServer(async (sql) => (await this.query(c, sql, [])).rows, this.config.options?.schema);
+      const snap = await introspectSqlServer(
+        async (sql) => (await this.query(c, sql, [])).rows,
+        this.config.options?.schema,
+      );
       this.warnings.push(...snap.warnings);
       return snap;
     } catch (err) {
@@ -208,16 +248,23 @@ export class SqlServerConnector implements Connector {
 
   async *stream(query: RenderedQuery, options: StreamOptions = {}): AsyncIterable<Batch> {
     const batchSize = options.batchSize ?? 1024;
-    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.config.options?.statementTimeoutMs);
+    const control = new StatementControl(
+      this.name,
+      options.signal,
+      options.timeoutMs ?? this.config.options?.statementTimeoutMs,
+    );
     let c: Connection | undefined;
     let queue: BatchQueue<NativeValue[]> | undefined;
-    let healthy = true;
     try {
       c = await this.acquire(control);
       const conn = c;
       let meta: ColumnMetadata[] = [];
       const req = new Request(query.sql, (err) => (err ? q.fail(err) : q.end()));
-      const q = new BatchQueue<NativeValue[]>(batchSize, () => req.pause(), () => req.resume());
+      const q = new BatchQueue<NativeValue[]>(
+        batchSize,
+        () => req.pause(),
+        () => req.resume(),
+      );
       queue = q;
       query.params.forEach((v, i) => {
         const p = parameterFor(v);
@@ -248,11 +295,15 @@ export class SqlServerConnector implements Connector {
         c.cancel();
         await queue.drain();
       }
-      if (c) this.pool.release(c, !healthy);
+      // a connection the server dropped is discarded by the pool's health check
+      if (c) this.pool.release(c);
     }
   }
 
-  async execute(sql: string, params: readonly Value[] = []): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
+  async execute(
+    sql: string,
+    params: readonly Value[] = [],
+  ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
     const control = new StatementControl(this.name, undefined, this.config.options?.statementTimeoutMs);
     const c = await this.acquire(control);
     control.setCanceller(() => c.cancel());
@@ -267,7 +318,11 @@ export class SqlServerConnector implements Connector {
       return {
         rowCount: r.rowCount,
         rows: r.rows.map((raw) => raw.map((v, i) => decodeNative(v, types[i]))),
-        columns: r.meta.map((m, i) => ({ name: (m as unknown as { colName: string }).colName, type: types[i], nullable: true })),
+        columns: r.meta.map((m, i) => ({
+          name: (m as unknown as { colName: string }).colName,
+          type: types[i],
+          nullable: true,
+        })),
       };
     } finally {
       control.dispose();
@@ -277,12 +332,15 @@ export class SqlServerConnector implements Connector {
 
   /** tedious's BulkLoad (the TDS bulk insert), fed from the batches as an async iterable. */
   async bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {
-    const target = (table.schema ? `[${table.schema.replace(/]/g, ']]')}].` : '') + `[${table.name.replace(/]/g, ']]')}]`;
+    const target =
+      (table.schema ? `[${table.schema.replace(/]/g, ']]')}].` : '') + `[${table.name.replace(/]/g, ']]')}]`;
     const c = await this.acquire();
     let healthy = true;
     try {
       return await new Promise<number>((resolve, reject) => {
-        const bulk = c.newBulkLoad(target, { keepNulls: true }, (err, rowCount) => (err ? reject(err) : resolve(rowCount ?? 0)));
+        const bulk = c.newBulkLoad(target, { keepNulls: true }, (err, rowCount) =>
+          err ? reject(err) : resolve(rowCount ?? 0),
+        );
         for (const col of table.columns) {
           const b = bulkColumn(col.type);
           bulk.addColumn(col.name, b.type, { nullable: col.nullable, ...b.options });

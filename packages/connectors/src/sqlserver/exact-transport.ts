@@ -27,12 +27,17 @@ export function needsTextTransport(type: JType): boolean {
 function asText(expr: RemoteExpr): RemoteExpr {
   const type = expr.type;
   const typed: JType =
-    type.kind === 'time' || type.kind === 'timestamp' || type.kind === 'timestamptz' ? { kind: type.kind, precision: 7 } : type;
+    type.kind === 'time' || type.kind === 'timestamp' || type.kind === 'timestamptz'
+      ? { kind: type.kind, precision: 7 }
+      : type;
   return { kind: 'cast', expr: { kind: 'cast', expr, type: typed }, type: t.varchar(80) };
 }
 
 export function withTextTransport(q: RemoteQuery): RemoteQuery {
   if (q.distinct && q.orderBy && q.orderBy.length > 0) return q;
   if (!q.select.some((s) => needsTextTransport(s.expr.type))) return q;
-  return { ...q, select: q.select.map((s) => (needsTextTransport(s.expr.type) ? { alias: s.alias, expr: asText(s.expr) } : s)) };
+  return {
+    ...q,
+    select: q.select.map((s) => (needsTextTransport(s.expr.type) ? { alias: s.alias, expr: asText(s.expr) } : s)),
+  };
 }

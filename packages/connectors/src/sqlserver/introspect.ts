@@ -5,7 +5,10 @@ type Query = (sql: string) => Promise<unknown[][]>;
 
 const s = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
 
-export async function introspectSqlServer(q: Query, defaultSchema: string | undefined): Promise<CatalogSnapshot & { warnings: string[] }> {
+export async function introspectSqlServer(
+  q: Query,
+  defaultSchema: string | undefined,
+): Promise<CatalogSnapshot & { warnings: string[] }> {
   const warnings: string[] = [];
   const [[db, schemaName]] = await q(`SELECT DB_NAME(), SCHEMA_NAME()`);
   const schema = defaultSchema ?? s(schemaName);
@@ -61,7 +64,13 @@ export async function introspectSqlServer(q: Query, defaultSchema: string | unde
       const native = { typeName: s(r[2]), maxLength: Number(r[3]), precision: Number(r[4]), scale: Number(r[5]) };
       const mapped = mapNativeType(native);
       if (mapped.warning) warnings.push(`${names.get(s(r[0])) ?? s(r[0])}.${s(r[1])}: ${mapped.warning}`);
-      return { name: s(r[1]), type: mapped.type, nativeType: nativeTypeText(native), nullable: r[6] === true || r[6] === 1, default: r[7] === null ? null : s(r[7]) };
+      return {
+        name: s(r[1]),
+        type: mapped.type,
+        nativeType: nativeTypeText(native),
+        nullable: r[6] === true || r[6] === 1,
+        default: r[7] === null ? null : s(r[7]),
+      };
     },
   );
   const pks = new Map<string, string[]>();
@@ -81,7 +90,8 @@ export async function introspectSqlServer(q: Query, defaultSchema: string | unde
     let byName = fks.get(oid);
     if (!byName) fks.set(oid, (byName = new Map()));
     let fk = byName.get(s(r[1]));
-    if (!fk) byName.set(s(r[1]), (fk = { name: s(r[1]), columns: [], refSchema: s(r[3]), refTable: s(r[4]), refColumns: [] }));
+    if (!fk)
+      byName.set(s(r[1]), (fk = { name: s(r[1]), columns: [], refSchema: s(r[3]), refTable: s(r[4]), refColumns: [] }));
     fk.columns.push(s(r[2]));
     fk.refColumns.push(s(r[5]));
   }

@@ -18,15 +18,53 @@ describe('sql server type mapping', () => {
       return [nativeTypeText(c), mapNativeType(c).type];
     };
     expect([
-      m('bit'), m('tinyint'), m('smallint'), m('int'), m('bigint'), m('decimal', 17, 38, 10), m('numeric', 9, 15, 2), m('money'), m('real', 4, 24), m('float', 8, 53),
-      m('char', 10), m('nchar', 50), m('varchar', 40), m('nvarchar', -1), m('nvarchar', 50), m('date'), m('time', 5, 16, 7), m('datetime2', 8, 27, 7), m('datetime'),
-      m('datetimeoffset', 10, 34, 7), m('varbinary', -1), m('binary', 16), m('uniqueidentifier'),
+      m('bit'),
+      m('tinyint'),
+      m('smallint'),
+      m('int'),
+      m('bigint'),
+      m('decimal', 17, 38, 10),
+      m('numeric', 9, 15, 2),
+      m('money'),
+      m('real', 4, 24),
+      m('float', 8, 53),
+      m('char', 10),
+      m('nchar', 50),
+      m('varchar', 40),
+      m('nvarchar', -1),
+      m('nvarchar', 50),
+      m('date'),
+      m('time', 5, 16, 7),
+      m('datetime2', 8, 27, 7),
+      m('datetime'),
+      m('datetimeoffset', 10, 34, 7),
+      m('varbinary', -1),
+      m('binary', 16),
+      m('uniqueidentifier'),
     ]).toEqual([
-      ['bit', t.bool], ['tinyint', t.int16], ['smallint', t.int16], ['int', t.int32], ['bigint', t.int64], ['decimal(38,10)', t.decimal(38, 10)],
-      ['numeric(15,2)', t.decimal(15, 2)], ['money', t.decimal(19, 4)], ['real', t.float32], ['float', t.float64], ['char(10)', t.char(10)], ['nchar(25)', t.char(25)],
-      ['varchar(40)', t.varchar(40)], ['nvarchar(max)', t.string], ['nvarchar(25)', t.varchar(25)], ['date', t.date], ['time(7)', { kind: 'time', precision: 7 }],
-      ['datetime2(7)', { kind: 'timestamp', precision: 7 }], ['datetime', { kind: 'timestamp', precision: 3 }], ['datetimeoffset(7)', { kind: 'timestamptz', precision: 7 }],
-      ['varbinary(max)', t.binary], ['binary(16)', { kind: 'binary', length: 16 }], ['uniqueidentifier', t.uuid],
+      ['bit', t.bool],
+      ['tinyint', t.int16],
+      ['smallint', t.int16],
+      ['int', t.int32],
+      ['bigint', t.int64],
+      ['decimal(38,10)', t.decimal(38, 10)],
+      ['numeric(15,2)', t.decimal(15, 2)],
+      ['money', t.decimal(19, 4)],
+      ['real', t.float32],
+      ['float', t.float64],
+      ['char(10)', t.char(10)],
+      ['nchar(25)', t.char(25)],
+      ['varchar(40)', t.varchar(40)],
+      ['nvarchar(max)', t.string],
+      ['nvarchar(25)', t.varchar(25)],
+      ['date', t.date],
+      ['time(7)', { kind: 'time', precision: 7 }],
+      ['datetime2(7)', { kind: 'timestamp', precision: 7 }],
+      ['datetime', { kind: 'timestamp', precision: 3 }],
+      ['datetimeoffset(7)', { kind: 'timestamptz', precision: 7 }],
+      ['varbinary(max)', t.binary],
+      ['binary(16)', { kind: 'binary', length: 16 }],
+      ['uniqueidentifier', t.uuid],
     ]);
     expect(mapNativeType({ typeName: 'geography', maxLength: -1, precision: 0, scale: 0 })).toEqual({
       type: t.unknown,
@@ -46,7 +84,9 @@ describe('sql server type mapping', () => {
     expect(decodeNative(-0.1, t.decimal(15, 2))).toBe('-0.10');
     expect(decodeNative(5, t.decimal(10, 4))).toBe('5.0000');
     // …and exact always as the server-side text the rendered queries ask for
-    expect(decodeNative('-9999999999999999999999999999.9999999999', t.decimal(38, 10))).toBe('-9999999999999999999999999999.9999999999');
+    expect(decodeNative('-9999999999999999999999999999.9999999999', t.decimal(38, 10))).toBe(
+      '-9999999999999999999999999999.9999999999',
+    );
     expect(decodeNative('12.5', t.decimal(10, 2))).toBe('12.50');
     expect(decodeNative(true, t.bool)).toBe(true);
     expect(decodeNative('ab', t.char(5))).toBe('ab   ');
@@ -56,9 +96,15 @@ describe('sql server type mapping', () => {
   });
 
   it('keeps 100-nanosecond precision of time, datetime2 and datetimeoffset', () => {
-    expect(decodeNative(tediousDate('2021-03-28T02:30:00.123Z', 0.0004567), { kind: 'timestamp', precision: 7 })).toBe('2021-03-28T02:30:00.1234567');
-    expect(decodeNative(tediousDate('2021-03-28T02:30:00.000Z', 0), { kind: 'timestamp', precision: 7 })).toBe('2021-03-28T02:30:00');
-    expect(decodeNative(tediousDate('1970-01-01T23:59:59.999Z', 0.0009999), { kind: 'time', precision: 7 })).toBe('23:59:59.9999999');
+    expect(decodeNative(tediousDate('2021-03-28T02:30:00.123Z', 0.0004567), { kind: 'timestamp', precision: 7 })).toBe(
+      '2021-03-28T02:30:00.1234567',
+    );
+    expect(decodeNative(tediousDate('2021-03-28T02:30:00.000Z', 0), { kind: 'timestamp', precision: 7 })).toBe(
+      '2021-03-28T02:30:00',
+    );
+    expect(decodeNative(tediousDate('1970-01-01T23:59:59.999Z', 0.0009999), { kind: 'time', precision: 7 })).toBe(
+      '23:59:59.9999999',
+    );
     expect(decodeNative(tediousDate('2021-10-31T01:30:00.500Z', 0), t.timestamptz)).toBe('2021-10-31T01:30:00.5Z');
     expect(decodeNative(new Date('0001-01-01T00:00:00Z'), t.date)).toBe('0001-01-01');
     // server-side text of the exact transport

@@ -25,7 +25,9 @@ export function parameterFor(v: Value): TediousParam {
     case 'bigint':
       return { type: TYPES.BigInt, value: v };
     case 'number':
-      return Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX ? { type: TYPES.Int, value: v } : { type: TYPES.Float, value: v };
+      return Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX
+        ? { type: TYPES.Int, value: v }
+        : { type: TYPES.Float, value: v };
     case 'boolean':
       return { type: TYPES.Bit, value: v };
     default:
@@ -34,7 +36,10 @@ export function parameterFor(v: Value): TediousParam {
 }
 
 /** The bulk-load column declaration for a JType. */
-export function bulkColumn(type: JType): { type: DataType; options: { length?: number; precision?: number; scale?: number } } {
+export function bulkColumn(type: JType): {
+  type: DataType;
+  options: { length?: number; precision?: number; scale?: number };
+} {
   switch (type.kind) {
     case 'bool':
       return { type: TYPES.Bit, options: {} };

@@ -4,7 +4,11 @@ import type { EngineName, SourceConfig } from '../../src/contract/connector.js';
 /** A SourceConfig from a URL such as postgres://user:pass@host:5432/db. */
 export function sourceFromUrl(url: string, name: string, overrides: Partial<SourceConfig> = {}): SourceConfig {
   const u = new URL(url);
-  const engine: EngineName = u.protocol.startsWith('postgres') ? 'postgresql' : u.protocol.startsWith('mysql') || u.protocol.startsWith('mariadb') ? 'mysql' : 'sqlserver';
+  const engine: EngineName = u.protocol.startsWith('postgres')
+    ? 'postgresql'
+    : u.protocol.startsWith('mysql') || u.protocol.startsWith('mariadb')
+      ? 'mysql'
+      : 'sqlserver';
   return {
     name,
     engine,
