@@ -54,14 +54,15 @@ export function loadDataStatement(
   );
 }
 
+/** Joined arrays, not `+=`: several times faster on big batches (see postgres/copy.ts). */
 export function encodeRows(rows: readonly Row[], encoders: readonly ((v: Value) => string)[]): string {
-  let out = '';
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) {
-      if (i > 0) out += '\t';
-      out += encoders[i](row[i]);
-    }
-    out += '\n';
+  const lines = new Array<string>(rows.length + 1);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const fields = new Array<string>(row.length);
+    for (let i = 0; i < row.length; i++) fields[i] = encoders[i](row[i]);
+    lines[r] = fields.join('\t');
   }
-  return out;
+  lines[rows.length] = '';
+  return rows.length === 0 ? '' : lines.join('\n');
 }
