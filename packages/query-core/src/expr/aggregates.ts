@@ -2,6 +2,7 @@ import { JunctionError } from '@junction/connectors';
 import type { AggFn, JType, Value } from '@junction/connectors';
 import * as dec from './decimal.js';
 import { comparatorFor, makeKeyFn } from './compare.js';
+import { parseSmall, reg } from './fast-decimal.js';
 import { formatInterval, parseInterval } from './datetime.js';
 import { aggregateReturnType } from './types.js';
 
@@ -159,22 +160,42 @@ function sumOf(arg: JType, resultType: JType): Accumulator {
 }
 
 interface DecSum {
+  /** exact sum = v + small, both unscaled at scale s */
   v: bigint;
+  /** running part kept as a JS integer while it stays exact */
+  small: number;
   s: number;
   count: number;
+}
+
+function total(st: DecSum): bigint {
+  return st.small === 0 ? st.v : st.v + BigInt(st.small);
 }
 
 function decimalSum(arg: JType, resultType: JType): Accumulator<DecSum> {
   const isInt = arg.kind === 'int64';
   return {
     resultType,
-    init: () => ({ v: 0n, s: 0, count: 0 }),
+    init: () => ({ v: 0n, small: 0, s: 0, count: 0 }),
     add: (st, v) => {
       if (v === null) return st;
       st.count++;
       if (isInt) {
         st.v += st.s === 0 ? toBig(v) : toBig(v) * dec.pow10(st.s);
         return st;
+      }
+      if (parseSmall(v as string) && reg.s === st.s) {
+        const next = st.small + reg.v;
+        if (Number.isSafeInteger(next)) st.small = next;
+        else {
+          st.v += BigInt(st.small) + BigInt(reg.v);
+          st.small = 0;
+        }
+        return st;
+      }
+      if (st.small !== 0) {
+        st.v += BigInt(st.small);
+        st.small = 0;
       }
       const d = dec.parseDec(v as string);
       if (d.s === st.s) st.v += d.v;
@@ -187,12 +208,13 @@ function decimalSum(arg: JType, resultType: JType): Accumulator<DecSum> {
     },
     merge: (a, b) => {
       const s = Math.max(a.s, b.s);
-      a.v = dec.rescale({ v: a.v, s: a.s }, s).v + dec.rescale({ v: b.v, s: b.s }, s).v;
+      a.v = dec.rescale({ v: total(a), s: a.s }, s).v + dec.rescale({ v: total(b), s: b.s }, s).v;
+      a.small = 0;
       a.s = s;
       a.count += b.count;
       return a;
     },
-    finish: (st) => (st.count === 0 ? null : dec.formatDec({ v: st.v, s: st.s })),
+    finish: (st) => (st.count === 0 ? null : dec.formatDec({ v: total(st), s: st.s })),
   };
 }
 
@@ -210,7 +232,7 @@ function avgOf(arg: JType, resultType: JType): Accumulator {
         add: sum.add,
         merge: sum.merge,
         // PostgreSQL divides the exact sum by the count with numeric division's scale rule
-        finish: (st) => (st.count === 0 ? null : dec.formatDec(dec.div({ v: st.v, s: st.s }, { v: BigInt(st.count), s: 0 }))),
+        finish: (st) => (st.count === 0 ? null : dec.formatDec(dec.div({ v: total(st), s: st.s }, { v: BigInt(st.count), s: 0 }))),
       };
       return acc as Accumulator;
     }

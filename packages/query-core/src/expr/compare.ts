@@ -1,5 +1,6 @@
 import type { JType, Value } from '@junction/connectors';
 import { canonicalText, compareText } from './decimal.js';
+import { formatSmall, parseSmall, reg, scaleUp } from './fast-decimal.js';
 
 /**
  * Orders two non-NULL values of one type the way PostgreSQL with C collation does.
@@ -76,7 +77,7 @@ export function comparatorFor(type: JType): Comparator {
     case 'int64':
       return compareBigints;
     case 'decimal':
-      return (a, b) => (a === b ? 0 : compareText(a as string, b as string));
+      return compareDecimalText;
     case 'bool':
       return compareBools;
     case 'binary':
@@ -90,6 +91,22 @@ export function comparatorFor(type: JType): Comparator {
       // date/time/timestamp(tz) texts are canonical, so code-point order is time order
       return (a, b) => compareCodePoints(String(a), String(b));
   }
+}
+
+/** Numeric order of two decimal texts; exact small values skip BigInt. */
+export function compareDecimalText(a: Value, b: Value): number {
+  if (a === b) return 0;
+  if (parseSmall(a as string)) {
+    const av = reg.v;
+    const as = reg.s;
+    if (parseSmall(b as string)) {
+      const s = as > reg.s ? as : reg.s;
+      const x = scaleUp(av, s - as);
+      const y = scaleUp(reg.v, s - reg.s);
+      if (x === x && y === y) return x < y ? -1 : x > y ? 1 : 0;
+    }
+  }
+  return compareText(a as string, b as string);
 }
 
 export function compareValues(a: Value, b: Value, type: JType): number {
@@ -116,6 +133,18 @@ function intervalSortKey(s: string): bigint {
   return m[1] ? -total : total;
 }
 
+function decimalKey(v: Value): string {
+  if (!parseSmall(v as string)) return canonicalText(v as string);
+  let n = reg.v;
+  let s = reg.s;
+  if (n === 0) return '0';
+  while (s > 0 && n % 10 === 0) {
+    n /= 10;
+    s--;
+  }
+  return formatSmall(n, s);
+}
+
 /** A string that is equal for two values exactly when PostgreSQL's `=` says they are equal. */
 export type KeyPart = (v: Value) => string;
 
@@ -130,7 +159,7 @@ function keyPartFor(type: JType): KeyPart {
       // -0 = 0 in PostgreSQL; integral floats share the integer's key so mixed keys still match
       return (v) => (v === 0 ? '0' : String(v));
     case 'decimal':
-      return (v) => canonicalText(v as string);
+      return decimalKey;
     case 'string':
       return type.fixed ? (v) => trimTrailingBlanks(v as string) : (v) => v as string;
     case 'bool':

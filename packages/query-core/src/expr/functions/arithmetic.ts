@@ -1,6 +1,7 @@
 import { JunctionError } from '@junction/connectors';
 import type { JType, Value } from '@junction/connectors';
 import * as dec from '../decimal.js';
+import { formatSmall, parseSmall, reg, scaleUp } from '../fast-decimal.js';
 import { checkInt16, checkInt32, checkInt64 } from '../cast.js';
 import {
   addInterval,
@@ -91,7 +92,29 @@ function int64Op(op: ArithmeticOp): Binary {
 
 function decimalOp(op: ArithmeticOp): Binary {
   const f = { add: dec.add, sub: dec.sub, mul: dec.mul, div: (a: dec.Dec, b: dec.Dec) => dec.div(a, b), mod: dec.mod }[op];
-  return (x, y) => dec.formatDec(f(dec.parseDec(x as string), dec.parseDec(y as string)));
+  const slow: Binary = (x, y) => dec.formatDec(f(dec.parseDec(x as string), dec.parseDec(y as string)));
+  if (op === 'div' || op === 'mod') return slow;
+  // exact small-number path: same scale rules (add/sub: max, mul: sum), no BigInt
+  return (x, y) => {
+    if (!parseSmall(x as string)) return slow(x, y);
+    const xv = reg.v;
+    const xs = reg.s;
+    if (!parseSmall(y as string)) return slow(x, y);
+    const yv = reg.v;
+    const ys = reg.s;
+    let r: number;
+    let scale: number;
+    if (op === 'mul') {
+      r = xv * yv;
+      scale = xs + ys;
+    } else {
+      scale = xs > ys ? xs : ys;
+      const a = scaleUp(xv, scale - xs);
+      const b = scaleUp(yv, scale - ys);
+      r = op === 'add' ? a + b : a - b;
+    }
+    return Number.isSafeInteger(r) ? formatSmall(r, scale) : slow(x, y);
+  };
 }
 
 function floatOp(op: ArithmeticOp): Binary {
