@@ -17,6 +17,8 @@ export interface SltEnvironment {
   readonly connectors: ReadonlyMap<string, Connector>;
   /** the one PostgreSQL database holding all eight tables */
   readonly direct: Connector;
+  /** the generated database name behind each source, for masking it in EXPLAIN text */
+  readonly databases: ReadonlyMap<string, string>;
   refresh(source: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -29,10 +31,12 @@ export interface SltEnvironment {
 export async function createEnvironment(sf: number): Promise<SltEnvironment> {
   const dbs: TestDatabase[] = [];
   const connectors = new Map<string, Connector>();
+  const databases = new Map<string, string>();
   try {
     for (const s of JDV_LAYOUT) {
       const db = s.engine === 'pg' ? await createPgDatabase('slt') : await createMysqlDatabase('slt');
       dbs.push(db);
+      databases.set(s.name, db.name);
       connectors.set(s.name, await db.connector(s.name));
     }
     const directDb = await createPgDatabase('slt_direct');
@@ -51,6 +55,7 @@ export async function createEnvironment(sf: number): Promise<SltEnvironment> {
       engine,
       connectors,
       direct,
+      databases,
       async refresh(source) {
         engine.refreshSource(source, await connectors.get(source)!.introspect());
       },

@@ -12,6 +12,11 @@ import type { ColumnMeta, Row, Value } from '@junction/connectors';
  *   statement error <code>
  *   <sql>
  *
+ *   explain [params=<json array>]
+ *   <sql>
+ *   ----
+ *   <Junction's EXPLAIN text: operators, where each runs, the SQL sent, what was not pushed>
+ *
  * Types: I integer, R decimal/float, T text/date/time, B boolean. NULL prints as NULL, an
  * empty string as (empty), booleans as t/f, and trailing blanks of a string as ␣ so they are
  * visible (and survive editors that strip trailing whitespace).
@@ -27,7 +32,14 @@ export type SltRecord =
       readonly sql: string;
       readonly expected: readonly string[];
     }
-  | { readonly kind: 'error'; readonly line: number; readonly code: string; readonly sql: string };
+  | { readonly kind: 'error'; readonly line: number; readonly code: string; readonly sql: string }
+  | {
+      readonly kind: 'explain';
+      readonly line: number;
+      readonly params: readonly Value[];
+      readonly sql: string;
+      readonly expected: readonly string[];
+    };
 
 export function parseSlt(text: string): SltRecord[] {
   const lines = text.split('\n');
@@ -50,6 +62,13 @@ export function parseSlt(text: string): SltRecord[] {
     } else if (words[0] === 'statement' && words[1] === 'error') {
       const sql = blockUntil((l) => l.trim() === '').join('\n');
       out.push({ kind: 'error', line: at, code: words[2], sql });
+    } else if (words[0] === 'explain') {
+      const p = words.find((w) => w.startsWith('params='));
+      const params = p ? parseParams(p.slice('params='.length)) : [];
+      const sql = blockUntil((l) => l.trim() === '----').join('\n');
+      i++; // ----
+      const expected = blockUntil((l) => l.trim() === '');
+      out.push({ kind: 'explain', line: at, params, sql, expected });
     } else if (words[0] === 'query') {
       const types = words[1];
       const sort = words.includes('nosort') ? 'nosort' : 'rowsort';

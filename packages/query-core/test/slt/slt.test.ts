@@ -14,7 +14,9 @@ import { formatRows, parseSlt, typeLetter, type SltRecord } from './slt-file.js'
  *   with pushdown on and with pushdown off (the oracle plan);
  * - every cases/*.slt query returns its expected rows with pushdown on and off, and the
  *   expectation is what PostgreSQL itself answers on the reference database (source prefixes
- *   dbA.… removed). UPDATE_SLT=1 rewrites expectations from PostgreSQL; review the diff.
+ *   dbA.… removed). `explain` records pin what is pushed into which source (the real
+ *   connectors' capabilities and dialects). UPDATE_SLT=1 rewrites expectations (rows from
+ *   PostgreSQL, EXPLAIN from Junction); review the diff.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const workload = '/work/shared/workload/jdv';
@@ -80,6 +82,14 @@ describe.each(files)('%s', (file) => {
         }
         continue;
       }
+      if (r.kind === 'explain') {
+        let explained = (await env.engine.explain(r.sql, { params: r.params })).text;
+        for (const [source, db] of env.databases) explained = explained.replaceAll(db, `<${source} database>`);
+        const text = explained.split('\n');
+        if (update) updates.set(r.line, text);
+        else expect(text, `${where}: EXPLAIN`).toEqual(r.expected);
+        continue;
+      }
       const reference = formatRows((await env.direct.execute(directSql(r.sql), r.params)).rows, r.sort);
       if (update) updates.set(r.line, reference);
       else expect(reference, `${where}: PostgreSQL's own answer differs from the file`).toEqual(r.expected);
@@ -111,7 +121,7 @@ function rewriteExpectations(
   const lines = text.split('\n');
   // from the bottom, so earlier line numbers stay valid
   for (const r of [...records].reverse()) {
-    if (r.kind !== 'query' || !updates.has(r.line)) continue;
+    if ((r.kind !== 'query' && r.kind !== 'explain') || !updates.has(r.line)) continue;
     let i = r.line; // first SQL line (0-based index of the line after the header)
     while (lines[i].trim() !== '----') i++;
     let end = i + 1;

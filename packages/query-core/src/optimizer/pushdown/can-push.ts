@@ -46,17 +46,18 @@ export function canPushExpr(e: Expr, caps: Capabilities): PushCheck {
       if (isString(e.expr.type) && !caps.exactStringEquality) return no(stringEqualityReason);
       return all([e.expr, ...e.list], caps);
     case 'call': {
+      // collation first: it is the reason a source leaves string functions undeclared
+      const strings = e.args.some((a) => isString(a.type));
+      if (strings && EQUALITY_FNS.has(e.fn) && !caps.exactStringEquality) return no(stringEqualityReason);
+      if (strings && ORDERING_FNS.has(e.fn) && !caps.exactStringOrdering) return no(stringOrderingReason);
+      if ((e.fn === 'like' || e.fn === 'starts_with') && !caps.caseSensitiveLike)
+        return no('LIKE is not case-sensitive in source');
       const decl = caps.functions[e.fn];
       if (!decl) return no(`function ${e.fn} not supported by source`);
       if (decl !== true) {
         const bad = e.args.find((a) => !decl.argKinds.includes(a.type.kind));
         if (bad) return no(`function ${e.fn} not supported by source for ${bad.type.kind} arguments`);
       }
-      const strings = e.args.some((a) => isString(a.type));
-      if (strings && EQUALITY_FNS.has(e.fn) && !caps.exactStringEquality) return no(stringEqualityReason);
-      if (strings && ORDERING_FNS.has(e.fn) && !caps.exactStringOrdering) return no(stringOrderingReason);
-      if ((e.fn === 'like' || e.fn === 'starts_with') && !caps.caseSensitiveLike)
-        return no('LIKE is not case-sensitive in source');
       return all(e.args, caps);
     }
   }

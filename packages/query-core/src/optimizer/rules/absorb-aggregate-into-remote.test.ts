@@ -71,4 +71,45 @@ describe('absorb-aggregate-into-remote', () => {
       a.kind === 'Aggregate' ? { ...a, aggregates: a.aggregates.map((x) => ({ ...x, distinct: true })) } : a;
     expect(fire(absorbAggregateIntoRemote, distinct, sources({ dbA: PG_CAPS, dbB: PG_CAPS }))).toBe('did not fire');
   });
+
+  it('puts the partial count(*) on the side it reduces, never grouped by a unique key', () => {
+    const b = new PlanBuilder();
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64', c_nationkey: 'int32' }, 150_000);
+    const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' }, 1_500_000);
+    const j = b.join('inner', remote(c), remote(o), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const a = b.aggregate(j, ['c_nationkey'], [['n', 'count_star', []]]);
+    const catalog = (source: string, table: string, rows: number, pk: string) => ({
+      capabilities: PG_CAPS,
+      catalog: {
+        defaultSchema: 'public',
+        introspectedAt: '2026-01-01T00:00:00Z',
+        tables: [
+          {
+            schema: 'public',
+            name: table,
+            kind: 'table' as const,
+            columns: [],
+            foreignKeys: [],
+            indexes: [],
+            primaryKey: [pk],
+            rowCount: rows,
+          },
+        ],
+      },
+    });
+    const input = sources({
+      dbB: catalog('dbB', 'customer', 150_000, 'c_custkey'),
+      dbA: catalog('dbA', 'orders', 1_500_000, 'o_orderkey'),
+    });
+    expect(fire(absorbAggregateIntoRemote, a, input)).toMatchInlineSnapshot(`
+      "Project c_nationkey#5 := c_nationkey#5, n#6 := CAST(n#8 AS int64)
+        Aggregate group=[c_nationkey#5 := c_nationkey#2] aggs=[n#8 := sum(partial_n#7)]
+          Join inner ON (c_custkey#1 = o_custkey#4)
+            Remote dbB [c_custkey#1, c_nationkey#2]
+              Scan dbB.public.customer AS customer [c_custkey#1, c_nationkey#2]
+            Remote dbA [o_custkey#4, partial_n#7]
+              Aggregate group=[o_custkey#4 := o_custkey#4] aggs=[partial_n#7 := count_star()]
+                Scan dbA.public.orders AS orders [o_orderkey#3, o_custkey#4]"
+    `);
+  });
 });

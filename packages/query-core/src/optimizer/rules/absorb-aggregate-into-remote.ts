@@ -5,6 +5,7 @@ import { describe, fieldIds, refExpr, refsOf, subset } from '../exprs.js';
 import { annotate } from '../pushdown/annotate.js';
 import { canPushAggregate, canPushGroupKey } from '../pushdown/can-push.js';
 import { needsSubquery, shapeOf } from '../pushdown/shape.js';
+import { estimateRows, uniqueRows } from '../stats.js';
 
 type Aggregate = Extract<LogicalPlan, { kind: 'Aggregate' }>;
 type Remote = Extract<LogicalPlan, { kind: 'Remote' }>;
@@ -69,7 +70,12 @@ function splitAcrossJoin(
   if (node.aggregates.length === 0) return undefined;
   if (node.aggregates.some((a) => a.distinct || a.filter || !MERGE[a.fn])) return undefined;
   if (node.groupBy.some((g) => g.expr.kind !== 'ref')) return undefined;
-  for (const side of ['left', 'right'] as const) {
+  // the bigger input first: that is where a partial aggregate saves the most rows
+  const sides =
+    estimateRows(join.left, ctx) >= estimateRows(join.right, ctx)
+      ? (['left', 'right'] as const)
+      : (['right', 'left'] as const);
+  for (const side of sides) {
     const remote = join[side];
     if (remote.kind !== 'Remote' || remote.plan.kind === 'Aggregate') continue;
     const ids = fieldIds(remote);
@@ -80,6 +86,8 @@ function splitAcrossJoin(
     const keyIds = new Set<number>();
     for (const g of node.groupBy) if (g.expr.kind === 'ref' && ids.has(g.expr.id)) keyIds.add(g.expr.id);
     if (join.condition) for (const id of refsOf(join.condition)) if (ids.has(id)) keyIds.add(id);
+    // grouping by a unique key groups nothing: every row would stay a row
+    if ([...keyIds].some((id) => uniqueRows(id, remote, ctx) !== undefined)) continue;
     const fields = remote.fields.filter((f) => keyIds.has(f.id));
     const groupBy: NamedExpr[] = fields.map((f) => ({ field: f, expr: refExpr(f) }));
     const partials: AggregateCall[] = node.aggregates.map((a) => ({

@@ -1,8 +1,8 @@
 import type { LogicalPlan, NotPushed } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { describe } from '../exprs.js';
-import { annotate, sourcesUnder } from '../pushdown/annotate.js';
+import { describe, refsOf } from '../exprs.js';
+import { annotate, fieldSources, sourcesUnder } from '../pushdown/annotate.js';
 import { canPushExpr } from '../pushdown/can-push.js';
 import { joinNeedsSubquery } from '../pushdown/shape.js';
 
@@ -16,8 +16,15 @@ export function absorbJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContext): 
   const { left, right } = node;
   const sources = new Set([...sourcesUnder(left), ...sourcesUnder(right)]);
   if (sources.size > 1) {
+    // name the sources the condition reads (all of them for a condition-less join)
+    const bySource = fieldSources(node);
+    const read = node.condition
+      ? new Set([...refsOf(node.condition)].map((id) => bySource.get(id)).filter((s): s is string => s !== undefined))
+      : sources;
     const what = node.condition ? describe(node.condition, [left, right]) : `${node.type} join`;
-    return annotate(node, [{ what, reason: `spans sources (${[...sources].sort().join(', ')})` }]);
+    return annotate(node, [
+      { what, reason: `spans sources (${[...(read.size > 1 ? read : sources)].sort().join(', ')})` },
+    ]);
   }
   if (left.kind !== 'Remote' || right.kind !== 'Remote') return undefined;
   const caps = capabilitiesOf(ctx, left.source);
