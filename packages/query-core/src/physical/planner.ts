@@ -24,7 +24,7 @@ import { makeKeyFn } from '../exec/hash-key.js';
 import type { SortKeySpec } from '../exec/sort-keys.js';
 import { WindowOp, type WindowSpec } from '../exec/window.js';
 import { toRemoteQuery } from './remote-query.js';
-import { conjoin, refs, splitJoinCondition } from './join-keys.js';
+import { conjoin, conjuncts as conjunctsOf, refs, splitJoinCondition } from './join-keys.js';
 
 /** A side estimated at most this many rows is read whole rather than by key (dependent join). */
 export const TINY_SIDE_ROWS = 1000;
@@ -252,10 +252,18 @@ class Planner {
     });
 
     let strategy = plan.strategy;
+    let pinned = false;
     if (strategy?.kind === 'dependent') {
+      const driver = strategy.driver;
+      const otherPlan = driver === 'left' ? plan.right : plan.left;
+      const otherEst = this.o.estimate?.(otherPlan);
       // asking a tiny source by key saves nothing and serialises two statements: read it whole, at the same time as the driver
-      const otherEst = this.o.estimate?.(strategy.driver === 'left' ? plan.right : plan.left);
-      if (otherEst !== undefined && otherEst <= TINY_SIDE_ROWS) strategy = { kind: 'hash', buildSide: strategy.driver === 'left' ? 'right' : 'left' };
+      if (otherEst !== undefined && otherEst <= TINY_SIDE_ROWS) strategy = { kind: 'hash', buildSide: driver === 'left' ? 'right' : 'left' };
+      // when the other statement already pins the key to a constant (key inference copied c = $1 across the join), IN lists add nothing
+      else if (pinsKey(otherPlan, keys.map((k) => (driver === 'left' ? k.right : k.left)))) {
+        strategy = { kind: 'hash', buildSide: driver };
+        pinned = true;
+      }
     }
     if (strategy?.kind === 'dependent') {
       const driverSide = strategy.driver;
@@ -290,7 +298,9 @@ class Planner {
     let dependentSwitch: DependentSwitch | undefined;
     const switchKeys = this.o.dependentSwitchKeys ?? 0;
     const probePreserved = buildSide === 'right' ? type === 'left' || type === 'full' || type === 'semi' || type === 'anti' : type === 'right' || type === 'full';
-    if (switchKeys > 0 && !probePreserved) {
+    const probeEst = this.o.estimate?.(buildSide === 'right' ? plan.left : plan.right);
+    // a tiny probe statement is better started at once, alongside the build side, than restricted later
+    if (switchKeys > 0 && !pinned && !probePreserved && !(probeEst !== undefined && probeEst <= TINY_SIDE_ROWS)) {
       const dep = this.dependentTarget(probe, probeKeys);
       if (dep) {
         const caps = dep.scan.connector.capabilities();
@@ -327,6 +337,29 @@ class Planner {
     }
     return undefined;
   }
+}
+
+/** Whether a filter inside `plan` fixes one of `keys` to a literal or parameter. */
+function pinsKey(plan: LogicalPlan, keys: readonly Expr[]): boolean {
+  const ids = new Set(keys.filter((k) => k.kind === 'ref').map((k) => (k as { id: number }).id));
+  if (ids.size === 0) return false;
+  const constant = (e: Expr): boolean => e.kind === 'literal' || e.kind === 'param';
+  const visit = (p: LogicalPlan): boolean => {
+    if (p.kind === 'Filter') {
+      for (const c of conjunctsOf(p.predicate)) {
+        if (c.kind === 'call' && c.fn === 'eq') {
+          const [a, b] = c.args;
+          if ((a.kind === 'ref' && ids.has(a.id) && constant(b)) || (b.kind === 'ref' && ids.has(b.id) && constant(a))) return true;
+        }
+      }
+    }
+    if (p.kind === 'Remote') return visit(p.plan);
+    if (p.kind === 'Scan' || p.kind === 'Values') return false;
+    if (p.kind === 'Join') return (p.type === 'inner' || p.type === 'cross') && (visit(p.left) || visit(p.right));
+    if (p.kind === 'SetOp' || p.kind === 'Aggregate' || p.kind === 'Window') return false;
+    return visit(p.input);
+  };
+  return visit(plan);
 }
 
 function collectNames(plan: LogicalPlan, names: Map<number, string>): void {
