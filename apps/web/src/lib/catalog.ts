@@ -166,10 +166,3 @@ export function withColumns(
     })),
   }));
 }
-
-/** The name a query uses for a table: `source.table` in the default schema, else 3 parts. */
-export function qualifiedName(source: string, schema: string, table: string, defaultSchema?: string): string {
-  return schema === defaultSchema || defaultSchema === undefined
-    ? `${source}.${table}`
-    : `${source}.${schema}.${table}`;
-}

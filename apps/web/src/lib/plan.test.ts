@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenPlan, formatParams, planToText, sqlBySource, type PlanNode } from './plan.js';
+import { flattenPlan, formatParams, type PlanNode } from './plan.js';
 
 const plan: PlanNode = {
   operator: 'DependentJoin',
@@ -44,31 +44,5 @@ describe('flattenPlan', () => {
 describe('formatParams', () => {
   it('numbers parameters like PostgreSQL placeholders', () => {
     expect(formatParams([1, 'x', true])).toBe("$1 = 1, $2 = 'x', $3 = true");
-  });
-});
-
-describe('sqlBySource', () => {
-  it('groups the exact SQL sent to each source', () => {
-    expect([...sqlBySource(plan).keys()]).toEqual(['dbB', 'dbA']);
-    expect(sqlBySource(plan).get('dbA')).toEqual([
-      'SELECT "o_orderkey" FROM "public"."orders" WHERE "o_custkey" = ANY($1) AND "o_orderdate" < $2',
-    ]);
-  });
-});
-
-describe('planToText', () => {
-  it('prints an indented tree with SQL, params and not-pushed reasons', () => {
-    expect(planToText(plan)).toBe(
-      [
-        'DependentJoin [junction] o_custkey = c_custkey (est 120 / actual 118, 43 ms)',
-        '  not pushed: join dbA.orders with dbB.customer: spans sources',
-        '  RemoteQuery [dbB] (est 12 / actual 12, 3.25 ms)',
-        '    sql: SELECT "c_custkey", "c_name" FROM "public"."customer" WHERE "c_nationkey" = $1',
-        '    params: $1 = 1',
-        '  RemoteQuery [dbA] (est ?)',
-        '    sql: SELECT "o_orderkey" FROM "public"."orders" WHERE "o_custkey" = ANY($1) AND "o_orderdate" < $2',
-        "    params: $1 = [3,5], $2 = '1998-01-01 00:00:00', $3 = NULL",
-      ].join('\n'),
-    );
   });
 });

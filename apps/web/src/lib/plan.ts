@@ -75,30 +75,3 @@ function formatRows(n: PlanNode): string {
 function formatMs(ms: number): string {
   return ms < 10 ? `${ms.toFixed(2)} ms` : `${Math.round(ms)} ms`;
 }
-
-/** Sources a plan sends SQL to, in plan order, each with its statements. */
-export function sqlBySource(root: PlanNode): Map<string, string[]> {
-  const m = new Map<string, string[]>();
-  for (const r of flattenPlan(root)) {
-    if (!r.sql) continue;
-    const list = m.get(r.runsIn) ?? [];
-    list.push(r.sql);
-    m.set(r.runsIn, list);
-  }
-  return m;
-}
-
-/** Indented text version, as copied to the clipboard. */
-export function planToText(root: PlanNode): string {
-  return flattenPlan(root)
-    .map((r) => {
-      const pad = '  '.repeat(r.depth);
-      const head = `${pad}${r.operator} [${r.runsIn}]${r.detail ? ` ${r.detail}` : ''} (${r.rows}${r.time ? `, ${r.time}` : ''})`;
-      const lines = [head];
-      if (r.sql) lines.push(`${pad}  sql: ${r.sql}`);
-      if (r.params) lines.push(`${pad}  params: ${r.params}`);
-      for (const np of r.notPushed) lines.push(`${pad}  not pushed: ${np}`);
-      return lines.join('\n');
-    })
-    .join('\n');
-}

@@ -192,7 +192,9 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
             <>
               {explain?.loading && <p className="j-muted j-pad">Planning…</p>}
               {explain?.error && <ErrorBox error={explain.error} />}
-              {explain?.data && <PlanView plan={explain.data.plan} analyze={explain.analyze} />}
+              {explain?.data && (
+                <PlanView plan={explain.data.plan} text={explain.data.text} analyze={explain.analyze} />
+              )}
               {!explain && (
                 <p className="j-muted j-pad">Explain shows where each step runs and the SQL sent to each source.</p>
               )}

@@ -1,5 +1,5 @@
 import type { RunSnapshot } from '../../lib/query-run.js';
-import { formatElapsed } from '../../lib/query-protocol.js';
+import { runStatusText } from '../../lib/run-status.js';
 import { formatParams } from '../../lib/plan.js';
 
 interface Props {
@@ -48,25 +48,8 @@ export function RunToolbar({ run, ready, params, explaining, onRun, onExplain, o
       )}
       <span className="j-spacer" />
       <span className="j-run-status" data-testid="run-status" aria-live="polite">
-        {statusText(run)}
+        {runStatusText(run)}
       </span>
     </div>
   );
-}
-
-function statusText(run: RunSnapshot): string {
-  const rows = `${run.rowCount.toLocaleString('en-US')} ${run.rowCount === 1 ? 'row' : 'rows'}`;
-  const t = formatElapsed(run.elapsedMs);
-  switch (run.status) {
-    case 'idle':
-      return '';
-    case 'running':
-      return `Running… ${rows} · ${t}`;
-    case 'done':
-      return `${rows} · ${t}`;
-    case 'cancelled':
-      return `Cancelled after ${rows} · ${t}`;
-    case 'error':
-      return `Failed after ${t}`;
-  }
 }

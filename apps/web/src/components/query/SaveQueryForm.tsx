@@ -26,7 +26,7 @@ export function SaveQueryForm({ onSave }: { onSave(name: string): Promise<void> 
   return (
     <form className="j-save-form" onSubmit={submit} aria-label="Save query">
       <div className="j-row">
-        <input name="name" placeholder="Name for the editor's query" aria-label="Query name" required maxLength={200} />
+        <input name="name" placeholder="Save the editor's query as…" aria-label="Query name" required maxLength={200} />
         <button type="submit" disabled={busy}>
           Save
         </button>
