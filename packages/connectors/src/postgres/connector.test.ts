@@ -446,6 +446,37 @@ describe('postgres connector', () => {
     expect(answers.map((a) => a.rows[0][0])).toEqual([1, 2, 3]);
   });
 
+  it('a cancel or an error arriving while the consumer is busy still ends cleanly', async () => {
+    const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
+    const ac = new AbortController();
+    const cancelled = await caught(
+      (async () => {
+        const sql = `SELECT g FROM generate_series(1, 5000) g WHERE g < 1500 OR pg_sleep(CASE WHEN g = 2000 THEN 30 ELSE 0 END) IS NOT NULL`;
+        for await (const b of conn.stream({ sql, params: [], columns }, { signal: ac.signal, batchSize: 1000 })) {
+          expect(b.rows.length).toBe(1000);
+          // the next batch is being fetched (and sleeps) while this consumer is slow
+          setTimeout(() => ac.abort(), 100);
+          await new Promise((r) => setTimeout(r, 600));
+        }
+      })(),
+    );
+    expect(cancelled.kind).toBe('cancelled');
+    const failed = await caught(
+      (async () => {
+        for await (const b of conn.stream(
+          { sql: `SELECT 1 / (g - 1500) FROM generate_series(1, 5000) g`, params: [], columns: [] },
+          { batchSize: 1000 },
+        )) {
+          expect(b.rows.length).toBe(1000);
+          await new Promise((r) => setTimeout(r, 300));
+        }
+      })(),
+    );
+    expect(failed.message).toBe('Source "pgsrc" failed the query: division by zero');
+    const answers = await Promise.all([1, 2, 3].map((i) => conn.execute(`SELECT $1::int`, [i])));
+    expect(answers.map((a) => a.rows[0][0])).toEqual([1, 2, 3]);
+  });
+
   it('a statement queued behind a full pool is cancelled while it waits', async () => {
     const busy = [1, 2, 3].map(() => conn.execute(`SELECT pg_sleep(1.5)`));
     await new Promise((r) => setTimeout(r, 200));

@@ -280,40 +280,55 @@ export class PostgresConnector implements Connector {
     let client: pg.PoolClient | undefined;
     let cursor: Cursor | undefined;
     let cancel: { settled: () => Promise<void> } | undefined;
+    let prefetch: Promise<unknown> | undefined;
     let broken = false;
     try {
       client = await this.connect(control);
       cancel = this.armCancel(client, control);
       cursor = client.query(new Cursor(query.sql, query.params.map(toParam), { rowMode: 'array', types: RAW_TYPES }));
+      const c = cursor;
+      const read = (): Promise<[unknown[][], FieldLike[]]> =>
+        new Promise((resolve, reject) =>
+          c.read(batchSize, (err, r, result) =>
+            err ? reject(err) : resolve([r as unknown[][], (result?.fields ?? []) as FieldLike[]]),
+          ),
+        );
       let decoders: Decoder[] | undefined;
+      let next: Promise<[unknown[][], FieldLike[]]> | undefined = read();
       for (;;) {
         let rows: unknown[][];
         let fields: FieldLike[];
         try {
-          [rows, fields] = await new Promise<[unknown[][], FieldLike[]]>((resolve, reject) =>
-            cursor!.read(batchSize, (err, r, result) =>
-              err ? reject(err) : resolve([r as unknown[][], (result?.fields ?? []) as FieldLike[]]),
-            ),
-          );
+          [rows, fields] = await next!;
         } catch (err) {
           throw this.failure(err, control, 'query');
+        } finally {
+          next = undefined;
         }
         control.throwIfStopped();
         if (rows.length === 0) break;
+        const more = rows.length === batchSize;
+        // the server fills the next batch while the consumer works on this one
+        if (more) {
+          next = read();
+          // it may fail (a cancel) while nobody awaits it yet: that must not count as unhandled
+          next.catch(() => undefined);
+          prefetch = next;
+        }
         decoders ??= this.decoders(fields, query.columns);
         const out: Row[] = new Array(rows.length);
         for (let r = 0; r < rows.length; r++) {
           const raw = rows[r];
           const row: Row = new Array(raw.length);
-          for (let c = 0; c < raw.length; c++) {
-            const v = raw[c];
-            row[c] = v === null ? null : decoders[c](v as string);
+          for (let i = 0; i < raw.length; i++) {
+            const v = raw[i];
+            row[i] = v === null ? null : decoders[i](v as string);
           }
           out[r] = row;
         }
         yield { rows: out };
         control.throwIfStopped();
-        if (rows.length < batchSize) break;
+        if (!more) break;
       }
     } catch (err) {
       broken =
@@ -322,7 +337,20 @@ export class PostgresConnector implements Connector {
       throw err;
     } finally {
       control.dispose();
-      if (cursor) await cursor.close().catch(() => undefined);
+      // a read still in flight (stopped early) completes before the portal is closed
+      if (prefetch) await prefetch.catch(() => undefined);
+      // after an error pg-cursor has already synced the connection, and close() would wait
+      // for a ReadyForQuery that may have passed: only a live portal is closed
+      if (cursor && (cursor as unknown as { state: string }).state !== 'error') {
+        const closed = await withDeadline(
+          cursor.close().then(
+            () => true,
+            () => false,
+          ),
+          10_000,
+        );
+        if (!('value' in closed) || !closed.value) broken = true;
+      }
       if (cancel) await cancel.settled();
       client?.release(broken ? true : undefined);
     }
