@@ -77,31 +77,45 @@ async function timeIt(fn: () => Promise<number>): Promise<{ ms: number; rows: nu
   return { ms: performance.now() - t0, rows };
 }
 
-async function measure(fn: () => Promise<number>): Promise<{ ms: number; rows: number }> {
-  await fn(); // warm-up
-  const times: number[] = [];
-  let rows = 0;
+/**
+ * 1 warm-up each, then `runs` rounds, each round running every variant once in turn: on a
+ * shared machine a burst of load then hits all variants alike instead of one block.
+ */
+async function measureInterleaved(fns: readonly (() => Promise<number>)[]): Promise<{ ms: number; rows: number }[]> {
+  for (const fn of fns) await fn();
+  const times = fns.map(() => [] as number[]);
+  const rows = fns.map(() => 0);
   for (let i = 0; i < runs; i++) {
-    const r = await timeIt(fn);
-    times.push(r.ms);
-    rows = r.rows;
+    for (let v = 0; v < fns.length; v++) {
+      const r = await timeIt(fns[v]);
+      times[v].push(r.ms);
+      rows[v] = r.rows;
+    }
   }
-  return { ms: median(times), rows };
+  return fns.map((_, v) => ({ ms: median(times[v]), rows: rows[v] }));
 }
 
-/** Runs `fn` from `clients` concurrent loops for `seconds`; executions per second. */
-async function throughput(clients: number, seconds: number, fn: () => Promise<number>): Promise<number> {
-  const deadline = performance.now() + seconds * 1000;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < deadline) {
-        await fn();
-        done++;
-      }
-    }),
-  );
-  return done / seconds;
+/**
+ * Executions per second of each variant with `clients` concurrent loops, measured in
+ * alternating one-second slices (`seconds` slices per variant) so that load from other
+ * processes on the machine spreads over all variants.
+ */
+async function throughputInterleaved(clients: number, seconds: number, fns: readonly (() => Promise<number>)[]): Promise<number[]> {
+  const done = fns.map(() => 0);
+  const slice = async (v: number, count: boolean): Promise<void> => {
+    const deadline = performance.now() + 1000;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() < deadline) {
+          await fns[v]();
+          if (count) done[v]++;
+        }
+      }),
+    );
+  };
+  for (let v = 0; v < fns.length; v++) await slice(v, false);
+  for (let i = 0; i < seconds; i++) for (let v = 0; v < fns.length; v++) await slice(v, true);
+  return done.map((n) => n / seconds);
 }
 
 function fmt(ms: number): string {
@@ -155,15 +169,17 @@ async function main(): Promise<void> {
     lines.push(s);
     process.stdout.write(s + '\n');
   };
-  out(`JDV benchmark, SF ${sf}, median of ${runs} runs after 1 warm-up (ms)`);
+  out(`JDV benchmark, SF ${sf}, median of ${runs} interleaved runs after 1 warm-up (ms)`);
   out('query | rows | direct | Junction 1 source | ÷ direct | Junction 4 sources | ÷ direct');
   let totalDirect = 0;
   let totalFed = 0;
   for (const q of ['A', 'B', 'C', 'D', 'E', 'F']) {
     if (!want(q)) continue;
-    const d = await measure(() => direct(rewriteOdbc(sqlOf(q, "direct")).text));
-    const s = await measure(() => drain(single, singleSql(q)));
-    const f = await measure(() => drain(fed, sqlOf(q, 'federated')));
+    const [d, s, f] = await measureInterleaved([
+      () => direct(rewriteOdbc(sqlOf(q, 'direct')).text),
+      () => drain(single, singleSql(q)),
+      () => drain(fed, sqlOf(q, 'federated')),
+    ]);
     totalDirect += d.ms;
     totalFed += f.ms;
     const rowsNote = d.rows === s.rows && d.rows === f.rows ? String(d.rows) : `${d.rows}/${s.rows}/${f.rows} MISMATCH`;
@@ -179,18 +195,17 @@ async function main(): Promise<void> {
     const customers = Math.round(150_000 * sf);
     const key = (): number => 1 + Math.floor(Math.random() * customers);
     out('');
-    out(`H (one random c_custkey per execution), executions/s over ${hSeconds}s`);
+    out(`H (one random c_custkey per execution), executions/s over ${hSeconds} interleaved 1 s slices per variant`);
     out('clients | direct | Junction 1 source | ÷ direct | Junction 4 sources | ÷ direct');
     const hDirect = sqlOf('H', 'direct');
     const hSingle = singleSql('H');
     const hFed = sqlOf('H', 'federated');
     for (const clients of [1, 4, 16]) {
-      await throughput(clients, 1, () => direct(hDirect, [key()]));
-      const d = await throughput(clients, hSeconds, () => direct(hDirect, [key()]));
-      await throughput(clients, 1, () => drain(single, hSingle, [key()]));
-      const s = await throughput(clients, hSeconds, () => drain(single, hSingle, [key()]));
-      await throughput(clients, 1, () => drain(fed, hFed, [key()]));
-      const f = await throughput(clients, hSeconds, () => drain(fed, hFed, [key()]));
+      const [d, s, f] = await throughputInterleaved(clients, hSeconds, [
+        () => direct(hDirect, [key()]),
+        () => drain(single, hSingle, [key()]),
+        () => drain(fed, hFed, [key()]),
+      ]);
       out(`${clients} | ${d.toFixed(1)} | ${s.toFixed(1)} | ${(s / d).toFixed(2)} | ${f.toFixed(1)} | ${(f / d).toFixed(2)}`);
     }
   }
