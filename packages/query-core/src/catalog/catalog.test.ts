@@ -12,7 +12,9 @@ const q = (...names: string[]): NamePart[] => names.map((name) => ({ name, quote
 
 function describeResolved(cat: Catalog, parts: NamePart[], options?: ResolveOptions): string {
   const r = cat.resolve(parts, options);
-  return r.kind === 'view' ? `view ${r.view.schema}.${r.view.name}` : `${r.ref.source}.${r.ref.catalog ?? '-'}.${r.ref.schema}.${r.ref.table}`;
+  return r.kind === 'view'
+    ? `view ${r.view.schema}.${r.view.name}`
+    : `${r.ref.source}.${r.ref.catalog ?? '-'}.${r.ref.schema}.${r.ref.table}`;
 }
 
 function failure(f: () => unknown): JunctionError {
@@ -71,9 +73,15 @@ describe('Catalog name resolution', () => {
 
   it('suggests the closest name for unknown tables', () => {
     const e = failure(() => cat.resolve(u('dbA', 'order'), { position: { offset: 14, line: 1, column: 15 } }));
-    expect([e.kind, e.code, e.message]).toEqual(['user', 'unknown_table', 'relation "dbA.order" does not exist; did you mean "dbA.orders"?']);
+    expect([e.kind, e.code, e.message]).toEqual([
+      'user',
+      'unknown_table',
+      'relation "dbA.order" does not exist; did you mean "dbA.orders"?',
+    ]);
     expect(e.position).toEqual({ offset: 14, line: 1, column: 15 });
-    expect(failure(() => cat.resolve(u('lineitme'))).message).toBe('relation "lineitme" does not exist; did you mean "dbA.lineitem"?');
+    expect(failure(() => cat.resolve(u('lineitme'))).message).toBe(
+      'relation "lineitme" does not exist; did you mean "dbA.lineitem"?',
+    );
     expect(failure(() => cat.resolve(u('zzz', 'qqq'))).message).toBe('relation "zzz.qqq" does not exist');
     expect(suggest('custmer', ['dbB.customer', 'dbA.orders'])).toBe('dbB.customer');
   });
@@ -81,11 +89,17 @@ describe('Catalog name resolution', () => {
   it('checks the access policy before anything else happens', () => {
     const access: AccessPolicy = { canReadSource: (s) => s !== 'dbA', canReadView: (schema) => schema !== 'sales' };
     const e = failure(() => cat.resolve(u('dba', 'orders'), { access }));
-    expect([e.kind, e.code, e.message]).toEqual(['forbidden', 'access_denied', 'you may not read source "dbA"; ask an administrator for access']);
+    expect([e.kind, e.code, e.message]).toEqual([
+      'forbidden',
+      'access_denied',
+      'you may not read source "dbA"; ask an administrator for access',
+    ]);
     expect(failure(() => cat.resolve(u('sales', 'big_customers'), { access })).kind).toBe('forbidden');
     expect(describeResolved(cat, u('dbB', 'customer'), { access })).toBe('dbB.-.public.customer');
     // suggestions never reveal what the caller may not read
-    expect(failure(() => cat.resolve(u('dbA', 'order'), { access })).message).toBe('relation "dbA.order" does not exist');
+    expect(failure(() => cat.resolve(u('dbA', 'order'), { access })).message).toBe(
+      'relation "dbA.order" does not exist',
+    );
   });
 
   it('refreshes a source snapshot and finds sources case-insensitively', () => {

@@ -36,7 +36,11 @@ export class Catalog {
   registerSource(source: RegisteredSource): void {
     for (const existing of this.sourceMap.values()) {
       if (existing.name !== source.name && existing.name.toLowerCase() === source.name.toLowerCase()) {
-        throw new JunctionError('duplicate_source', 'conflict', `a source named "${existing.name}" already exists; source names are case-insensitive`);
+        throw new JunctionError(
+          'duplicate_source',
+          'conflict',
+          `a source named "${existing.name}" already exists; source names are case-insensitive`,
+        );
       }
     }
     this.sourceMap.set(source.name, source);
@@ -69,7 +73,11 @@ export class Catalog {
   /** Stores a view; its SQL is bound lazily on use, so views may name views defined later. */
   defineView(view: ViewDefinition): void {
     if (this.getSource(view.schema)) {
-      throw new JunctionError('name_conflict', 'conflict', `"${view.schema}" is a source name; choose another schema for views`);
+      throw new JunctionError(
+        'name_conflict',
+        'conflict',
+        `"${view.schema}" is a source name; choose another schema for views`,
+      );
     }
     this.viewMap.set(viewKey(view.schema, view.name), view);
   }
@@ -87,26 +95,41 @@ export class Catalog {
     if (found.length === 1) {
       const r = found[0];
       if (r.kind === 'table' && options.access && !options.access.canReadSource(r.source.name)) {
-        throw new JunctionError('access_denied', 'forbidden', `you may not read source "${r.source.name}"; ask an administrator for access`, {
-          position: options.position,
-          details: { source: r.source.name },
-        });
+        throw new JunctionError(
+          'access_denied',
+          'forbidden',
+          `you may not read source "${r.source.name}"; ask an administrator for access`,
+          {
+            position: options.position,
+            details: { source: r.source.name },
+          },
+        );
       }
       if (r.kind === 'view' && options.access && !options.access.canReadView(r.view.schema, r.view.name)) {
-        throw new JunctionError('access_denied', 'forbidden', `you may not read view "${r.view.schema}.${r.view.name}"; ask an administrator for access`, {
-          position: options.position,
-          details: { schema: r.view.schema, view: r.view.name },
-        });
+        throw new JunctionError(
+          'access_denied',
+          'forbidden',
+          `you may not read view "${r.view.schema}.${r.view.name}"; ask an administrator for access`,
+          {
+            position: options.position,
+            details: { schema: r.view.schema, view: r.view.name },
+          },
+        );
       }
       return r;
     }
     const name = displayName(parts);
     if (found.length > 1) {
       const options_ = found.map(describe).join(', ');
-      throw new JunctionError('ambiguous_table', 'user', `table name "${name}" is ambiguous: it matches ${options_}; qualify it`, {
-        position: options.position,
-        details: { name, candidates: found.map(describe) },
-      });
+      throw new JunctionError(
+        'ambiguous_table',
+        'user',
+        `table name "${name}" is ambiguous: it matches ${options_}; qualify it`,
+        {
+          position: options.position,
+          details: { name, candidates: found.map(describe) },
+        },
+      );
     }
     const hint = suggest(name, this.allNames(options.access));
     throw new JunctionError(
@@ -139,7 +162,11 @@ export class Catalog {
         return pick(src, this.sources(), (s) => s.name).flatMap((s) => this.tablesIn(s, cat, schema, table));
       }
       default:
-        throw new JunctionError('invalid_name', 'user', `improper qualified name (too many dotted names): ${displayName(parts)}`);
+        throw new JunctionError(
+          'invalid_name',
+          'user',
+          `improper qualified name (too many dotted names): ${displayName(parts)}`,
+        );
     }
   }
 
@@ -167,12 +194,21 @@ export class Catalog {
     return out;
   }
 
-  private tablesIn(source: RegisteredSource, catalog: NamePart | undefined, schema: NamePart | undefined, table: NamePart): ResolvedRelation[] {
+  private tablesIn(
+    source: RegisteredSource,
+    catalog: NamePart | undefined,
+    schema: NamePart | undefined,
+    table: NamePart,
+  ): ResolvedRelation[] {
     const snap = source.catalog;
     const candidates = snap.tables.filter((t) => {
       if (catalog) {
-        if (t.catalog === undefined ? !nameMatches(catalog, snap.defaultCatalog ?? '') : !nameMatches(catalog, t.catalog)) return false;
-      } else if (t.catalog !== undefined && snap.defaultCatalog !== undefined && t.catalog !== snap.defaultCatalog) return false;
+        if (
+          t.catalog === undefined ? !nameMatches(catalog, snap.defaultCatalog ?? '') : !nameMatches(catalog, t.catalog)
+        )
+          return false;
+      } else if (t.catalog !== undefined && snap.defaultCatalog !== undefined && t.catalog !== snap.defaultCatalog)
+        return false;
       if (schema) return nameMatches(schema, t.schema);
       return t.schema === snap.defaultSchema;
     });
@@ -182,7 +218,11 @@ export class Catalog {
       table: t,
       ref: {
         source: source.name,
-        ...(t.catalog !== undefined ? { catalog: t.catalog } : catalog ? { catalog: snap.defaultCatalog ?? catalog.name } : {}),
+        ...(t.catalog !== undefined
+          ? { catalog: t.catalog }
+          : catalog
+            ? { catalog: snap.defaultCatalog ?? catalog.name }
+            : {}),
         schema: t.schema,
         table: t.name,
       },

@@ -122,7 +122,8 @@ function sumOf(arg: JType, resultType: JType): Accumulator {
         finish: (s) => {
           if (!s.any) return null;
           const total = s.big ?? BigInt(s.n);
-          if (total > 2n ** 63n - 1n || total < -(2n ** 63n)) throw new JunctionError('numeric_value_out_of_range', 'user', 'bigint out of range');
+          if (total > 2n ** 63n - 1n || total < -(2n ** 63n))
+            throw new JunctionError('numeric_value_out_of_range', 'user', 'bigint out of range');
           return total;
         },
       };
@@ -232,7 +233,8 @@ function avgOf(arg: JType, resultType: JType): Accumulator {
         add: sum.add,
         merge: sum.merge,
         // PostgreSQL divides the exact sum by the count with numeric division's scale rule
-        finish: (st) => (st.count === 0 ? null : dec.formatDec(dec.div({ v: total(st), s: st.s }, { v: BigInt(st.count), s: 0 }))),
+        finish: (st) =>
+          st.count === 0 ? null : dec.formatDec(dec.div({ v: total(st), s: st.s }, { v: BigInt(st.count), s: 0 })),
       };
       return acc as Accumulator;
     }

@@ -121,7 +121,8 @@ export function castValue(v: Value, from: JType, to: JType): Value {
     }
     case 'date':
       if (from.kind === 'date') return v;
-      if (from.kind === 'timestamp' || from.kind === 'timestamptz') return (v as string).slice(0, (v as string).indexOf('T'));
+      if (from.kind === 'timestamp' || from.kind === 'timestamptz')
+        return (v as string).slice(0, (v as string).indexOf('T'));
       if (isText(from)) return parseDate(v as string);
       break;
     case 'timestamp':
@@ -195,8 +196,18 @@ function toBool(v: Value, from: JType): boolean {
   if (from.kind === 'int64') return (v as bigint) !== 0n;
   if (isText(from)) {
     const s = (v as string).trim().toLowerCase();
-    if (['t', 'true', 'y', 'yes', 'on', '1'].includes(s) || (s.length > 1 && 'true'.startsWith(s)) || (s.length > 1 && 'yes'.startsWith(s))) return true;
-    if (['f', 'false', 'n', 'no', 'off', '0'].includes(s) || (s.length > 1 && 'false'.startsWith(s)) || (s.length > 2 && 'off'.startsWith(s))) return false;
+    if (
+      ['t', 'true', 'y', 'yes', 'on', '1'].includes(s) ||
+      (s.length > 1 && 'true'.startsWith(s)) ||
+      (s.length > 1 && 'yes'.startsWith(s))
+    )
+      return true;
+    if (
+      ['f', 'false', 'n', 'no', 'off', '0'].includes(s) ||
+      (s.length > 1 && 'false'.startsWith(s)) ||
+      (s.length > 2 && 'off'.startsWith(s))
+    )
+      return false;
     throw invalid('boolean', v as string);
   }
   throw cannotCast(from, { kind: 'bool' });
@@ -230,7 +241,12 @@ function toInt(v: Value, from: JType, name: string): number {
     const s = (v as string).trim();
     if (!/^[+-]?\d+$/.test(s)) throw invalid(name, v as string);
     const n = Number(s);
-    if (n < INT32_MIN || n > INT32_MAX) throw new JunctionError('numeric_value_out_of_range', 'user', `value "${v as string}" is out of range for type ${name}`);
+    if (n < INT32_MIN || n > INT32_MAX)
+      throw new JunctionError(
+        'numeric_value_out_of_range',
+        'user',
+        `value "${v as string}" is out of range for type ${name}`,
+      );
     return n;
   }
   throw cannotCast(from, { kind: 'int32' });
@@ -258,7 +274,12 @@ function toInt64(v: Value, from: JType): bigint {
     const s = (v as string).trim();
     if (!/^[+-]?\d+$/.test(s)) throw invalid('bigint', v as string);
     const n = BigInt(s);
-    if (n < INT64_MIN || n > INT64_MAX) throw new JunctionError('numeric_value_out_of_range', 'user', `value "${v as string}" is out of range for type bigint`);
+    if (n < INT64_MIN || n > INT64_MAX)
+      throw new JunctionError(
+        'numeric_value_out_of_range',
+        'user',
+        `value "${v as string}" is out of range for type bigint`,
+      );
     return n;
   }
   throw cannotCast(from, { kind: 'int64' });
@@ -320,4 +341,3 @@ function toFloat(v: Value, from: JType): number {
   }
   throw cannotCast(from, { kind: 'float64' });
 }
-

@@ -83,7 +83,8 @@ export function comparatorFor(type: JType): Comparator {
     case 'binary':
       return compareBytes;
     case 'string':
-      if (type.fixed) return (a, b) => compareCodePoints(trimTrailingBlanks(a as string), trimTrailingBlanks(b as string));
+      if (type.fixed)
+        return (a, b) => compareCodePoints(trimTrailingBlanks(a as string), trimTrailingBlanks(b as string));
       return (a, b) => compareCodePoints(a as string, b as string);
     case 'interval':
       return (a, b) => compareIntervals(a as string, b as string);
@@ -120,7 +121,8 @@ function compareIntervals(a: string, b: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-const INTERVAL_RE = /^(-)?P(?:(-?\d+)Y)?(?:(-?\d+)M)?(?:(-?\d+)W)?(?:(-?\d+)D)?(?:T(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?\d+(?:\.\d+)?)S)?)?$/;
+const INTERVAL_RE =
+  /^(-)?P(?:(-?\d+)Y)?(?:(-?\d+)M)?(?:(-?\d+)W)?(?:(-?\d+)D)?(?:T(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?\d+(?:\.\d+)?)S)?)?$/;
 
 function intervalSortKey(s: string): bigint {
   const m = INTERVAL_RE.exec(s);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { JunctionError, t } from '@junction/connectors';
-import type { JType, ScalarFn, Value } from '@junction/connectors';
+import { t } from '@junction/connectors';
+import type { JType, JunctionError, ScalarFn, Value } from '@junction/connectors';
 import type { Expr } from '../plan/logical.js';
 import { compileExpr } from './compile.js';
 import { scalarReturnType } from './types.js';
@@ -13,7 +13,15 @@ const str = (s: string | null) => lit(s, t.string);
 const chr = (s: string, n: number) => lit(s, t.char(n));
 const date = (s: string) => lit(s, t.date);
 const NULL = lit(null, t.null);
-const call = (fn: ScalarFn, ...args: Expr[]): Expr => ({ kind: 'call', fn, args, type: scalarReturnType(fn, args.map((a) => a.type)) });
+const call = (fn: ScalarFn, ...args: Expr[]): Expr => ({
+  kind: 'call',
+  fn,
+  args,
+  type: scalarReturnType(
+    fn,
+    args.map((a) => a.type),
+  ),
+});
 
 function ev(e: Expr, row: Value[] = [], params: Value[] = []): Value {
   return compileExpr(e, new Map(row.map((_, i) => [i + 1, i])), { now: new Date('2024-02-29T12:34:56Z') })(row, params);
@@ -191,7 +199,12 @@ describe('dates', () => {
     expect(ev(e)).toStrictEqual(want);
   });
   it('EXTRACT (decimal-typed date_part) returns numeric text with PostgreSQL scale', () => {
-    const e: Expr = { kind: 'call', fn: 'date_part', args: [str('second'), lit('2020-01-01T10:00:12.5', t.timestamp)], type: t.decimal() };
+    const e: Expr = {
+      kind: 'call',
+      fn: 'date_part',
+      args: [str('second'), lit('2020-01-01T10:00:12.5', t.timestamp)],
+      type: t.decimal(),
+    };
     expect(ev(e)).toBe('12.500000');
     const y: Expr = { kind: 'call', fn: 'date_part', args: [str('year'), date('1995-03-01')], type: t.decimal() };
     expect(ev(y)).toBe('1995');
@@ -202,7 +215,13 @@ describe('dates', () => {
 });
 
 describe('IN, CASE, COALESCE, casts, refs and params', () => {
-  const inExpr = (x: Expr, list: Expr[], negated = false): Expr => ({ kind: 'in', expr: x, list, negated, type: t.bool });
+  const inExpr = (x: Expr, list: Expr[], negated = false): Expr => ({
+    kind: 'in',
+    expr: x,
+    list,
+    negated,
+    type: t.bool,
+  });
   it('IN follows PostgreSQL NULL rules', () => {
     expect(ev(inExpr(i32(2), [i32(1), i32(2)]))).toBe(true);
     expect(ev(inExpr(i32(3), [i32(1), NULL]))).toBe(null);

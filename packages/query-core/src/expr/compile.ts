@@ -78,7 +78,11 @@ export function compileExpr(
       }
       case 'subquery':
         if (!options.subquery) {
-          throw new JunctionError('internal_error', 'internal', 'scalar subquery needs an executor hook to be evaluated');
+          throw new JunctionError(
+            'internal_error',
+            'internal',
+            'scalar subquery needs an executor hook to be evaluated',
+          );
         }
         return options.subquery(e.plan, e.type);
     }
@@ -100,7 +104,9 @@ function normaliseParam(v: Value, type: JType): Value {
     case 'float64':
       return typeof v === 'number' ? v : castValue(v, typeOfJs(v), type);
     case 'decimal':
-      return typeof v === 'string' ? castValue(v, { kind: 'string' }, { kind: 'decimal' }) : castValue(v, typeOfJs(v), { kind: 'decimal' });
+      return typeof v === 'string'
+        ? castValue(v, { kind: 'string' }, { kind: 'decimal' })
+        : castValue(v, typeOfJs(v), { kind: 'decimal' });
     case 'bool':
       return typeof v === 'boolean' ? v : castValue(v, typeOfJs(v), type);
     case 'date':
@@ -117,7 +123,8 @@ function normaliseParam(v: Value, type: JType): Value {
 
 function typeOfJs(v: Value): JType {
   if (typeof v === 'bigint') return { kind: 'int64' };
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 31 ? { kind: 'int32' } : { kind: 'float64' };
+  if (typeof v === 'number')
+    return Number.isInteger(v) && Math.abs(v) < 2 ** 31 ? { kind: 'int32' } : { kind: 'float64' };
   if (typeof v === 'boolean') return { kind: 'bool' };
   if (v instanceof Uint8Array) return { kind: 'binary' };
   return { kind: 'string' };
@@ -127,7 +134,12 @@ function compileIn(e: Extract<Expr, { kind: 'in' }>, go: (e: Expr) => Eval): Eva
   let ct: JType = e.expr.type;
   for (const x of e.list) {
     const s = commonSupertype(ct, x.type);
-    if (s === undefined) throw new JunctionError('undefined_function', 'user', `IN list types ${ct.kind} and ${x.type.kind} cannot be matched`);
+    if (s === undefined)
+      throw new JunctionError(
+        'undefined_function',
+        'user',
+        `IN list types ${ct.kind} and ${x.type.kind} cannot be matched`,
+      );
     ct = s;
   }
   const probe = coerceEval(go(e.expr), e.expr.type, ct);

@@ -172,7 +172,8 @@ export function parseTime(text: string): string {
   const h = Number(m[1]);
   const mi = Number(m[2]);
   const s = m[3] === undefined ? 0 : Number(m[3]);
-  if (h > 24 || mi > 59 || s > 60) throw new JunctionError('datetime_field_overflow', 'user', `date/time field value out of range: "${text}"`);
+  if (h > 24 || mi > 59 || s > 60)
+    throw new JunctionError('datetime_field_overflow', 'user', `date/time field value out of range: "${text}"`);
   const frac = m[4] === undefined ? 0 : Math.round(Number('0.' + m[4]) * 1e6);
   return formatTime(((h * 60 + mi) * 60 + s) * 1_000_000 + frac);
 }
@@ -193,7 +194,8 @@ export interface Interval {
   readonly us: number;
 }
 
-const ISO_RE = /^(-)?P(?:(-?\d+)Y)?(?:(-?\d+)M)?(?:(-?\d+)W)?(?:(-?\d+)D)?(?:T(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?\d+(?:\.\d+)?)S)?)?$/;
+const ISO_RE =
+  /^(-)?P(?:(-?\d+)Y)?(?:(-?\d+)M)?(?:(-?\d+)W)?(?:(-?\d+)D)?(?:T(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?\d+(?:\.\d+)?)S)?)?$/;
 
 const UNIT_US: Record<string, number> = {
   microsecond: 1,
@@ -206,11 +208,33 @@ const UNIT_US: Record<string, number> = {
 function unitOf(word: string): string | undefined {
   const w = word.toLowerCase().replace(/s$/, '');
   const map: Record<string, string> = {
-    y: 'year', yr: 'year', year: 'year', mon: 'month', month: 'month', w: 'week', week: 'week',
-    d: 'day', day: 'day', h: 'hour', hr: 'hour', hour: 'hour', m: 'minute', min: 'minute', minute: 'minute',
-    s: 'second', sec: 'second', second: 'second', ms: 'millisecond', millisecond: 'millisecond',
-    u: 'microsecond', microsecond: 'microsecond', decade: 'decade', century: 'century', centurie: 'century',
-    millennium: 'millennium', millennia: 'millennium',
+    y: 'year',
+    yr: 'year',
+    year: 'year',
+    mon: 'month',
+    month: 'month',
+    w: 'week',
+    week: 'week',
+    d: 'day',
+    day: 'day',
+    h: 'hour',
+    hr: 'hour',
+    hour: 'hour',
+    m: 'minute',
+    min: 'minute',
+    minute: 'minute',
+    s: 'second',
+    sec: 'second',
+    second: 'second',
+    ms: 'millisecond',
+    millisecond: 'millisecond',
+    u: 'microsecond',
+    microsecond: 'microsecond',
+    decade: 'decade',
+    century: 'century',
+    centurie: 'century',
+    millennium: 'millennium',
+    millennia: 'millennium',
   };
   return map[w] ?? map[word.toLowerCase()];
 }
@@ -249,7 +273,8 @@ export function parseInterval(text: string, unit?: string): Interval {
     if (!/^[+-]?\d+(\.\d+)?$/.test(tok)) throw bad('interval', text);
     const num = Number(tok);
     const next = tokens[i + 1];
-    const u = next !== undefined && unitOf(next) !== undefined ? unitOf(next)! : unit !== undefined ? unitOf(unit) : 'second';
+    const u =
+      next !== undefined && unitOf(next) !== undefined ? unitOf(next)! : unit !== undefined ? unitOf(unit) : 'second';
     if (next !== undefined && unitOf(next) !== undefined) i++;
     if (u === undefined) throw bad('interval', text);
     switch (u) {

@@ -89,7 +89,7 @@ export function divRound(a: bigint, b: bigint): bigint {
   if (r === 0n) return q;
   const twice = (r < 0n ? -r : r) * 2n;
   const bAbs = b < 0n ? -b : b;
-  if (twice >= bAbs) return (a < 0n) !== (b < 0n) ? q - 1n : q + 1n;
+  if (twice >= bAbs) return a < 0n !== b < 0n ? q - 1n : q + 1n;
   return q;
 }
 
@@ -266,7 +266,11 @@ export function toBigIntRounded(d: Dec): bigint {
 /** sqrt(numeric) to PostgreSQL's result scale: at least 16 significant digits, at least the input scale. */
 export function sqrt(d: Dec): Dec {
   if (d.v < 0n) {
-    throw new JunctionError('invalid_argument_for_power_function', 'user', 'cannot take square root of a negative number');
+    throw new JunctionError(
+      'invalid_argument_for_power_function',
+      'user',
+      'cannot take square root of a negative number',
+    );
   }
   const lead = nbaseLead(d);
   const sweight = Math.trunc(((lead.weight + 1) * 4) / 2) - 1;

@@ -51,7 +51,13 @@ describe('decimal arithmetic fast path = BigInt path', () => {
         { kind: 'ref' as const, id: 1, type: t.decimal() },
         { kind: 'ref' as const, id: 2, type: t.decimal() },
       ];
-      const f = compileExpr({ kind: 'call', fn, args, type: scalarReturnType(fn, [t.decimal(), t.decimal()]) }, new Map([[1, 0], [2, 1]]));
+      const f = compileExpr(
+        { kind: 'call', fn, args, type: scalarReturnType(fn, [t.decimal(), t.decimal()]) },
+        new Map([
+          [1, 0],
+          [2, 1],
+        ]),
+      );
       const slow = { add: dec.add, sub: dec.sub, mul: dec.mul }[fn];
       for (let i = 0; i < 2000; i++) {
         const a = num();

@@ -94,7 +94,7 @@ const EXPRESSIONS = [
   "date_part('doy', date '2020-03-01')",
   "date_trunc('month', timestamp '2020-05-17 10:11:12')",
   "date_trunc('week', timestamp '2020-05-17 10:11:12')",
-  "make_date(2024, 2, 29)",
+  'make_date(2024, 2, 29)',
   "'1995-03-01'::date",
   "'2020-01-01 10:00:00.123456'::timestamp",
   // logic and nulls
@@ -167,7 +167,10 @@ afterAll(async () => {
 describe('expressions agree with PostgreSQL 15 (value as text, and type)', () => {
   const catalog = jdvCatalog();
   it.each(EXPRESSIONS)('%s', async (expr) => {
-    const res = await client.query({ text: `SELECT (${expr})::text AS v, pg_typeof(${expr})::text AS t`, rowMode: 'array' });
+    const res = await client.query({
+      text: `SELECT (${expr})::text AS v, pg_typeof(${expr})::text AS t`,
+      rowMode: 'array',
+    });
     const [pgText, pgType] = res.rows[0] as [string | null, string];
     const bound = bind(`SELECT ${expr}`, catalog);
     const project = bound.plan as Extract<LogicalPlan, { kind: 'Project' }>;
@@ -189,7 +192,13 @@ const AGGREGATE_CASES: { sql: string; fn: AggFn; type: JType; values: Value[]; d
   { sql: 'avg(x)', fn: 'avg', type: t.decimal(15, 2), values: ['123456789.12', '0.01'] },
   { sql: 'avg(x)', fn: 'avg', type: t.float64, values: [0.1, 0.2, 0.4] },
   { sql: 'count(x)', fn: 'count', type: t.int32, values: [1, null, 3] },
-  { sql: 'count(DISTINCT x)', fn: 'count', type: t.decimal(5, 2), values: ['1.00', '1.00', '2.50', null], distinct: true },
+  {
+    sql: 'count(DISTINCT x)',
+    fn: 'count',
+    type: t.decimal(5, 2),
+    values: ['1.00', '1.00', '2.50', null],
+    distinct: true,
+  },
   { sql: 'sum(DISTINCT x)', fn: 'sum', type: t.int32, values: [1, 1, 2], distinct: true },
   { sql: 'min(x)', fn: 'min', type: t.char(5), values: ['b    ', 'a    ', null] },
   { sql: 'max(x)', fn: 'max', type: t.string, values: ['a', 'B', 'ä'] },
@@ -222,25 +231,28 @@ function pgType(type: JType): string {
 }
 
 describe('aggregates agree with PostgreSQL 15', () => {
-  it.each(AGGREGATE_CASES.map((c) => [`${c.sql} over ${c.values.map(String).join(', ')}`, c] as const))('%s', async (_name, c) => {
-    const rows = c.values.map((v) => `(${sqlLiteral(v, c.type)})`).join(', ');
-    const res = await client.query({ text: `SELECT (${c.sql})::text FROM (VALUES ${rows}) v(x)`, rowMode: 'array' });
-    const expected = (res.rows[0] as [string | null])[0];
-    const acc = makeAccumulator(c.fn, c.type, { distinct: c.distinct });
-    let one = acc.init();
-    for (const v of c.values) one = acc.add(one, v);
-    let a = acc.init();
-    let b = acc.init();
-    c.values.forEach((v, i) => {
-      if (i % 2) a = acc.add(a, v);
-      else b = acc.add(b, v);
-    });
-    // ::text semantics: char(n) loses its padding, as PostgreSQL's bpchar → text cast does
-    const text = (v: Value) => (v === null ? null : (castValue(v, acc.resultType, t.string) as string));
-    expect(text(acc.finish(one))).toBe(expected);
-    const merged = text(acc.finish(acc.merge(a, b)));
-    // float sums depend on addition order, in PostgreSQL's parallel aggregation too; exact types must merge exactly
-    if (c.type.kind === 'float64') expect(Number(merged)).toBeCloseTo(Number(expected), 12);
-    else expect(merged).toBe(expected);
-  });
+  it.each(AGGREGATE_CASES.map((c) => [`${c.sql} over ${c.values.map(String).join(', ')}`, c] as const))(
+    '%s',
+    async (_name, c) => {
+      const rows = c.values.map((v) => `(${sqlLiteral(v, c.type)})`).join(', ');
+      const res = await client.query({ text: `SELECT (${c.sql})::text FROM (VALUES ${rows}) v(x)`, rowMode: 'array' });
+      const expected = (res.rows[0] as [string | null])[0];
+      const acc = makeAccumulator(c.fn, c.type, { distinct: c.distinct });
+      let one = acc.init();
+      for (const v of c.values) one = acc.add(one, v);
+      let a = acc.init();
+      let b = acc.init();
+      c.values.forEach((v, i) => {
+        if (i % 2) a = acc.add(a, v);
+        else b = acc.add(b, v);
+      });
+      // ::text semantics: char(n) loses its padding, as PostgreSQL's bpchar → text cast does
+      const text = (v: Value) => (v === null ? null : (castValue(v, acc.resultType, t.string) as string));
+      expect(text(acc.finish(one))).toBe(expected);
+      const merged = text(acc.finish(acc.merge(a, b)));
+      // float sums depend on addition order, in PostgreSQL's parallel aggregation too; exact types must merge exactly
+      if (c.type.kind === 'float64') expect(Number(merged)).toBeCloseTo(Number(expected), 12);
+      else expect(merged).toBe(expected);
+    },
+  );
 });

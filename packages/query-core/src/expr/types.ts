@@ -6,7 +6,14 @@ import type { AggFn, JType, ScalarFn, TypeKind, WindowFn } from '@junction/conne
  * The binder asks these questions; the evaluator trusts the answers (every Expr is typed).
  */
 
-const NUMERIC_RANK: Partial<Record<TypeKind, number>> = { int16: 1, int32: 2, int64: 3, decimal: 4, float32: 5, float64: 6 };
+const NUMERIC_RANK: Partial<Record<TypeKind, number>> = {
+  int16: 1,
+  int32: 2,
+  int64: 3,
+  decimal: 4,
+  float32: 5,
+  float64: 6,
+};
 
 export function isNumeric(type: JType): boolean {
   return NUMERIC_RANK[type.kind] !== undefined;
@@ -25,7 +32,13 @@ export function isTemporal(type: JType): boolean {
 }
 
 export function sameType(a: JType, b: JType): boolean {
-  return a.kind === b.kind && a.precision === b.precision && a.scale === b.scale && a.length === b.length && !!a.fixed === !!b.fixed;
+  return (
+    a.kind === b.kind &&
+    a.precision === b.precision &&
+    a.scale === b.scale &&
+    a.length === b.length &&
+    !!a.fixed === !!b.fixed
+  );
 }
 
 function typeError(message: string): JunctionError {
@@ -70,7 +83,8 @@ export function commonSupertype(a: JType, b: JType): JType | undefined {
     if (a.fixed || b.fixed) return t.string;
     return a.length !== undefined && a.length === b.length ? a : t.string;
   }
-  if (a.kind === b.kind) return a.kind === 'timestamp' || a.kind === 'time' || a.kind === 'timestamptz' ? { kind: a.kind } : a;
+  if (a.kind === b.kind)
+    return a.kind === 'timestamp' || a.kind === 'time' || a.kind === 'timestamptz' ? { kind: a.kind } : a;
   const temporal: TypeKind[] = ['date', 'timestamp', 'timestamptz'];
   const ia = temporal.indexOf(a.kind);
   const ib = temporal.indexOf(b.kind);
@@ -218,7 +232,11 @@ export function scalarReturnType(fn: ScalarFn, args: readonly JType[]): JType {
     case 'abs':
     case 'sign':
       if (fn === 'sign' && isInteger(args[0])) return t.float64;
-      return args[0].kind === 'int16' && fn !== 'abs' ? t.int16 : args[0].kind === 'decimal' ? decimalNoPrecision(args[0]) : args[0];
+      return args[0].kind === 'int16' && fn !== 'abs'
+        ? t.int16
+        : args[0].kind === 'decimal'
+          ? decimalNoPrecision(args[0])
+          : args[0];
     case 'round':
     case 'trunc':
       if (args[0].kind === 'decimal') {

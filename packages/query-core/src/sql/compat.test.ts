@@ -12,7 +12,7 @@ describe('standard function syntax rewriting', () => {
     ["SELECT trim('x' from y)", "SELECT btrim(y, 'x')"],
     ['SELECT substring(substring(a from 2) from 1 for 3)', 'SELECT substring(substring(a, 2), 1, 3)'],
     ['SELECT substring(a, 1, 2), trim(b)', 'SELECT substring(a, 1, 2), trim(b)'],
-    ["SELECT 'substring(x from 1)', \"trim(\" FROM t", "SELECT 'substring(x from 1)', \"trim(\" FROM t"],
+    ['SELECT \'substring(x from 1)\', "trim(" FROM t', 'SELECT \'substring(x from 1)\', "trim(" FROM t'],
     ['SELECT t.substring(x from 1)', 'SELECT t.substring(x from 1)'],
   ])('%s', (input, output) => {
     expect(rewriteStandardFunctions(input).text).toBe(output);

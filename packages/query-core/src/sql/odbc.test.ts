@@ -27,7 +27,11 @@ describe('ODBC escape rewriting', () => {
   });
 
   it('rejects unknown or unclosed escapes with the position of the brace', () => {
-    expect(() => rewriteOdbc('SELECT {x 1}')).toThrow(expect.objectContaining({ code: 'syntax_error', position: { offset: 7, line: 1, column: 8, length: 1 } }));
-    expect(() => rewriteOdbc("SELECT\n {d '2020-01-01'")).toThrow(expect.objectContaining({ position: { offset: 8, line: 2, column: 2, length: 1 } }));
+    expect(() => rewriteOdbc('SELECT {x 1}')).toThrow(
+      expect.objectContaining({ code: 'syntax_error', position: { offset: 7, line: 1, column: 8, length: 1 } }),
+    );
+    expect(() => rewriteOdbc("SELECT\n {d '2020-01-01'")).toThrow(
+      expect.objectContaining({ position: { offset: 8, line: 2, column: 2, length: 1 } }),
+    );
   });
 });

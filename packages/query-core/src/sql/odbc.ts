@@ -59,9 +59,14 @@ export function rewriteOdbc(sql: string): Rewritten {
     } else if (c === '{') {
       const m = /^\{\s*(ts|t|d|fn|oj|escape)\b\s*/i.exec(sql.slice(i));
       if (!m) {
-        throw new JunctionError('syntax_error', 'user', 'syntax error at "{": unknown escape sequence; use {d …}, {ts …}, {t …} or {fn …}', {
-          position: positionAt(sql, i, 1),
-        });
+        throw new JunctionError(
+          'syntax_error',
+          'user',
+          'syntax error at "{": unknown escape sequence; use {d …}, {ts …}, {t …} or {fn …}',
+          {
+            position: positionAt(sql, i, 1),
+          },
+        );
       }
       const kw = KEYWORDS[m[1].toLowerCase()];
       open.push(i);

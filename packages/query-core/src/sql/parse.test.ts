@@ -47,12 +47,18 @@ describe('parseSql', () => {
 
   it('says NATURAL JOIN is unsupported instead of a bare syntax error', () => {
     const e = parseError('SELECT * FROM a NATURAL JOIN b');
-    expect([e.kind, e.code, e.message]).toEqual(['unsupported', 'feature_not_supported', 'NATURAL JOIN is not supported; write JOIN … USING (columns)']);
+    expect([e.kind, e.code, e.message]).toEqual([
+      'unsupported',
+      'feature_not_supported',
+      'NATURAL JOIN is not supported; write JOIN … USING (columns)',
+    ]);
     expect(e.position).toEqual({ offset: 16, line: 1, column: 17, length: 7 });
   });
 
   it('rewrites substring(… FROM … FOR …) before parsing and keeps error positions in the original text', () => {
-    expect(parseSql('SELECT substring(c_phone from 1 for 2) FROM t').text).toBe('SELECT substring(c_phone, 1, 2) FROM t');
+    expect(parseSql('SELECT substring(c_phone from 1 for 2) FROM t').text).toBe(
+      'SELECT substring(c_phone, 1, 2) FROM t',
+    );
     const sql = 'SELECT substring(c_phone from 1 for 2) FROM t WHERE WHERE';
     expect(parseError(sql).position?.column).toBe(sql.lastIndexOf('WHERE') + 1);
   });

@@ -40,7 +40,9 @@ export function parseSql(sql: string): ParsedSql {
   }
   const statements = program.statements.filter((s) => s.type !== 'empty');
   if (statements.length === 0) {
-    throw new JunctionError('syntax_error', 'user', 'the SQL text contains no statement', { position: positionAt(sql, 0, 0) });
+    throw new JunctionError('syntax_error', 'user', 'the SQL text contains no statement', {
+      position: positionAt(sql, 0, 0),
+    });
   }
   if (statements.length > 1) {
     const second = statements[1];
@@ -54,9 +56,14 @@ export function parseSql(sql: string): ParsedSql {
   const dollar = params.find((p) => p.text.startsWith('$'));
   const question = params.find((p) => p.text === '?');
   if (dollar && question) {
-    throw new JunctionError('mixed_parameter_styles', 'user', 'use either $1-style or ?-style parameters in one statement, not both', {
-      position: positionOf(question.start, question.end),
-    });
+    throw new JunctionError(
+      'mixed_parameter_styles',
+      'user',
+      'use either $1-style or ?-style parameters in one statement, not both',
+      {
+        position: positionOf(question.start, question.end),
+      },
+    );
   }
   const questionMarks = new Map<number, number>();
   if (question) params.forEach((p, i) => questionMarks.set(p.start, i));
@@ -108,10 +115,15 @@ function syntaxError(e: unknown, original: string, text: string, toOriginal: (o:
   const orig0 = toOriginal(offset);
   if (/\bNATURAL\s+(?:(?:LEFT|RIGHT|FULL|INNER|OUTER)\s+)*$/i.test(original.slice(0, orig0))) {
     const at = original.slice(0, orig0).search(/\bNATURAL\s+(?:(?:LEFT|RIGHT|FULL|INNER|OUTER)\s+)*$/i);
-    return new JunctionError('feature_not_supported', 'unsupported', 'NATURAL JOIN is not supported; write JOIN … USING (columns)', {
-      position: positionAt(original, at, 7),
-      cause: e,
-    });
+    return new JunctionError(
+      'feature_not_supported',
+      'unsupported',
+      'NATURAL JOIN is not supported; write JOIN … USING (columns)',
+      {
+        position: positionAt(original, at, 7),
+        cause: e,
+      },
+    );
   }
   const first = message.split('\n')[0].replace(/^Syntax Error: /, '');
   const found = /^Unexpected (.*)$/.exec(first);

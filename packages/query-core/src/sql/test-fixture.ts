@@ -30,7 +30,11 @@ function source(name: string, snapshot: CatalogSnapshot): RegisteredSource {
 export function jdvSources(): RegisteredSource[] {
   const at = '2026-01-01T00:00:00Z';
   return [
-    source('dbA', { defaultSchema: 'public', tables: [table('orders', 'public'), table('lineitem', 'public')], introspectedAt: at }),
+    source('dbA', {
+      defaultSchema: 'public',
+      tables: [table('orders', 'public'), table('lineitem', 'public')],
+      introspectedAt: at,
+    }),
     source('dbB', { defaultSchema: 'public', tables: [table('customer', 'public')], introspectedAt: at }),
     source('dbC', {
       defaultSchema: 'dbo',
@@ -38,7 +42,11 @@ export function jdvSources(): RegisteredSource[] {
       tables: [table('part', 'dbo', 'tpch'), table('supplier', 'dbo', 'tpch'), table('partsupp', 'dbo', 'tpch')],
       introspectedAt: at,
     }),
-    source('dbD', { defaultSchema: 'jdv_d', tables: [table('nation', 'jdv_d'), table('region', 'jdv_d'), table('customer', 'jdv_d')], introspectedAt: at }),
+    source('dbD', {
+      defaultSchema: 'jdv_d',
+      tables: [table('nation', 'jdv_d'), table('region', 'jdv_d'), table('customer', 'jdv_d')],
+      introspectedAt: at,
+    }),
   ];
 }
 

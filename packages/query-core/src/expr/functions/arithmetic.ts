@@ -91,7 +91,9 @@ function int64Op(op: ArithmeticOp): Binary {
 }
 
 function decimalOp(op: ArithmeticOp): Binary {
-  const f = { add: dec.add, sub: dec.sub, mul: dec.mul, div: (a: dec.Dec, b: dec.Dec) => dec.div(a, b), mod: dec.mod }[op];
+  const f = { add: dec.add, sub: dec.sub, mul: dec.mul, div: (a: dec.Dec, b: dec.Dec) => dec.div(a, b), mod: dec.mod }[
+    op
+  ];
   const slow: Binary = (x, y) => dec.formatDec(f(dec.parseDec(x as string), dec.parseDec(y as string)));
   if (op === 'div' || op === 'mod') return slow;
   // exact small-number path: same scale rules (add/sub: max, mul: sum), no BigInt

@@ -58,7 +58,11 @@ const COMPARE: Record<string, (c: number) => boolean> = {
 function comparisonType(a: JType, b: JType): JType {
   const s = commonSupertype(a, b);
   if (s === undefined) {
-    throw new JunctionError('undefined_function', 'user', `cannot compare ${a.kind} with ${b.kind}; add an explicit cast`);
+    throw new JunctionError(
+      'undefined_function',
+      'user',
+      `cannot compare ${a.kind} with ${b.kind}; add an explicit cast`,
+    );
   }
   return s;
 }
@@ -70,11 +74,21 @@ function compileComparison(fn: string, args: readonly Eval[], types: readonly JT
   const test = COMPARE[fn];
   // identity equality is exact for these representations, so skip the comparator
   const identity =
-    ct.kind === 'int16' || ct.kind === 'int32' || ct.kind === 'int64' || ct.kind === 'date' || ct.kind === 'bool' || (ct.kind === 'string' && !ct.fixed);
+    ct.kind === 'int16' ||
+    ct.kind === 'int32' ||
+    ct.kind === 'int64' ||
+    ct.kind === 'date' ||
+    ct.kind === 'bool' ||
+    (ct.kind === 'string' && !ct.fixed);
   if (identity && fn === 'eq') return strict2(a, b, (x, y) => x === y);
   if (identity && fn === 'ne') return strict2(a, b, (x, y) => x !== y);
   const cmp = comparatorFor(ct);
-  if (ct.kind === 'int32' || ct.kind === 'int16' || ct.kind === 'date' || (ct.kind === 'string' && !ct.fixed && fn !== 'eq')) {
+  if (
+    ct.kind === 'int32' ||
+    ct.kind === 'int16' ||
+    ct.kind === 'date' ||
+    (ct.kind === 'string' && !ct.fixed && fn !== 'eq')
+  ) {
     // primitive order matches PostgreSQL's for these except astral code points in strings
     if (ct.kind !== 'string') {
       switch (fn) {
@@ -170,7 +184,13 @@ function rint(x: number): number {
  * Compiles one scalar call. `args` are compiled operands with `types`; `type` is the call's
  * result type as the binder inferred it.
  */
-export function compileCall(fn: ScalarFn, args: readonly Eval[], types: readonly JType[], type: JType, ctx: CallContext): Eval {
+export function compileCall(
+  fn: ScalarFn,
+  args: readonly Eval[],
+  types: readonly JType[],
+  type: JType,
+  ctx: CallContext,
+): Eval {
   switch (fn) {
     case 'eq':
     case 'ne':
@@ -263,7 +283,8 @@ export function compileCall(fn: ScalarFn, args: readonly Eval[], types: readonly
           return strict1(args[0], (x) => Math.abs(x as number));
       }
     case 'sign':
-      if (types[0].kind === 'decimal') return strict1(args[0], (x) => dec.formatDec({ v: BigInt(dec.sign(dec.parseDec(x as string))), s: 0 }));
+      if (types[0].kind === 'decimal')
+        return strict1(args[0], (x) => dec.formatDec({ v: BigInt(dec.sign(dec.parseDec(x as string))), s: 0 }));
       return strict1(coerceEval(args[0], types[0], t.float64), (x) => Math.sign(x as number));
     case 'round':
     case 'trunc':
@@ -286,12 +307,13 @@ export function compileCall(fn: ScalarFn, args: readonly Eval[], types: readonly
       return strict1(args[0], (x) => str.length(typeof x === 'string' ? x : valueToText(x, types[0]), fixed));
     }
     case 'substring':
-      return strictN(
-        [textEval(args[0], types[0]), ...args.slice(1)],
-        (xs) => str.substring(xs[0] as string, int(xs[1]), xs.length > 2 ? int(xs[2]) : undefined),
+      return strictN([textEval(args[0], types[0]), ...args.slice(1)], (xs) =>
+        str.substring(xs[0] as string, int(xs[1]), xs.length > 2 ? int(xs[2]) : undefined),
       );
     case 'position':
-      return strict2(textEval(args[0], types[0]), textEval(args[1], types[1]), (n, h) => str.position(n as string, h as string));
+      return strict2(textEval(args[0], types[0]), textEval(args[1], types[1]), (n, h) =>
+        str.position(n as string, h as string),
+      );
     case 'trim':
     case 'ltrim':
     case 'rtrim': {
@@ -322,15 +344,22 @@ export function compileCall(fn: ScalarFn, args: readonly Eval[], types: readonly
     case 'like':
     case 'ilike': {
       const m = str.likeMatcher(fn === 'ilike');
-      return strict2(args[0], textEval(args[1], types[1]), (v, p) => m(typeof v === 'string' ? v : valueToText(v, types[0]), p as string));
+      return strict2(args[0], textEval(args[1], types[1]), (v, p) =>
+        m(typeof v === 'string' ? v : valueToText(v, types[0]), p as string),
+      );
     }
     case 'starts_with':
-      return strict2(textEval(args[0], types[0]), textEval(args[1], types[1]), (s, p) => (s as string).startsWith(p as string));
+      return strict2(textEval(args[0], types[0]), textEval(args[1], types[1]), (s, p) =>
+        (s as string).startsWith(p as string),
+      );
     case 'date_part': {
       const kind = types[1].kind;
       return strict2(args[0], args[1], (f, v) => {
         const field = f as string;
-        const n = kind === 'interval' ? datePart(field, { days: 0, us: 0 }, parseInterval(v as string)) : datePart(field, toTs(v, kind));
+        const n =
+          kind === 'interval'
+            ? datePart(field, { days: 0, us: 0 }, parseInterval(v as string))
+            : datePart(field, toTs(v, kind));
         return datePartResult(field, kind, type)(n);
       });
     }
@@ -338,7 +367,11 @@ export function compileCall(fn: ScalarFn, args: readonly Eval[], types: readonly
       const kind = types[1].kind;
       const tz = type.kind === 'timestamptz';
       if (kind === 'interval') {
-        throw new JunctionError('feature_not_supported', 'unsupported', 'date_trunc on an interval is not supported; truncate a timestamp instead');
+        throw new JunctionError(
+          'feature_not_supported',
+          'unsupported',
+          'date_trunc on an interval is not supported; truncate a timestamp instead',
+        );
       }
       return strict2(args[0], args[1], (f, v) => formatTs(dateTrunc(f as string, toTs(v, kind)), tz));
     }
@@ -376,7 +409,12 @@ function textEval(e: Eval, type: JType): Eval {
   return strict1(e, (x) => valueToText(x, type));
 }
 
-function compileRounding(fn: 'round' | 'trunc' | 'floor' | 'ceil', args: readonly Eval[], types: readonly JType[], type: JType): Eval {
+function compileRounding(
+  fn: 'round' | 'trunc' | 'floor' | 'ceil',
+  args: readonly Eval[],
+  types: readonly JType[],
+  type: JType,
+): Eval {
   if (type.kind === 'decimal' || types[0].kind === 'decimal') {
     const a = coerceEval(args[0], types[0], t.decimal());
     if (fn === 'floor') return strict1(a, (x) => dec.formatDec(dec.floor(dec.parseDec(x as string))));
@@ -389,7 +427,11 @@ function compileRounding(fn: 'round' | 'trunc' | 'floor' | 'ceil', args: readonl
   switch (fn) {
     case 'round':
       if (args.length > 1) {
-        throw new JunctionError('undefined_function', 'user', 'function round(double precision, integer) does not exist; cast the first argument to numeric');
+        throw new JunctionError(
+          'undefined_function',
+          'user',
+          'function round(double precision, integer) does not exist; cast the first argument to numeric',
+        );
       }
       return strict1(a, (x) => rint(x as number));
     case 'trunc':
@@ -411,7 +453,12 @@ function compilePower(fn: 'power' | 'sqrt', args: readonly Eval[], types: readon
   const a = coerceEval(args[0], types[0], t.float64);
   if (fn === 'sqrt') {
     return strict1(a, (x) => {
-      if ((x as number) < 0) throw new JunctionError('invalid_argument_for_power_function', 'user', 'cannot take square root of a negative number');
+      if ((x as number) < 0)
+        throw new JunctionError(
+          'invalid_argument_for_power_function',
+          'user',
+          'cannot take square root of a negative number',
+        );
       return Math.sqrt(x as number);
     });
   }
@@ -420,9 +467,18 @@ function compilePower(fn: 'power' | 'sqrt', args: readonly Eval[], types: readon
 }
 
 function floatPower(x: number, y: number): number {
-  if (x === 0 && y < 0) throw new JunctionError('invalid_argument_for_power_function', 'user', 'zero raised to a negative power is undefined');
+  if (x === 0 && y < 0)
+    throw new JunctionError(
+      'invalid_argument_for_power_function',
+      'user',
+      'zero raised to a negative power is undefined',
+    );
   if (x < 0 && !Number.isInteger(y)) {
-    throw new JunctionError('invalid_argument_for_power_function', 'user', 'a negative number raised to a non-integer power yields a complex result');
+    throw new JunctionError(
+      'invalid_argument_for_power_function',
+      'user',
+      'a negative number raised to a non-integer power yields a complex result',
+    );
   }
   return Math.pow(x, y);
 }
@@ -437,7 +493,12 @@ function decimalPower(xs: string, ys: string): string {
   const yNorm = dec.normalize(y);
   if (yNorm.s === 0 && (yNorm.v < 0n ? -yNorm.v : yNorm.v) <= 1000n) {
     const n = Number(yNorm.v);
-    if (x.v === 0n && n < 0) throw new JunctionError('invalid_argument_for_power_function', 'user', 'zero raised to a negative power is undefined');
+    if (x.v === 0n && n < 0)
+      throw new JunctionError(
+        'invalid_argument_for_power_function',
+        'user',
+        'zero raised to a negative power is undefined',
+      );
     let r: dec.Dec = { v: 1n, s: 0 };
     for (let i = 0; i < Math.abs(n); i++) r = dec.mul(r, x);
     // power_var_int's scale: 16 digits after the point, or the base's scale if larger
@@ -450,4 +511,3 @@ function decimalPower(xs: string, ys: string): string {
   const rscale = Math.min(Math.max(16 - weight - 1, x.s, y.s, 0), 1000);
   return dec.formatDec(dec.rescale(dec.fromFloat(f), rscale));
 }
-

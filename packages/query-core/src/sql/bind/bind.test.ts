@@ -34,7 +34,9 @@ const lines = (...l: string[]) => l.join('\n');
 
 describe('binder: select lists, joins and predicates', () => {
   it('expands * and t.*, keeps ids of plain columns and renames with aliases', () => {
-    expect(plan('SELECT n.*, r_name AS region FROM dbD.nation n JOIN dbD.region r ON n.n_regionkey = r.r_regionkey')).toBe(
+    expect(
+      plan('SELECT n.*, r_name AS region FROM dbD.nation n JOIN dbD.region r ON n.n_regionkey = r.r_regionkey'),
+    ).toBe(
       lines(
         'Project n_nationkey#1 := n_nationkey#1, n_name#2 := n_name#2, n_regionkey#3 := n_regionkey#3, n_comment#4 := n_comment#4, region#6 := r_name#6',
         '  Join inner ON (n_regionkey#3 = r_regionkey#5)',
@@ -46,7 +48,11 @@ describe('binder: select lists, joins and predicates', () => {
   });
 
   it('makes the inner side of an outer join nullable and keeps ON apart from WHERE', () => {
-    expect(plan('SELECT c_name, o_orderkey FROM dbB.customer c LEFT JOIN dbA.orders o ON c.c_custkey = o.o_custkey AND o_totalprice > 10.5 WHERE o_orderkey IS NULL')).toBe(
+    expect(
+      plan(
+        'SELECT c_name, o_orderkey FROM dbB.customer c LEFT JOIN dbA.orders o ON c.c_custkey = o.o_custkey AND o_totalprice > 10.5 WHERE o_orderkey IS NULL',
+      ),
+    ).toBe(
       lines(
         'Project c_name#2 := c_name#2, o_orderkey#9 := o_orderkey#9',
         '  Filter (o_orderkey#9 IS NULL)',
@@ -59,7 +65,11 @@ describe('binder: select lists, joins and predicates', () => {
   });
 
   it('joins with USING, merging the column', () => {
-    expect(plan('SELECT * FROM (SELECT n_regionkey AS k FROM dbD.nation) a JOIN (SELECT r_regionkey AS k, r_name FROM dbD.region) b USING (k)')).toBe(
+    expect(
+      plan(
+        'SELECT * FROM (SELECT n_regionkey AS k FROM dbD.nation) a JOIN (SELECT r_regionkey AS k, r_name FROM dbD.region) b USING (k)',
+      ),
+    ).toBe(
       lines(
         'Project k#3 := k#3, r_name#6 := r_name#6',
         '  Join inner ON (k#3 = k#5)',
@@ -94,13 +104,19 @@ describe('binder: select lists, joins and predicates', () => {
         "SELECT 1 FROM dbA.lineitem, dbC.part WHERE (p_partkey = l_partkey AND p_brand = 'a' AND l_quantity < 5) OR (l_quantity < 5 AND p_partkey = l_partkey AND p_size = 3) OR (p_partkey = l_partkey AND l_quantity < 5)",
       ).split('\n')[1],
     ).toBe("  Filter ((p_partkey#17 = l_partkey#2) AND (l_quantity#5 < '5'::decimal))");
-    expect(plan("SELECT 1 FROM dbC.part WHERE (p_size = 1 AND p_brand = 'a') OR (p_size = 1 AND p_brand = 'b')").split('\n')[1]).toBe(
-      "  Filter ((p_size#6 = 1) AND ((p_brand#4 = 'a') OR (p_brand#4 = 'b')))",
-    );
+    expect(
+      plan("SELECT 1 FROM dbC.part WHERE (p_size = 1 AND p_brand = 'a') OR (p_size = 1 AND p_brand = 'b')").split(
+        '\n',
+      )[1],
+    ).toBe("  Filter ((p_size#6 = 1) AND ((p_brand#4 = 'a') OR (p_brand#4 = 'b')))");
   });
 
   it('folds constant arithmetic and compares dates with midnight timestamps as dates (ODBC escapes too)', () => {
-    expect(plan("SELECT o_orderkey FROM dbA.orders WHERE o_orderdate < date '1993-07-01' + interval '3' month AND o_orderdate >= {ts '1993-01-01 00:00:00'}")).toBe(
+    expect(
+      plan(
+        "SELECT o_orderkey FROM dbA.orders WHERE o_orderdate < date '1993-07-01' + interval '3' month AND o_orderdate >= {ts '1993-01-01 00:00:00'}",
+      ),
+    ).toBe(
       lines(
         'Project o_orderkey#1 := o_orderkey#1',
         "  Filter ((o_orderdate#5 < '1993-10-01'::date) AND (o_orderdate#5 >= '1993-01-01'::date))",
@@ -113,7 +129,7 @@ describe('binder: select lists, joins and predicates', () => {
   it('infers parameter types from their context, for $n and ?', () => {
     const b = bind('SELECT c_name FROM dbB.customer WHERE c_custkey = $2 AND c_name LIKE $1', catalog);
     expect(b.paramTypes.map(formatType)).toEqual(['text', 'int32']);
-    const q = bind("SELECT c_name FROM dbB.customer WHERE c_acctbal > ? AND c_mktsegment = ?", catalog);
+    const q = bind('SELECT c_name FROM dbB.customer WHERE c_acctbal > ? AND c_mktsegment = ?', catalog);
     // PostgreSQL gives an unknown compared with char(n) the type bpchar: blank-insensitive, no length
     expect(q.paramTypes).toEqual([{ kind: 'decimal' }, { kind: 'string', fixed: true }]);
   });
@@ -142,7 +158,11 @@ describe('binder: grouping, ordering, limits, set operations', () => {
 
   it('rejects ungrouped columns with their position', () => {
     const e = failure('SELECT c_name, count(*)\nFROM dbB.customer GROUP BY c_nationkey');
-    expect([e.kind, e.code, e.message]).toEqual(['user', 'grouping_error', 'column must appear in the GROUP BY clause or be used in an aggregate function']);
+    expect([e.kind, e.code, e.message]).toEqual([
+      'user',
+      'grouping_error',
+      'column must appear in the GROUP BY clause or be used in an aggregate function',
+    ]);
     expect(e.position).toEqual({ offset: 7, line: 1, column: 8, length: 6 });
     expect(failure('SELECT c_name FROM dbB.customer WHERE count(*) > 1').code).toBe('grouping_error');
   });
@@ -158,7 +178,9 @@ describe('binder: grouping, ordering, limits, set operations', () => {
         '-- n_regionkey int32',
       ),
     );
-    expect(plan('SELECT c_custkey FROM dbB.customer UNION ALL SELECT c_acctbal FROM dbD.customer ORDER BY 1 DESC LIMIT 2')).toBe(
+    expect(
+      plan('SELECT c_custkey FROM dbB.customer UNION ALL SELECT c_acctbal FROM dbD.customer ORDER BY 1 DESC LIMIT 2'),
+    ).toBe(
       lines(
         'Limit 2 OFFSET 0',
         '  Sort c_custkey#18 DESC NULLS FIRST',
@@ -175,7 +197,11 @@ describe('binder: grouping, ordering, limits, set operations', () => {
   });
 
   it('binds window functions over the grouped result', () => {
-    expect(plan('SELECT c_nationkey, sum(c_acctbal), rank() OVER (ORDER BY sum(c_acctbal) DESC) FROM dbB.customer GROUP BY c_nationkey')).toBe(
+    expect(
+      plan(
+        'SELECT c_nationkey, sum(c_acctbal), rank() OVER (ORDER BY sum(c_acctbal) DESC) FROM dbB.customer GROUP BY c_nationkey',
+      ),
+    ).toBe(
       lines(
         'Project c_nationkey#4 := c_nationkey#4, sum#9 := sum#9, rank#10 := rank#10',
         '  Window rank#10 := rank() OVER (PARTITION BY  ORDER BY sum#9 DESC NULLS FIRST)',
@@ -188,15 +214,25 @@ describe('binder: grouping, ordering, limits, set operations', () => {
 
   it('binds VALUES and SELECT without FROM', () => {
     expect(plan("SELECT * FROM (VALUES (1, 'a'), (2.5, NULL)) AS v(x, y)")).toBe(
-      lines('Project x#1 := column1#1, y#2 := column2#2', '  Values 2 rows [column1#1, column2#2]', '-- x decimal, y text NULL'),
+      lines(
+        'Project x#1 := column1#1, y#2 := column2#2',
+        '  Values 2 rows [column1#1, column2#2]',
+        '-- x decimal, y text NULL',
+      ),
     );
-    expect(plan("SELECT 1 + 2 AS three, 'x' || 'y'")).toBe(lines("Project three#1 := 3, ?column?#2 := 'xy'", '  Values 1 rows []', '-- three int32, ?column? text'));
+    expect(plan("SELECT 1 + 2 AS three, 'x' || 'y'")).toBe(
+      lines("Project three#1 := 3, ?column?#2 := 'xy'", '  Values 1 rows []', '-- three int32, ?column? text'),
+    );
   });
 });
 
 describe('binder: subqueries', () => {
   it('turns correlated EXISTS into a semi join on the correlation predicate', () => {
-    expect(plan('SELECT o_orderkey FROM dbA.orders o WHERE EXISTS (SELECT 1 FROM dbA.lineitem l WHERE l.l_orderkey = o.o_orderkey AND l_commitdate < l_receiptdate)')).toBe(
+    expect(
+      plan(
+        'SELECT o_orderkey FROM dbA.orders o WHERE EXISTS (SELECT 1 FROM dbA.lineitem l WHERE l.l_orderkey = o.o_orderkey AND l_commitdate < l_receiptdate)',
+      ),
+    ).toBe(
       lines(
         'Project o_orderkey#1 := o_orderkey#1',
         '  Join semi ON (l_orderkey#10 = o_orderkey#1)',
@@ -207,21 +243,31 @@ describe('binder: subqueries', () => {
         '-- o_orderkey int32',
       ),
     );
-    expect(plan('SELECT r_name FROM dbD.region WHERE NOT EXISTS (SELECT 1 FROM dbD.nation)').split('\n')[1]).toBe('  Join anti');
+    expect(plan('SELECT r_name FROM dbD.region WHERE NOT EXISTS (SELECT 1 FROM dbD.nation)').split('\n')[1]).toBe(
+      '  Join anti',
+    );
   });
 
   it('turns IN (subquery) into a semi join and NOT IN into a NULL-aware anti join', () => {
-    expect(plan('SELECT c_name FROM dbB.customer WHERE c_custkey IN (SELECT o_custkey FROM dbA.orders WHERE o_totalprice > 1000)').split('\n').slice(0, 3)).toEqual([
+    expect(
+      plan(
+        'SELECT c_name FROM dbB.customer WHERE c_custkey IN (SELECT o_custkey FROM dbA.orders WHERE o_totalprice > 1000)',
+      )
+        .split('\n')
+        .slice(0, 3),
+    ).toEqual([
       'Project c_name#2 := c_name#2',
       '  Join semi ON (c_custkey#1 = o_custkey#10)',
       '    Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
     ]);
     // both sides NOT NULL: a plain anti join is exact
-    expect(plan('SELECT c_name FROM dbB.customer WHERE c_custkey NOT IN (SELECT o_custkey FROM dbA.orders)').split('\n')[1]).toBe('  Join anti ON (c_custkey#1 = o_custkey#10)');
+    expect(
+      plan('SELECT c_name FROM dbB.customer WHERE c_custkey NOT IN (SELECT o_custkey FROM dbA.orders)').split('\n')[1],
+    ).toBe('  Join anti ON (c_custkey#1 = o_custkey#10)');
     // a nullable side: any NULL makes NOT IN unknown, so such rows must not survive
-    expect(plan('SELECT n_name FROM dbD.nation WHERE n_comment NOT IN (SELECT r_comment FROM dbD.region)').split('\n')[1]).toBe(
-      '  Join anti ON (((n_comment#4 = r_comment#7) OR (n_comment#4 IS NULL)) OR (r_comment#7 IS NULL))',
-    );
+    expect(
+      plan('SELECT n_name FROM dbD.nation WHERE n_comment NOT IN (SELECT r_comment FROM dbD.region)').split('\n')[1],
+    ).toBe('  Join anti ON (((n_comment#4 = r_comment#7) OR (n_comment#4 IS NULL)) OR (r_comment#7 IS NULL))');
   });
 
   it('joins one-row scalar subqueries, keeps other uncorrelated ones as expressions, decorrelates aggregate ones into a left join', () => {
@@ -237,17 +283,29 @@ describe('binder: subqueries', () => {
         '-- c_name varchar(25)',
       ),
     );
-    expect(plan('SELECT c_name FROM dbB.customer WHERE c_acctbal > (SELECT c_acctbal FROM dbD.customer LIMIT 1)').split('\n')[1]).toBe(
-      '  Filter (c_acctbal#6 > (subquery Limit))',
-    );
+    expect(
+      plan('SELECT c_name FROM dbB.customer WHERE c_acctbal > (SELECT c_acctbal FROM dbD.customer LIMIT 1)').split(
+        '\n',
+      )[1],
+    ).toBe('  Filter (c_acctbal#6 > (subquery Limit))');
     // HAVING: the one-row subquery joins above the Aggregate
-    expect(plan('SELECT c_nationkey FROM dbB.customer GROUP BY c_nationkey HAVING sum(c_acctbal) > (SELECT avg(c_acctbal) FROM dbD.customer)').split('\n').slice(0, 4)).toEqual([
+    expect(
+      plan(
+        'SELECT c_nationkey FROM dbB.customer GROUP BY c_nationkey HAVING sum(c_acctbal) > (SELECT avg(c_acctbal) FROM dbD.customer)',
+      )
+        .split('\n')
+        .slice(0, 4),
+    ).toEqual([
       'Project c_nationkey#4 := c_nationkey#4',
       '  Filter (sum#9 > avg#18)',
       '    Join cross',
       '      Aggregate group=[c_nationkey#4 := c_nationkey#4] aggs=[sum#9 := sum(c_acctbal#6)]',
     ]);
-    expect(plan('SELECT p_partkey FROM dbC.part p WHERE p_retailprice > (SELECT count(*) FROM dbC.partsupp ps WHERE ps.ps_partkey = p.p_partkey)')).toBe(
+    expect(
+      plan(
+        'SELECT p_partkey FROM dbC.part p WHERE p_retailprice > (SELECT count(*) FROM dbC.partsupp ps WHERE ps.ps_partkey = p.p_partkey)',
+      ),
+    ).toBe(
       lines(
         'Project p_partkey#1 := p_partkey#1',
         '  Filter (p_retailprice#8 > CAST(coalesce(count#15, 0) AS decimal))',
@@ -262,10 +320,14 @@ describe('binder: subqueries', () => {
   });
 
   it('rejects correlation it cannot decorrelate, pointing at the subquery', () => {
-    const e = failure('SELECT c_name FROM dbB.customer c WHERE c_acctbal > (SELECT o_totalprice FROM dbA.orders o WHERE o.o_custkey = c.c_custkey)');
+    const e = failure(
+      'SELECT c_name FROM dbB.customer c WHERE c_acctbal > (SELECT o_totalprice FROM dbA.orders o WHERE o.o_custkey = c.c_custkey)',
+    );
     expect([e.kind, e.code]).toEqual(['unsupported', 'feature_not_supported']);
     expect(e.position?.line).toBe(1);
-    const inOr = failure('SELECT 1 FROM dbB.customer WHERE c_custkey = 1 OR c_custkey IN (SELECT o_custkey FROM dbA.orders)');
+    const inOr = failure(
+      'SELECT 1 FROM dbB.customer WHERE c_custkey = 1 OR c_custkey IN (SELECT o_custkey FROM dbA.orders)',
+    );
     expect([inOr.kind, inOr.position?.column]).toEqual(['unsupported', 51]);
   });
 
@@ -301,19 +363,33 @@ describe('binder: views, names and access', () => {
 
   it('rejects view cycles and reports errors inside a view at the reference', () => {
     const cycle = failure('SELECT * FROM cyc.a');
-    expect([cycle.code, cycle.message]).toEqual(['view_cycle', 'view cyc.a refers to itself (through cyc.a → cyc.b → cyc.a)']);
+    expect([cycle.code, cycle.message]).toEqual([
+      'view_cycle',
+      'view cyc.a refers to itself (through cyc.a → cyc.b → cyc.a)',
+    ]);
     expect(cycle.position).toEqual({ offset: 14, line: 1, column: 15, length: 5 });
     const broken = failure('SELECT *\nFROM broken.v');
-    expect([broken.code, broken.message]).toEqual(['undefined_column', 'in view broken.v: column "nope" does not exist']);
+    expect([broken.code, broken.message]).toEqual([
+      'undefined_column',
+      'in view broken.v: column "nope" does not exist',
+    ]);
     expect(broken.position).toEqual({ offset: 14, line: 2, column: 6, length: 8 });
   });
 
   it('resolves names case-insensitively and 4-part SQL Server names, with did-you-mean on typos', () => {
     expect(plan('SELECT P_NAME FROM DBC.TPCH.DBO.PART').split('\n')[0]).toBe('Project p_name#2 := p_name#2');
     const col = failure('SELECT c_nme FROM dbB.customer');
-    expect([col.code, col.message, col.position?.column]).toEqual(['undefined_column', 'column "c_nme" does not exist; did you mean "c_name"?', 8]);
+    expect([col.code, col.message, col.position?.column]).toEqual([
+      'undefined_column',
+      'column "c_nme" does not exist; did you mean "c_name"?',
+      8,
+    ]);
     const tab = failure('SELECT 1 FROM dbB.custome');
-    expect([tab.code, tab.message, tab.position?.column]).toEqual(['unknown_table', 'relation "dbB.custome" does not exist; did you mean "dbB.customer"?', 15]);
+    expect([tab.code, tab.message, tab.position?.column]).toEqual([
+      'unknown_table',
+      'relation "dbB.custome" does not exist; did you mean "dbB.customer"?',
+      15,
+    ]);
     const amb = failure('SELECT c_custkey FROM dbB.customer, dbD.customer d');
     expect([amb.code, amb.position?.column]).toEqual(['ambiguous_column', 8]);
   });
@@ -326,8 +402,12 @@ describe('binder: views, names and access', () => {
   });
 
   it('reports unsupported SQL with kind unsupported and its position', () => {
-    const e = failure('SELECT c_name\nFROM dbB.customer\nWHERE c_name SIMILAR TO \'a%\'');
-    expect([e.kind, e.code, e.message]).toEqual(['unsupported', 'feature_not_supported', 'SIMILAR TO is not supported']);
+    const e = failure("SELECT c_name\nFROM dbB.customer\nWHERE c_name SIMILAR TO 'a%'");
+    expect([e.kind, e.code, e.message]).toEqual([
+      'unsupported',
+      'feature_not_supported',
+      'SIMILAR TO is not supported',
+    ]);
     expect(e.position).toEqual({ offset: 38, line: 3, column: 7, length: 22 });
     expect(failure('WITH RECURSIVE t AS (SELECT 1) SELECT * FROM t').kind).toBe('unsupported');
     expect(failure('INSERT INTO dbA.orders VALUES (1)').kind).toBe('unsupported');

@@ -20,7 +20,11 @@ export const TRUE: Expr = lit(true, t.bool);
 
 /** A string literal or parameter whose type is not decided yet (PostgreSQL's "unknown"). */
 export function isUnknown(ctx: BindContext, e: Expr): boolean {
-  return ctx.unknownLiterals.has(e) || (e.kind === 'param' && e.type.kind === 'unknown') || (e.kind === 'literal' && e.type.kind === 'null');
+  return (
+    ctx.unknownLiterals.has(e) ||
+    (e.kind === 'param' && e.type.kind === 'unknown') ||
+    (e.kind === 'literal' && e.type.kind === 'null')
+  );
 }
 
 /** The type an unknown-typed value adopts from `target`: the base type without length/precision. */
@@ -58,7 +62,8 @@ export function coerce(ctx: BindContext, e: Expr, target: JType, node?: Node): E
     return { kind: 'param', index: e.index, type: ctx.paramTypes[e.index]! };
   }
   if (e.kind === 'literal') {
-    if (e.value === null) return lit(null, ctx.unknownLiterals.has(e) || e.type.kind === 'null' ? adoptable(target) : target);
+    if (e.value === null)
+      return lit(null, ctx.unknownLiterals.has(e) || e.type.kind === 'null' ? adoptable(target) : target);
     if (sameKind(e.type, target) && (target.kind !== 'decimal' || target.precision === undefined)) {
       if (!ctx.unknownLiterals.has(e)) return e;
       return lit(e.value, adoptable(target));
@@ -68,7 +73,10 @@ export function coerce(ctx: BindContext, e: Expr, target: JType, node?: Node): E
       return lit(castValue(e.value, e.type, type), type);
     } catch (err) {
       if (err instanceof JunctionError) {
-        throw new JunctionError(err.code, err.kind, err.message, { position: ctx.position(node ?? ctx.origins.get(e)), cause: err });
+        throw new JunctionError(err.code, err.kind, err.message, {
+          position: ctx.position(node ?? ctx.origins.get(e)),
+          cause: err,
+        });
       }
       throw err;
     }
@@ -81,14 +89,23 @@ export function coerce(ctx: BindContext, e: Expr, target: JType, node?: Node): E
  * The common type of several expressions (CASE arms, COALESCE, IN lists, UNION columns):
  * unknown literals do not vote; if every one is unknown the result is text.
  */
-export function unify(ctx: BindContext, exprs: readonly Expr[], context: string, node?: Node): { exprs: Expr[]; type: JType } {
+export function unify(
+  ctx: BindContext,
+  exprs: readonly Expr[],
+  context: string,
+  node?: Node,
+): { exprs: Expr[]; type: JType } {
   let type: JType | undefined;
   for (const e of exprs) {
     if (isUnknown(ctx, e)) continue;
     if (type === undefined) type = e.type;
     else {
       const s = commonSupertype(type, e.type);
-      if (s === undefined) throw ctx.typeMismatch(`${context} types ${typeText(type)} and ${typeText(e.type)} cannot be matched`, node ?? ctx.origins.get(e));
+      if (s === undefined)
+        throw ctx.typeMismatch(
+          `${context} types ${typeText(type)} and ${typeText(e.type)} cannot be matched`,
+          node ?? ctx.origins.get(e),
+        );
       type = s;
     }
   }
@@ -97,7 +114,17 @@ export function unify(ctx: BindContext, exprs: readonly Expr[], context: string,
 }
 
 export function call(fn: ScalarFn, args: readonly Expr[], type?: JType): Expr {
-  return { kind: 'call', fn, args, type: type ?? scalarReturnType(fn, args.map((a) => a.type)) };
+  return {
+    kind: 'call',
+    fn,
+    args,
+    type:
+      type ??
+      scalarReturnType(
+        fn,
+        args.map((a) => a.type),
+      ),
+  };
 }
 
 export function and(parts: readonly Expr[]): Expr | undefined {

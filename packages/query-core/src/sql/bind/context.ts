@@ -1,4 +1,5 @@
-import { JunctionError, formatType } from '@junction/connectors';
+import { formatType } from '@junction/connectors';
+import type { JunctionError } from '@junction/connectors';
 import type { ErrorKind, JType, SqlPosition } from '@junction/connectors';
 import type { Node } from 'sql-parser-cst';
 import type { AccessPolicy } from '../../api.js';

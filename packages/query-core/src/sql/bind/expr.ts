@@ -52,8 +52,22 @@ export function nameParts(node: C.Node): NamePart[] | undefined {
   return undefined;
 }
 
-const COMPARISONS: Record<string, ScalarFn> = { '=': 'eq', '<>': 'ne', '!=': 'ne', '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge' };
-const ARITHMETIC: Record<string, 'add' | 'sub' | 'mul' | 'div' | 'mod'> = { '+': 'add', '-': 'sub', '*': 'mul', '/': 'div', '%': 'mod' };
+const COMPARISONS: Record<string, ScalarFn> = {
+  '=': 'eq',
+  '<>': 'ne',
+  '!=': 'ne',
+  '<': 'lt',
+  '<=': 'le',
+  '>': 'gt',
+  '>=': 'ge',
+};
+const ARITHMETIC: Record<string, 'add' | 'sub' | 'mul' | 'div' | 'mod'> = {
+  '+': 'add',
+  '-': 'sub',
+  '*': 'mul',
+  '/': 'div',
+  '%': 'mod',
+};
 
 function kw(op: unknown): string {
   if (typeof op === 'string') return op.toUpperCase();
@@ -197,7 +211,8 @@ export function numberLiteral(text: string): Expr {
 
 function intervalLiteral(env: ExprEnv, node: C.IntervalLiteral): Expr {
   const { ctx } = env;
-  if (node.value.type !== 'string_literal' && node.value.type !== 'number_literal') throw ctx.unsupported('INTERVAL with a non-literal value', node);
+  if (node.value.type !== 'string_literal' && node.value.type !== 'number_literal')
+    throw ctx.unsupported('INTERVAL with a non-literal value', node);
   const text = node.value.type === 'string_literal' ? node.value.value : node.value.text;
   let unit: string | undefined;
   if (node.unit) {
@@ -233,17 +248,26 @@ export function comparison(env: ExprEnv, fn: ScalarFn, a: Expr, b: Expr, node: C
     b = coerce(ctx, b, t.string);
   }
   // date vs a midnight timestamp constant compares exactly as date vs date, which sources can index
-  if (a.type.kind === 'date' && isMidnight(b)) b = lit((b as Extract<Expr, { kind: 'literal' }>).value!.toString().slice(0, 10), t.date);
-  else if (b.type.kind === 'date' && isMidnight(a)) a = lit((a as Extract<Expr, { kind: 'literal' }>).value!.toString().slice(0, 10), t.date);
+  if (a.type.kind === 'date' && isMidnight(b))
+    b = lit((b as Extract<Expr, { kind: 'literal' }>).value!.toString().slice(0, 10), t.date);
+  else if (b.type.kind === 'date' && isMidnight(a))
+    a = lit((a as Extract<Expr, { kind: 'literal' }>).value!.toString().slice(0, 10), t.date);
   const ct = commonSupertype(a.type, b.type);
   if (ct === undefined) {
-    throw ctx.error('user', 'undefined_function', `operator does not exist: ${typeText(a.type)} ${opText(fn)} ${typeText(b.type)}; add an explicit cast`, node);
+    throw ctx.error(
+      'user',
+      'undefined_function',
+      `operator does not exist: ${typeText(a.type)} ${opText(fn)} ${typeText(b.type)}; add an explicit cast`,
+      node,
+    );
   }
   return call(fn, [coerce(ctx, a, ct), coerce(ctx, b, ct)]);
 }
 
 function isMidnight(e: Expr): boolean {
-  return e.kind === 'literal' && e.type.kind === 'timestamp' && typeof e.value === 'string' && e.value.endsWith('T00:00:00');
+  return (
+    e.kind === 'literal' && e.type.kind === 'timestamp' && typeof e.value === 'string' && e.value.endsWith('T00:00:00')
+  );
 }
 
 function opText(fn: ScalarFn): string {
@@ -268,8 +292,10 @@ function binary(env: ExprEnv, node: C.BinaryExpr): Expr {
     const b = boolOperand(env, bindExpr(env, node.right), node.right);
     return call(op === 'AND' ? 'and' : 'or', [a, b]);
   }
-  if (COMPARISONS[op]) return comparison(env, COMPARISONS[op], bindExpr(env, node.left), bindExpr(env, node.right), node);
-  if (ARITHMETIC[op]) return arithmeticCall(ctx, ARITHMETIC[op], bindExpr(env, node.left), bindExpr(env, node.right), node);
+  if (COMPARISONS[op])
+    return comparison(env, COMPARISONS[op], bindExpr(env, node.left), bindExpr(env, node.right), node);
+  if (ARITHMETIC[op])
+    return arithmeticCall(ctx, ARITHMETIC[op], bindExpr(env, node.left), bindExpr(env, node.right), node);
   switch (op) {
     case '||': {
       const a = bindExpr(env, node.left);
@@ -285,13 +311,19 @@ function binary(env: ExprEnv, node: C.BinaryExpr): Expr {
       const negate = op === 'IS NOT';
       if (right.type === 'null_literal') return call(negate ? 'is_not_null' : 'is_null', [x]);
       if (right.type === 'boolean_literal') {
-        return call(negate ? 'is_distinct_from' : 'is_not_distinct_from', [boolOperand(env, x, node.left), lit(right.value, t.bool)]);
+        return call(negate ? 'is_distinct_from' : 'is_not_distinct_from', [
+          boolOperand(env, x, node.left),
+          lit(right.value, t.bool),
+        ]);
       }
       throw ctx.unsupported(`IS ${negate ? 'NOT ' : ''}${describeNode(ctx, right)}`, node);
     }
     case 'IS DISTINCT FROM':
     case 'IS NOT DISTINCT FROM': {
-      const c = comparison(env, 'eq', bindExpr(env, node.left), bindExpr(env, node.right), node) as Extract<Expr, { kind: 'call' }>;
+      const c = comparison(env, 'eq', bindExpr(env, node.left), bindExpr(env, node.right), node) as Extract<
+        Expr,
+        { kind: 'call' }
+      >;
       return call(op === 'IS DISTINCT FROM' ? 'is_distinct_from' : 'is_not_distinct_from', c.args);
     }
     case 'IN':
@@ -304,7 +336,8 @@ function binary(env: ExprEnv, node: C.BinaryExpr): Expr {
       return like(env, node.left, node.right, undefined, op, node);
     case 'ESCAPE': {
       const inner = node.left as C.Node;
-      if (inner.type !== 'binary_expr' || !/LIKE$/.test(kw(inner.operator))) throw ctx.unsupported('ESCAPE outside LIKE', node);
+      if (inner.type !== 'binary_expr' || !/LIKE$/.test(kw(inner.operator)))
+        throw ctx.unsupported('ESCAPE outside LIKE', node);
       return like(env, inner.left, inner.right, node.right, kw(inner.operator), node);
     }
     case 'SIMILAR TO':
@@ -314,7 +347,14 @@ function binary(env: ExprEnv, node: C.BinaryExpr): Expr {
   throw ctx.unsupported(`operator ${op}`, node);
 }
 
-function like(env: ExprEnv, valueNode: C.Node, patternNode: C.Node, escapeNode: C.Node | undefined, op: string, node: C.Node): Expr {
+function like(
+  env: ExprEnv,
+  valueNode: C.Node,
+  patternNode: C.Node,
+  escapeNode: C.Node | undefined,
+  op: string,
+  _node: C.Node,
+): Expr {
   const { ctx } = env;
   if (!escapeNode && patternNode.type === 'binary_expr' && kw(patternNode.operator) === 'ESCAPE') {
     // the parser reads `x LIKE p ESCAPE e` as x LIKE (p ESCAPE e)
@@ -326,10 +366,21 @@ function like(env: ExprEnv, valueNode: C.Node, patternNode: C.Node, escapeNode: 
   let pattern = textArg(ctx, bindExpr(env, patternNode), patternNode);
   if (escapeNode) {
     const esc = bindExpr(env, escapeNode);
-    if (esc.kind !== 'literal' || typeof esc.value !== 'string' || pattern.kind !== 'literal' || typeof pattern.value !== 'string') {
+    if (
+      esc.kind !== 'literal' ||
+      typeof esc.value !== 'string' ||
+      pattern.kind !== 'literal' ||
+      typeof pattern.value !== 'string'
+    ) {
       throw ctx.unsupported('LIKE … ESCAPE with a non-constant pattern or escape', escapeNode);
     }
-    if (esc.value.length > 1) throw ctx.error('user', 'invalid_escape_sequence', 'invalid escape string: it must be empty or one character', escapeNode);
+    if (esc.value.length > 1)
+      throw ctx.error(
+        'user',
+        'invalid_escape_sequence',
+        'invalid escape string: it must be empty or one character',
+        escapeNode,
+      );
     pattern = lit(rewriteEscape(pattern.value, esc.value), t.string);
   }
   const fn: ScalarFn = op.includes('ILIKE') ? 'ilike' : 'like';
@@ -431,12 +482,19 @@ export function dataType(ctx: BindContext, node: C.Node): JType {
     case 'modified_data_type': {
       const base = node.dataType;
       const name =
-        base.type === 'data_type_name' ? (Array.isArray(base.name) ? base.name.map((k) => k.name).join(' ') : base.name.name) : base.type === 'identifier' ? base.name : '';
+        base.type === 'data_type_name'
+          ? Array.isArray(base.name)
+            ? base.name.map((k) => k.name).join(' ')
+            : base.name.name
+          : base.type === 'identifier'
+            ? base.name
+            : '';
       const mods = node.modifiers;
       const params: number[] = [];
       if (mods && mods.type === 'paren_expr') {
         for (const m of mods.expr.items) {
-          if ((m as C.Node).type !== 'number_literal') throw ctx.unsupported('a non-numeric type modifier', m as C.Node);
+          if ((m as C.Node).type !== 'number_literal')
+            throw ctx.unsupported('a non-numeric type modifier', m as C.Node);
           params.push((m as C.NumberLiteral).value);
         }
       }
@@ -455,7 +513,12 @@ export function dataType(ctx: BindContext, node: C.Node): JType {
     case 'interval_data_type':
       return t.interval;
   }
-  throw ctx.error('user', 'undefined_object', `type ${describeNode(ctx, node)} does not exist or is not supported`, node);
+  throw ctx.error(
+    'user',
+    'undefined_object',
+    `type ${describeNode(ctx, node)} does not exist or is not supported`,
+    node,
+  );
 }
 
 function cast(env: ExprEnv, exprNode: C.Node, typeNode: C.Node, node: C.Node): Expr {
@@ -480,7 +543,8 @@ function funcCall(env: ExprEnv, node: C.FuncCall): Expr {
   const name = parts[0].name.toLowerCase();
   const fargs = node.args?.expr;
   const argNodes = (fargs?.args.items ?? []) as C.Node[];
-  if (fargs?.orderBy || fargs?.limit || fargs?.having || fargs?.nullHandlingKw) throw ctx.unsupported(`${name}(… ORDER BY/LIMIT …)`, node);
+  if (fargs?.orderBy || fargs?.limit || fargs?.having || fargs?.nullHandlingKw)
+    throw ctx.unsupported(`${name}(… ORDER BY/LIMIT …)`, node);
 
   if (node.over) return windowCall(env, node, name, argNodes);
   const agg = AGGREGATES[name];
@@ -489,7 +553,12 @@ function funcCall(env: ExprEnv, node: C.FuncCall): Expr {
       throw ctx.error('user', 'grouping_error', `aggregate functions are not allowed in ${env.clause}`, node);
     }
     // a subquery inside an aggregate's arguments must be evaluated below the Aggregate: keep it an expression
-    const inner: ExprEnv = { ctx, scope: env.scope, clause: `the arguments of ${name}()`, subqueries: env.subqueries?.plain ?? env.subqueries };
+    const inner: ExprEnv = {
+      ctx,
+      scope: env.scope,
+      clause: `the arguments of ${name}()`,
+      subqueries: env.subqueries?.plain ?? env.subqueries,
+    };
     const star = argNodes.length === 1 && argNodes[0].type === 'all_columns';
     let fn: AggFn = agg;
     let args: Expr[];
@@ -500,8 +569,16 @@ function funcCall(env: ExprEnv, node: C.FuncCall): Expr {
     } else {
       args = argNodes.map((a) => bindExpr(inner, a));
       const expected = agg === 'string_agg' ? 2 : 1;
-      if (args.length !== expected) throw ctx.error('user', 'undefined_function', `${name} takes ${expected} argument${expected > 1 ? 's' : ''}`, node);
-      args = args.map((a) => (isUnknown(ctx, a) ? coerce(ctx, a, agg === 'sum' || agg === 'avg' ? t.decimal() : t.string) : a));
+      if (args.length !== expected)
+        throw ctx.error(
+          'user',
+          'undefined_function',
+          `${name} takes ${expected} argument${expected > 1 ? 's' : ''}`,
+          node,
+        );
+      args = args.map((a) =>
+        isUnknown(ctx, a) ? coerce(ctx, a, agg === 'sum' || agg === 'avg' ? t.decimal() : t.string) : a,
+      );
       if (agg === 'string_agg') args = args.map((a, i) => textArg(ctx, a, argNodes[i]));
       try {
         aggregateReturnType(fn, args[0]?.type);
@@ -509,16 +586,29 @@ function funcCall(env: ExprEnv, node: C.FuncCall): Expr {
         throw ctx.error('user', 'undefined_function', (e as Error).message, node);
       }
     }
-    const filter = node.filter ? boolOperand(inner, bindExpr({ ...inner, clause: 'FILTER' }, node.filter.where.expr.expr), node.filter) : undefined;
+    const filter = node.filter
+      ? boolOperand(inner, bindExpr({ ...inner, clause: 'FILTER' }, node.filter.where.expr.expr), node.filter)
+      : undefined;
     return env.aggregates.add(fn, args, !!fargs?.distinctKw, filter, name, node);
   }
-  if (WINDOWS[name]) throw ctx.error('user', 'wrong_object_type', `window function ${name} requires an OVER clause`, node);
-  if (node.filter) throw ctx.error('user', 'wrong_object_type', `FILTER is only allowed for aggregate functions`, node.filter);
-  if (fargs?.distinctKw) throw ctx.error('user', 'wrong_object_type', `DISTINCT is only allowed for aggregate functions`, node);
-  if (name === 'position' && argNodes.length === 1 && argNodes[0].type === 'binary_expr' && kw(argNodes[0].operator) === 'IN') {
+  if (WINDOWS[name])
+    throw ctx.error('user', 'wrong_object_type', `window function ${name} requires an OVER clause`, node);
+  if (node.filter)
+    throw ctx.error('user', 'wrong_object_type', `FILTER is only allowed for aggregate functions`, node.filter);
+  if (fargs?.distinctKw)
+    throw ctx.error('user', 'wrong_object_type', `DISTINCT is only allowed for aggregate functions`, node);
+  if (
+    name === 'position' &&
+    argNodes.length === 1 &&
+    argNodes[0].type === 'binary_expr' &&
+    kw(argNodes[0].operator) === 'IN'
+  ) {
     // POSITION(needle IN haystack)
     const b = argNodes[0];
-    return call('position', [textArg(ctx, bindExpr(env, b.left), b.left), textArg(ctx, bindExpr(env, b.right), b.right)]);
+    return call('position', [
+      textArg(ctx, bindExpr(env, b.left), b.left),
+      textArg(ctx, bindExpr(env, b.right), b.right),
+    ]);
   }
   const handler = SCALARS[name];
   if (!handler) throw ctx.unsupported(`function ${name}()`, node.name);
@@ -528,14 +618,21 @@ function funcCall(env: ExprEnv, node: C.FuncCall): Expr {
 
 function windowCall(env: ExprEnv, node: C.FuncCall, name: string, argNodes: C.Node[]): Expr {
   const { ctx } = env;
-  if (!env.windows) throw ctx.error('user', 'windowing_error', `window functions are not allowed in ${env.clause}`, node);
+  if (!env.windows)
+    throw ctx.error('user', 'windowing_error', `window functions are not allowed in ${env.clause}`, node);
   const fn: WindowFn | AggFn | undefined = WINDOWS[name] ?? (AGGREGATES[name] as AggFn | undefined);
   if (!fn) throw ctx.unsupported(`window function ${name}()`, node.name);
   const over = node.over!;
   if (over.window.type === 'identifier') throw ctx.unsupported('named windows', over.window);
   const def = over.window.expr;
   if (def.baseWindowName) throw ctx.unsupported('named windows', def.baseWindowName);
-  const inner: ExprEnv = { ctx, scope: env.scope, clause: 'window function arguments', aggregates: env.aggregates, subqueries: env.subqueries };
+  const inner: ExprEnv = {
+    ctx,
+    scope: env.scope,
+    clause: 'window function arguments',
+    aggregates: env.aggregates,
+    subqueries: env.subqueries,
+  };
   const star = argNodes.length === 1 && argNodes[0].type === 'all_columns';
   let realFn: WindowFn | AggFn = fn;
   let args: Expr[] = [];
@@ -556,7 +653,10 @@ function windowCall(env: ExprEnv, node: C.FuncCall, name: string, argNodes: C.No
   const frame = def.frame && def.frame.range ? ctx.sql.text.slice(def.frame.range[0], def.frame.range[1]) : undefined;
   let type: JType;
   try {
-    type = windowReturnType(realFn, args.map((a) => a.type));
+    type = windowReturnType(
+      realFn,
+      args.map((a) => a.type),
+    );
   } catch (e) {
     throw ctx.error('user', 'undefined_function', (e as Error).message, node);
   }
@@ -568,7 +668,8 @@ export function sortKey(env: ExprEnv, node: C.Node, bind: (n: C.Node) => Expr = 
   if (node.type !== 'sort_specification') {
     return { expr: bind(node), desc: false, nullsFirst: false };
   }
-  if (node.direction?.type === 'sort_direction_using_operator') throw env.ctx.unsupported('ORDER BY … USING', node.direction);
+  if (node.direction?.type === 'sort_direction_using_operator')
+    throw env.ctx.unsupported('ORDER BY … USING', node.direction);
   const desc = node.direction?.type === 'sort_direction_desc';
   const nulls = node.nullHandlingKw ? node.nullHandlingKw[1].name.toUpperCase() === 'FIRST' : desc;
   return { expr: bind(node.expr), desc, nullsFirst: nulls };

@@ -40,7 +40,12 @@ export class FromBinder {
     }
   }
 
-  private factor(node: C.Node, outer: Scope, alias: C.Identifier | undefined, columnAliases: C.Identifier[] | undefined): BoundFrom {
+  private factor(
+    node: C.Node,
+    outer: Scope,
+    alias: C.Identifier | undefined,
+    columnAliases: C.Identifier[] | undefined,
+  ): BoundFrom {
     const ctx = this.ctx;
     switch (node.type) {
       case 'identifier':
@@ -78,7 +83,12 @@ export class FromBinder {
     }
   }
 
-  private named(parts: NamePart[], node: C.Node, alias: C.Identifier | undefined, columnAliases: C.Identifier[] | undefined): BoundFrom {
+  private named(
+    parts: NamePart[],
+    node: C.Node,
+    alias: C.Identifier | undefined,
+    columnAliases: C.Identifier[] | undefined,
+  ): BoundFrom {
     const ctx = this.ctx;
     const relationName = alias?.name ?? parts[parts.length - 1].name;
     if (parts.length === 1 && node.type === 'identifier') {
@@ -100,7 +110,12 @@ export class FromBinder {
     }
     const table = resolved.table;
     if (columnAliases && columnAliases.length > table.columns.length) {
-      throw ctx.error('user', 'invalid_column_reference', `table "${table.name}" has ${table.columns.length} columns available but ${columnAliases.length} columns specified`, node);
+      throw ctx.error(
+        'user',
+        'invalid_column_reference',
+        `table "${table.name}" has ${table.columns.length} columns available but ${columnAliases.length} columns specified`,
+        node,
+      );
     }
     const fields: Field[] = table.columns.map((c, i) => ({
       id: ctx.newId(),
@@ -121,12 +136,27 @@ export class FromBinder {
   }
 
   /** A bound query used as a relation (derived table, view, CTE): its columns qualified by the alias. */
-  private relation(q: BoundQuery, alias: string, columnAliases: C.Identifier[] | undefined, node: C.Node, names?: string[]): BoundFrom {
+  private relation(
+    q: BoundQuery,
+    alias: string,
+    columnAliases: C.Identifier[] | undefined,
+    node: C.Node,
+    names?: string[],
+  ): BoundFrom {
     const aliasNames = columnAliases?.map((c) => c.name) ?? names;
     if (aliasNames && aliasNames.length > q.columns.length) {
-      throw this.ctx.error('user', 'invalid_column_reference', `"${alias}" has ${q.columns.length} columns available but ${aliasNames.length} columns specified`, node);
+      throw this.ctx.error(
+        'user',
+        'invalid_column_reference',
+        `"${alias}" has ${q.columns.length} columns available but ${aliasNames.length} columns specified`,
+        node,
+      );
     }
-    const columns = q.columns.map((c, i) => ({ name: aliasNames?.[i] ?? c.name, relation: alias, field: { ...c.field, relation: alias } }));
+    const columns = q.columns.map((c, i) => ({
+      name: aliasNames?.[i] ?? c.name,
+      relation: alias,
+      field: { ...c.field, relation: alias },
+    }));
     return { plan: q.plan, columns };
   }
 
@@ -134,11 +164,22 @@ export class FromBinder {
     const ctx = this.ctx;
     const left = this.bind(node.left as C.Node, outer);
     const right = this.bind(node.right as C.Node, outer);
-    const dup = right.columns.find((r) => r.relation !== undefined && left.columns.some((l) => l.relation === r.relation && l.relation !== undefined));
+    const dup = right.columns.find(
+      (r) =>
+        r.relation !== undefined && left.columns.some((l) => l.relation === r.relation && l.relation !== undefined),
+    );
     if (dup && !left.columns.some((l) => l.field.id === dup.field.id)) {
-      throw ctx.error('user', 'duplicate_alias', `table name "${dup.relation}" specified more than once; give one of them an alias`, node.right as C.Node);
+      throw ctx.error(
+        'user',
+        'duplicate_alias',
+        `table name "${dup.relation}" specified more than once; give one of them an alias`,
+        node.right as C.Node,
+      );
     }
-    const words = node.operator === ',' ? [','] : (Array.isArray(node.operator) ? node.operator : [node.operator]).map((k) => k.name.toUpperCase());
+    const words =
+      node.operator === ','
+        ? [',']
+        : (Array.isArray(node.operator) ? node.operator : [node.operator]).map((k) => k.name.toUpperCase());
     let type: JoinType;
     if (words[0] === ',' || words.includes('CROSS')) type = 'cross';
     else if (words.includes('LEFT')) type = 'left';
@@ -154,11 +195,14 @@ export class FromBinder {
     let usingNames: { part: NamePart; node: C.Node }[] | undefined;
     if (natural) {
       const rightNames = new Set(right.columns.filter((c) => !c.hidden).map((c) => c.name));
-      usingNames = left.columns.filter((c) => !c.hidden && rightNames.has(c.name)).map((c) => ({ part: { name: c.name, quoted: true }, node: node as C.Node }));
+      usingNames = left.columns
+        .filter((c) => !c.hidden && rightNames.has(c.name))
+        .map((c) => ({ part: { name: c.name, quoted: true }, node: node as C.Node }));
       if (usingNames.length === 0 && type !== 'cross') type = type === 'inner' ? 'cross' : type;
     }
     const spec = node.specification;
-    if (spec?.type === 'join_using_specification') usingNames = spec.expr.expr.items.map((i) => ({ part: identPart(i), node: i }));
+    if (spec?.type === 'join_using_specification')
+      usingNames = spec.expr.expr.items.map((i) => ({ part: identPart(i), node: i }));
     if (usingNames && usingNames.length > 0) {
       if (type === 'full') throw ctx.unsupported('FULL JOIN with USING/NATURAL; write the ON condition', node);
       const merged: ColumnBinding[] = [];
@@ -168,10 +212,23 @@ export class FromBinder {
         const l = findColumn(left.columns, u.part);
         const r = findColumn(right.columns, u.part);
         if (!l || !r) {
-          throw ctx.error('user', 'undefined_column', `column "${u.part.name}" specified in USING clause does not exist in ${l ? 'right' : 'left'} table`, u.node);
+          throw ctx.error(
+            'user',
+            'undefined_column',
+            `column "${u.part.name}" specified in USING clause does not exist in ${l ? 'right' : 'left'} table`,
+            u.node,
+          );
         }
         const env: ExprEnv = { ctx, scope, clause: 'USING' };
-        eqs.push(comparison(env, 'eq', { kind: 'ref', id: l.field.id, type: l.field.type }, { kind: 'ref', id: r.field.id, type: r.field.type }, u.node));
+        eqs.push(
+          comparison(
+            env,
+            'eq',
+            { kind: 'ref', id: l.field.id, type: l.field.type },
+            { kind: 'ref', id: r.field.id, type: r.field.type },
+            u.node,
+          ),
+        );
         const keep = type === 'right' ? r : l;
         merged.push({ name: l.name, field: keep.field });
         hiddenIds.add(l.field.id);
@@ -187,7 +244,13 @@ export class FromBinder {
     } else if (type !== 'cross' && !natural) {
       throw ctx.error('user', 'syntax_error', `${words.join(' ')} requires an ON or USING condition`, node);
     }
-    const plan: LogicalPlan = { kind: 'Join', type, left: left.plan, right: right.plan, ...(condition ? { condition } : {}) };
+    const plan: LogicalPlan = {
+      kind: 'Join',
+      type,
+      left: left.plan,
+      right: right.plan,
+      ...(condition ? { condition } : {}),
+    };
     // outer joins make the other side nullable: refresh the scope's fields from the plan
     const fields = fieldMap(outputFields(plan));
     columns = columns.map((c) => {
@@ -199,7 +262,9 @@ export class FromBinder {
 }
 
 function findColumn(columns: ColumnBinding[], part: NamePart): ColumnBinding | undefined {
-  const matches = columns.filter((c) => !c.hidden && (part.quoted ? c.name === part.name : c.name.toLowerCase() === part.name.toLowerCase()));
+  const matches = columns.filter(
+    (c) => !c.hidden && (part.quoted ? c.name === part.name : c.name.toLowerCase() === part.name.toLowerCase()),
+  );
   if (matches.length > 1) {
     throw new JunctionError('ambiguous_column', 'user', `common column name "${part.name}" appears more than once`);
   }

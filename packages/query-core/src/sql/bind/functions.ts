@@ -35,7 +35,12 @@ type Handler = (ctx: BindContext, args: Expr[], nodes: readonly Node[], node: No
 
 function arity(ctx: BindContext, name: string, args: Expr[], min: number, max: number, node: Node): void {
   if (args.length < min || args.length > max) {
-    throw ctx.error('user', 'undefined_function', `function ${name} takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}, got ${args.length}`, node);
+    throw ctx.error(
+      'user',
+      'undefined_function',
+      `function ${name} takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}, got ${args.length}`,
+      node,
+    );
   }
 }
 
@@ -57,7 +62,12 @@ function numArg(ctx: BindContext, e: Expr, node?: Node): Expr {
   return e;
 }
 
-function simple(fn: ScalarFn, min: number, max: number, prep: (ctx: BindContext, e: Expr, i: number, node?: Node) => Expr): Handler {
+function simple(
+  fn: ScalarFn,
+  min: number,
+  max: number,
+  prep: (ctx: BindContext, e: Expr, i: number, node?: Node) => Expr,
+): Handler {
   return (ctx, args, nodes, node) => {
     arity(ctx, fn, args, min, max, node);
     return call(
@@ -67,7 +77,8 @@ function simple(fn: ScalarFn, min: number, max: number, prep: (ctx: BindContext,
   };
 }
 
-const textThenInts = (ctx: BindContext, e: Expr, i: number, node?: Node) => (i === 0 ? textArg(ctx, e, node) : intArg(ctx, e, node));
+const textThenInts = (ctx: BindContext, e: Expr, i: number, node?: Node) =>
+  i === 0 ? textArg(ctx, e, node) : intArg(ctx, e, node);
 const allText = (ctx: BindContext, e: Expr, _i: number, node?: Node) => textArg(ctx, e, node);
 
 function rounding(fn: 'round' | 'trunc'): Handler {
@@ -103,7 +114,8 @@ function datePartLike(fn: 'date_part' | 'date_trunc'): Handler {
     arity(ctx, fn, args, 2, 2, node);
     const field = textArg(ctx, args[0], nodes[0]);
     let source = args[1];
-    if (isUnknown(ctx, source)) source = coerce(ctx, source, fn === 'date_trunc' ? t.timestamptz : t.timestamp, nodes[1]);
+    if (isUnknown(ctx, source))
+      source = coerce(ctx, source, fn === 'date_trunc' ? t.timestamptz : t.timestamp, nodes[1]);
     const k = source.type.kind;
     if (k !== 'date' && k !== 'timestamp' && k !== 'timestamptz' && k !== 'interval' && k !== 'time') {
       throw ctx.typeMismatch(`function ${fn}(text, ${typeText(source.type)}) does not exist`, node);
@@ -184,12 +196,22 @@ export const SCALARS: Record<string, Handler> = {
   curdate: simple('current_date', 0, 0, (_c, e) => e),
   current_timestamp: simple('current_timestamp', 0, 0, (_c, e) => e),
   now: simple('current_timestamp', 0, 0, (_c, e) => e),
-  localtimestamp: (ctx, args, nodes, node) => ({ kind: 'cast', expr: SCALARS.now(ctx, args, nodes, node), type: t.timestamp }),
+  localtimestamp: (ctx, args, nodes, node) => ({
+    kind: 'cast',
+    expr: SCALARS.now(ctx, args, nodes, node),
+    type: t.timestamp,
+  }),
   make_date: simple('make_date', 3, 3, (ctx, e, _i, n) => intArg(ctx, e, n)),
 };
 
 /** Arithmetic with PostgreSQL's operand resolution (unknown literals adopt the other side's type). */
-export function arithmeticCall(ctx: BindContext, fn: 'add' | 'sub' | 'mul' | 'div' | 'mod', a: Expr, b: Expr, node?: Node): Expr {
+export function arithmeticCall(
+  ctx: BindContext,
+  fn: 'add' | 'sub' | 'mul' | 'div' | 'mod',
+  a: Expr,
+  b: Expr,
+  node?: Node,
+): Expr {
   if (isUnknown(ctx, a) && !isUnknown(ctx, b)) a = coerce(ctx, a, unknownPartner(b.type, fn));
   else if (isUnknown(ctx, b) && !isUnknown(ctx, a)) b = coerce(ctx, b, unknownPartner(a.type, fn));
   else if (isUnknown(ctx, a) && isUnknown(ctx, b)) {
@@ -206,7 +228,13 @@ function unknownPartner(other: JType, fn: string): JType {
   return other;
 }
 
-function coerceArithmetic(ctx: BindContext, fn: 'add' | 'sub' | 'mul' | 'div' | 'mod', a: Expr, b: Expr, node?: Node): Expr {
+function coerceArithmetic(
+  ctx: BindContext,
+  fn: 'add' | 'sub' | 'mul' | 'div' | 'mod',
+  a: Expr,
+  b: Expr,
+  node?: Node,
+): Expr {
   let at: ReturnType<typeof arithmeticType>;
   try {
     at = arithmeticType(fn, a.type, b.type);

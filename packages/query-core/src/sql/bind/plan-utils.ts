@@ -12,7 +12,10 @@ export function nodeExprs(plan: LogicalPlan): Expr[] {
     case 'Join':
       return plan.condition ? [plan.condition] : [];
     case 'Aggregate':
-      return [...plan.groupBy.map((g) => g.expr), ...plan.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])])];
+      return [
+        ...plan.groupBy.map((g) => g.expr),
+        ...plan.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])]),
+      ];
     case 'Sort':
       return plan.keys.map((k) => k.expr);
     case 'Window':

@@ -1,18 +1,21 @@
 import { JunctionError, t } from '@junction/connectors';
-import type { AggFn, JType } from '@junction/connectors';
+import type { JType } from '@junction/connectors';
 import type * as C from 'sql-parser-cst';
-import type { AggregateCall, Expr, Field, LogicalPlan, NamedExpr, SortKey, WindowCall } from '../../plan/logical.js';
+import type { Expr, Field, LogicalPlan, NamedExpr, SortKey, WindowCall } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
-import { aggregateReturnType, commonSupertype } from '../../expr/types.js';
+import { commonSupertype } from '../../expr/types.js';
 import { parseSql } from '../parse.js';
 import type { BindContext } from './context.js';
-import { and, call, coerce, conjuncts, exprKey, factorOr, lit, nullable, ref, refsOf, unify } from './coerce.js';
-import { bindExpr, comparison, identPart, nameParts, numberLiteral, requireBool, sortKey } from './expr.js';
-import type { AggregateSink, ExprEnv, SubquerySink, WindowSink } from './expr.js';
+import { and, coerce, conjuncts, exprKey, factorOr, lit, nullable, ref, refsOf, unify } from './coerce.js';
+import { bindExpr, identPart, nameParts, requireBool, sortKey } from './expr.js';
+import type { ExprEnv } from './expr.js';
 import { FromBinder } from './from.js';
+import { AggCollector, WindowCollector, rewriteGrouped } from './grouping.js';
 import { fieldMap, freeRefs } from './plan-utils.js';
 import { Scope } from './scope.js';
 import type { ColumnBinding } from './scope.js';
+import { SubqueryBinder, isQuery, splitAnd } from './subquery.js';
+import type { PendingJoin } from './subquery.js';
 
 export interface OutputColumn {
   readonly name: string;
@@ -39,22 +42,23 @@ interface CteDef {
   readonly visible: Map<string, CteDef>[];
 }
 
-/** Joins a clause's correlated scalar subqueries need below the clause (decorrelation). */
-type PendingJoin = (plan: LogicalPlan) => LogicalPlan;
-
 export class QueryBinder {
   private ctes: Map<string, CteDef>[] = [];
   private readonly from: FromBinder;
+  private readonly subqueries: SubqueryBinder;
 
   constructor(readonly ctx: BindContext) {
     this.from = new FromBinder(this);
+    this.subqueries = new SubqueryBinder(this);
   }
 
   /** Binds a CTE reference by name, or returns undefined when no CTE of that name is visible. */
   bindCte(name: C.Identifier): { query: BoundQuery; columnNames?: string[] } | undefined {
     const part = identPart(name);
     for (let i = this.ctes.length - 1; i >= 0; i--) {
-      const def = [...this.ctes[i].entries()].find(([k]) => (part.quoted ? k === part.name : k.toLowerCase() === part.name.toLowerCase()))?.[1];
+      const def = [...this.ctes[i].entries()].find(([k]) =>
+        part.quoted ? k === part.name : k.toLowerCase() === part.name.toLowerCase(),
+      )?.[1];
       if (!def) continue;
       const saved = this.ctes;
       this.ctes = def.visible;
@@ -74,7 +78,12 @@ export class QueryBinder {
   bindView(schema: string, name: string, sql: string, at: C.Node): BoundQuery {
     const key = `${schema}.${name}`;
     if (this.ctx.viewStack.includes(key)) {
-      throw this.ctx.error('user', 'view_cycle', `view ${key} refers to itself (through ${[...this.ctx.viewStack.slice(this.ctx.viewStack.indexOf(key)), key].join(' → ')})`, at);
+      throw this.ctx.error(
+        'user',
+        'view_cycle',
+        `view ${key} refers to itself (through ${[...this.ctx.viewStack.slice(this.ctx.viewStack.indexOf(key)), key].join(' → ')})`,
+        at,
+      );
     }
     this.ctx.viewStack.push(key);
     try {
@@ -83,9 +92,14 @@ export class QueryBinder {
       return binder.bindQuery(parsed.statement as C.Node);
     } catch (e) {
       if (e instanceof JunctionError && e.code !== 'view_cycle' && e.kind !== 'forbidden') {
-        throw new JunctionError(e.code, e.kind, `in view ${key}: ${e.message}`, { position: this.ctx.position(at), cause: e, details: e.details });
+        throw new JunctionError(e.code, e.kind, `in view ${key}: ${e.message}`, {
+          position: this.ctx.position(at),
+          cause: e,
+          details: e.details,
+        });
       }
-      if (e instanceof JunctionError && !e.position) throw new JunctionError(e.code, e.kind, e.message, { position: this.ctx.position(at), cause: e });
+      if (e instanceof JunctionError && !e.position)
+        throw new JunctionError(e.code, e.kind, e.message, { position: this.ctx.position(at), cause: e });
       throw e;
     } finally {
       this.ctx.viewStack.pop();
@@ -101,7 +115,10 @@ export class QueryBinder {
       case 'select_stmt':
         return this.bindSelectStmt(node, mode);
       default:
-        throw this.ctx.unsupported(`statement type ${node.type.replace(/_stmt$/, '').toUpperCase()}; only queries (SELECT, VALUES, WITH) can be run`, node);
+        throw this.ctx.unsupported(
+          `statement type ${node.type.replace(/_stmt$/, '').toUpperCase()}; only queries (SELECT, VALUES, WITH) can be run`,
+          node,
+        );
     }
   }
 
@@ -118,7 +135,12 @@ export class QueryBinder {
       const visible = [...this.ctes, new Map(level)];
       const name = cte.table.text.startsWith('"') ? cte.table.name : cte.table.name;
       if ([...level.keys()].some((k) => k.toLowerCase() === name.toLowerCase())) {
-        throw this.ctx.error('user', 'duplicate_alias', `WITH query name "${name}" specified more than once`, cte.table);
+        throw this.ctx.error(
+          'user',
+          'duplicate_alias',
+          `WITH query name "${name}" specified more than once`,
+          cte.table,
+        );
       }
       level.set(name, { node: cte, visible });
     }
@@ -152,24 +174,36 @@ export class QueryBinder {
     let right = node.right as C.Node;
     let trailing: C.Node[] = [];
     if (right.type === 'select_stmt' && right.clauses[0]?.type !== 'paren_expr') {
-      trailing = right.clauses.filter((c) => ['order_by_clause', 'limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type)) as C.Node[];
+      trailing = right.clauses.filter((c) =>
+        ['order_by_clause', 'limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type),
+      ) as C.Node[];
       if (trailing.length > 0) {
         right = { ...right, clauses: right.clauses.filter((c) => !trailing.includes(c as C.Node)) } as C.SelectStmt;
       }
     }
-    const opWords = Array.isArray(node.operator) ? node.operator.map((k) => k.name.toUpperCase()) : [node.operator.name.toUpperCase()];
+    const opWords = Array.isArray(node.operator)
+      ? node.operator.map((k) => k.name.toUpperCase())
+      : [node.operator.name.toUpperCase()];
     const op = opWords[0].toLowerCase() as 'union' | 'intersect' | 'except';
     const all = opWords[1] === 'ALL';
     const left = this.bindQuery(node.left as C.Node);
     const rightQ = this.bindQuery(right);
     if (left.columns.length !== rightQ.columns.length) {
-      throw this.ctx.error('user', 'syntax_error', `each ${op.toUpperCase()} query must have the same number of columns (${left.columns.length} vs ${rightQ.columns.length})`, node);
+      throw this.ctx.error(
+        'user',
+        'syntax_error',
+        `each ${op.toUpperCase()} query must have the same number of columns (${left.columns.length} vs ${rightQ.columns.length})`,
+        node,
+      );
     }
     const types: JType[] = left.columns.map((l, i) => {
       const r = rightQ.columns[i];
       const s = commonSupertype(l.field.type, r.field.type);
       if (!s) {
-        throw this.ctx.typeMismatch(`${op.toUpperCase()} types ${l.field.type.kind} and ${r.field.type.kind} cannot be matched (column ${i + 1})`, node);
+        throw this.ctx.typeMismatch(
+          `${op.toUpperCase()} types ${l.field.type.kind} and ${r.field.type.kind} cannot be matched (column ${i + 1})`,
+          node,
+        );
       }
       return s;
     });
@@ -196,7 +230,10 @@ export class QueryBinder {
       return { field, expr: converted };
     });
     if (exact && exprs.every((e) => e.expr.kind === 'ref')) return q;
-    return { plan: { kind: 'Project', input: q.plan, exprs }, columns: exprs.map((e) => ({ name: e.field.name, field: e.field })) };
+    return {
+      plan: { kind: 'Project', input: q.plan, exprs },
+      columns: exprs.map((e) => ({ name: e.field.name, field: e.field })),
+    };
   }
 
   /** ORDER BY / LIMIT / OFFSET / FETCH over an already bound query (set operations, parenthesised queries). */
@@ -214,7 +251,9 @@ export class QueryBinder {
       );
       const outIds = new Set(q.columns.map((c) => c.field.id));
       for (const k of keys) {
-        for (const id of refsOf(k.expr)) if (!outIds.has(id)) throw this.ctx.unsupported('ORDER BY on a column not in the result of a set operation', order);
+        for (const id of refsOf(k.expr))
+          if (!outIds.has(id))
+            throw this.ctx.unsupported('ORDER BY on a column not in the result of a set operation', order);
       }
       plan = { kind: 'Sort', input: plan, keys };
     }
@@ -226,14 +265,20 @@ export class QueryBinder {
     if (n.type !== 'number_literal') return undefined;
     const i = Number(n.text);
     if (!Number.isInteger(i) || i < 1 || i > count) {
-      throw this.ctx.error('user', 'invalid_column_reference', `position ${n.text} is not in select list (1..${count})`, n);
+      throw this.ctx.error(
+        'user',
+        'invalid_column_reference',
+        `position ${n.text} is not in select list (1..${count})`,
+        n,
+      );
     }
     return i - 1;
   }
 
   private constantCount(n: C.Node, what: string): number {
     const e = bindExpr({ ctx: this.ctx, scope: Scope.empty(), clause: what }, n);
-    if (e.kind === 'literal' && (typeof e.value === 'number' || typeof e.value === 'bigint') && Number(e.value) >= 0) return Number(e.value);
+    if (e.kind === 'literal' && (typeof e.value === 'number' || typeof e.value === 'bigint') && Number(e.value) >= 0)
+      return Number(e.value);
     if (e.kind === 'literal' && e.value === null) return -1;
     if (e.kind === 'param') throw this.ctx.unsupported(`a parameter in ${what}`, n);
     throw this.ctx.error('user', 'invalid_row_count', `${what} must be a non-negative integer constant`, n);
@@ -278,11 +323,18 @@ export class QueryBinder {
 
   valuesQuery(rows: Expr[][], node: C.Node): BoundQuery {
     const width = rows[0]?.length ?? 0;
-    for (const r of rows) if (r.length !== width) throw this.ctx.error('user', 'syntax_error', 'VALUES lists must all be the same length', node);
+    for (const r of rows)
+      if (r.length !== width)
+        throw this.ctx.error('user', 'syntax_error', 'VALUES lists must all be the same length', node);
     const columns: Expr[][] = [];
     const types: JType[] = [];
     for (let c = 0; c < width; c++) {
-      const u = unify(this.ctx, rows.map((r) => r[c]), 'VALUES', node);
+      const u = unify(
+        this.ctx,
+        rows.map((r) => r[c]),
+        'VALUES',
+        node,
+      );
       columns.push(u.exprs);
       types.push(u.type);
     }
@@ -300,18 +352,35 @@ export class QueryBinder {
 
   private bindSelect(clauses: C.Node[], mode?: CorrelationMode): BoundQuery {
     const ctx = this.ctx;
-    const get = <K extends C.Node['type']>(type: K) => clauses.find((c) => c.type === type) as Extract<C.Node, { type: K }> | undefined;
+    const get = <K extends C.Node['type']>(type: K) =>
+      clauses.find((c) => c.type === type) as Extract<C.Node, { type: K }> | undefined;
     const select = get('select_clause');
     if (!select) throw ctx.error('user', 'syntax_error', 'query has no SELECT list', clauses[0]);
     for (const c of clauses) {
-      if (['window_clause', 'qualify_clause', 'into_table_clause', 'for_clause', 'lock_in_share_mode_clause', 'table_clause'].includes(c.type)) {
-        throw ctx.unsupported(c.type.replace(/_clause$/, '').replace(/_/g, ' ').toUpperCase(), c);
+      if (
+        [
+          'window_clause',
+          'qualify_clause',
+          'into_table_clause',
+          'for_clause',
+          'lock_in_share_mode_clause',
+          'table_clause',
+        ].includes(c.type)
+      ) {
+        throw ctx.unsupported(
+          c.type
+            .replace(/_clause$/, '')
+            .replace(/_/g, ' ')
+            .toUpperCase(),
+          c,
+        );
       }
     }
     let distinct = false;
     for (const m of select.modifiers) {
       if (m.type === 'select_distinct') distinct = true;
-      else if (m.type !== 'select_all') throw ctx.unsupported(m.type === 'select_distinct_on' ? 'DISTINCT ON' : 'this SELECT modifier', m);
+      else if (m.type !== 'select_all')
+        throw ctx.unsupported(m.type === 'select_distinct_on' ? 'DISTINCT ON' : 'this SELECT modifier', m);
     }
 
     // FROM
@@ -342,12 +411,12 @@ export class QueryBinder {
       const predicates: Expr[] = [];
       const semiJoins: ((p: LogicalPlan) => LogicalPlan)[] = [];
       for (const part of splitAnd(where.expr as C.Node)) {
-        const join = this.subqueryCondition(part, scope);
+        const join = this.subqueries.condition(part, scope);
         if (join) {
           semiJoins.push(join);
           continue;
         }
-        const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.scalarSink(pending, constant) };
+        const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.subqueries.scalarSink(pending, constant) };
         const e = factorOr(requireBool(env, bindExpr(env, part), part));
         for (const c of conjuncts(e)) {
           if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
@@ -365,15 +434,29 @@ export class QueryBinder {
     const aggs = new AggCollector(ctx);
     const wins = new WindowCollector(ctx);
     const selectPending: PendingJoin[] = [];
-    const selEnv: ExprEnv = { ctx, scope, clause: 'SELECT', aggregates: aggs, windows: wins, subqueries: this.scalarSink(selectPending) };
+    const selEnv: ExprEnv = {
+      ctx,
+      scope,
+      clause: 'SELECT',
+      aggregates: aggs,
+      windows: wins,
+      subqueries: this.subqueries.scalarSink(selectPending),
+    };
     const items = this.selectItems(select, selEnv);
 
     const groupBy = get('group_by_clause');
     const having = get('having_clause');
     // HAVING's one-row subqueries join in above the Aggregate (they do not depend on its rows)
     const havingConstant = { joins: [] as PendingJoin[], ids: new Set<number>() };
-    const havingEnv: ExprEnv = { ...selEnv, clause: 'HAVING', windows: undefined, subqueries: this.scalarSink(selectPending, havingConstant) };
-    const havingExpr = having ? requireBool(havingEnv, bindExpr(havingEnv, having.expr as C.Node), having.expr as C.Node) : undefined;
+    const havingEnv: ExprEnv = {
+      ...selEnv,
+      clause: 'HAVING',
+      windows: undefined,
+      subqueries: this.subqueries.scalarSink(selectPending, havingConstant),
+    };
+    const havingExpr = having
+      ? requireBool(havingEnv, bindExpr(havingEnv, having.expr as C.Node), having.expr as C.Node)
+      : undefined;
 
     const orderBy = get('order_by_clause');
     const orderKeys: (SortKey | { output: number; desc: boolean; nullsFirst: boolean })[] = [];
@@ -386,8 +469,14 @@ export class QueryBinder {
         const ordinal = exprNode.type === 'number_literal' ? this.ordinal(exprNode, items.length) : undefined;
         const outputByName = ordinal === undefined ? this.outputByName(exprNode, items) : undefined;
         if (ordinal !== undefined) orderKeys.push({ output: ordinal, desc: k.desc, nullsFirst: k.nullsFirst });
-        else if (outputByName !== undefined) orderKeys.push({ output: outputByName, desc: k.desc, nullsFirst: k.nullsFirst });
-        else orderKeys.push({ expr: bindExpr({ ...selEnv, clause: 'ORDER BY' }, exprNode), desc: k.desc, nullsFirst: k.nullsFirst });
+        else if (outputByName !== undefined)
+          orderKeys.push({ output: outputByName, desc: k.desc, nullsFirst: k.nullsFirst });
+        else
+          orderKeys.push({
+            expr: bindExpr({ ...selEnv, clause: 'ORDER BY' }, exprNode),
+            desc: k.desc,
+            nullsFirst: k.nullsFirst,
+          });
       }
     }
 
@@ -397,14 +486,20 @@ export class QueryBinder {
     if (!grouped) for (const j of selectPending) plan = j(plan);
     let rewrite: (e: Expr) => Expr = (e) => e;
     if (grouped) {
-      if (selectPending.length > 0) throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
+      if (selectPending.length > 0)
+        throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
       const groupExprs: { expr: Expr; node: C.Node; name?: string }[] = [];
       if (groupBy) {
         if (groupBy.distinctKw || groupBy.withRollupKw) throw ctx.unsupported('GROUP BY DISTINCT/WITH ROLLUP', groupBy);
         const gEnv: ExprEnv = { ctx, scope, clause: 'GROUP BY' };
         for (const g of groupBy.columns.items) {
           const gn = g as C.Node;
-          if (gn.type === 'group_by_rollup' || gn.type === 'group_by_cube' || gn.type === 'group_by_grouping_sets' || gn.type === 'group_by_all') {
+          if (
+            gn.type === 'group_by_rollup' ||
+            gn.type === 'group_by_cube' ||
+            gn.type === 'group_by_grouping_sets' ||
+            gn.type === 'group_by_all'
+          ) {
             throw ctx.unsupported('ROLLUP/CUBE/GROUPING SETS', gn);
           }
           const ordinal = gn.type === 'number_literal' ? this.ordinal(gn, items.length) : undefined;
@@ -484,15 +579,25 @@ export class QueryBinder {
         const src = available.get(expr.id)!;
         return { field: { id: src.id, name: item.name, type: src.type, nullable: src.nullable }, expr };
       }
-      return { field: { id: ctx.newId(), name: item.name, type: expr.type, nullable: nullable(expr, isNullable) }, expr };
+      return {
+        field: { id: ctx.newId(), name: item.name, type: expr.type, nullable: nullable(expr, isNullable) },
+        expr,
+      };
     });
     const visibleCount = named.length;
     const keys: SortKey[] = orderKeys.map((k) => {
       if ('output' in k) return { expr: ref(named[k.output].field), desc: k.desc, nullsFirst: k.nullsFirst };
       const expr = rewrite(k.expr);
       const same = named.findIndex((n) => exprKey(n.expr) === exprKey(expr));
-      if (same >= 0 && same < visibleCount) return { expr: ref(named[same].field), desc: k.desc, nullsFirst: k.nullsFirst };
-      if (distinct) throw ctx.error('user', 'invalid_column_reference', 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', orderBy);
+      if (same >= 0 && same < visibleCount)
+        return { expr: ref(named[same].field), desc: k.desc, nullsFirst: k.nullsFirst };
+      if (distinct)
+        throw ctx.error(
+          'user',
+          'invalid_column_reference',
+          'for SELECT DISTINCT, ORDER BY expressions must appear in select list',
+          orderBy,
+        );
       const existing = named.findIndex((n) => exprKey(n.expr) === exprKey(expr));
       if (existing >= 0) return { expr: ref(named[existing].field), desc: k.desc, nullsFirst: k.nullsFirst };
       const field: Field =
@@ -507,14 +612,24 @@ export class QueryBinder {
     // correlated EXISTS/IN subqueries export the local columns their pulled conditions use
     const exporting = !!mode && (mode.pulled.length > 0 || (mode.keys?.length ?? 0) > 0);
     if (mode && exporting) {
-      if (mode.kind !== 'scalar' && (grouped || distinct || wins.calls.length > 0 || clauses.some((c) => ['limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type)))) {
-        throw ctx.unsupported('a correlated subquery with GROUP BY, aggregates, DISTINCT, LIMIT or window functions', select);
+      if (
+        mode.kind !== 'scalar' &&
+        (grouped ||
+          distinct ||
+          wins.calls.length > 0 ||
+          clauses.some((c) => ['limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type)))
+      ) {
+        throw ctx.unsupported(
+          'a correlated subquery with GROUP BY, aggregates, DISTINCT, LIMIT or window functions',
+          select,
+        );
       }
       const need = new Set<number>();
       for (const p of mode.pulled) for (const id of refsOf(p)) if (available.has(id)) need.add(id);
       for (const k of mode.keys ?? []) need.add(k.inner.id);
       for (const id of need) {
-        if (!named.some((n) => n.field.id === id)) named.push({ field: available.get(id)!, expr: { kind: 'ref', id, type: available.get(id)!.type } });
+        if (!named.some((n) => n.field.id === id))
+          named.push({ field: available.get(id)!, expr: { kind: 'ref', id, type: available.get(id)!.type } });
       }
     }
 
@@ -535,7 +650,8 @@ export class QueryBinder {
       const allowed = new Set<number>();
       for (const p of mode.pulled) for (const id of refsOf(p)) allowed.add(id);
       for (const id of free) {
-        if (!allowed.has(id)) throw ctx.unsupported('a reference to an outer query outside the WHERE clause of a subquery', select);
+        if (!allowed.has(id))
+          throw ctx.unsupported('a reference to an outer query outside the WHERE clause of a subquery', select);
       }
     }
     return { plan, columns };
@@ -551,7 +667,11 @@ export class QueryBinder {
     const keys: { outer: Expr; inner: Field }[] = [];
     for (const p of mode.pulled) {
       const ok = p.kind === 'call' && p.fn === 'eq';
-      if (!ok) throw this.ctx.unsupported('a correlated scalar subquery whose correlation is not an equality', this.ctx.origins.get(p));
+      if (!ok)
+        throw this.ctx.unsupported(
+          'a correlated scalar subquery whose correlation is not an equality',
+          this.ctx.origins.get(p),
+        );
       const [a, b] = p.args;
       const aLocal = [...refsOf(a)].every((id) => localIds.has(id));
       const bLocal = [...refsOf(b)].every((id) => localIds.has(id));
@@ -561,7 +681,11 @@ export class QueryBinder {
       let outer: Expr;
       if (aLocal && bOuter) [inner, outer] = [a, b];
       else if (bLocal && aOuter) [inner, outer] = [b, a];
-      else throw this.ctx.unsupported('a correlated scalar subquery whose correlation mixes inner and outer columns on one side', this.ctx.origins.get(p));
+      else
+        throw this.ctx.unsupported(
+          'a correlated scalar subquery whose correlation mixes inner and outer columns on one side',
+          this.ctx.origins.get(p),
+        );
       const key = exprKey(inner);
       let field = groupKeys.get(key);
       if (!field) {
@@ -582,8 +706,15 @@ export class QueryBinder {
   private outputByName(node: C.Node, items: SelectItem[]): number | undefined {
     if (node.type !== 'identifier') return undefined;
     const part = identPart(node);
-    const matches = items.map((it, i) => ({ it, i })).filter(({ it }) => it.alias !== undefined && (part.quoted ? it.alias === part.name : it.alias.toLowerCase() === part.name.toLowerCase()));
-    if (matches.length > 1) throw this.ctx.error('user', 'ambiguous_column', `ORDER BY "${part.name}" is ambiguous`, node);
+    const matches = items
+      .map((it, i) => ({ it, i }))
+      .filter(
+        ({ it }) =>
+          it.alias !== undefined &&
+          (part.quoted ? it.alias === part.name : it.alias.toLowerCase() === part.name.toLowerCase()),
+      );
+    if (matches.length > 1)
+      throw this.ctx.error('user', 'ambiguous_column', `ORDER BY "${part.name}" is ambiguous`, node);
     return matches[0]?.i;
   }
 
@@ -591,12 +722,14 @@ export class QueryBinder {
     const items: SelectItem[] = [];
     // a column is named as its relation exposes it (derived-table column aliases rename fields)
     const inputFields = new Map<number, Field>();
-    for (const c of [...env.scope.columns].sort((a, b) => Number(!!b.hidden) - Number(!!a.hidden))) inputFields.set(c.field.id, { ...c.field, name: c.name });
+    for (const c of [...env.scope.columns].sort((a, b) => Number(!!b.hidden) - Number(!!a.hidden)))
+      inputFields.set(c.field.id, { ...c.field, name: c.name });
     for (const col of select.columns?.items ?? []) {
       const node = col as C.Node;
       if (node.type === 'all_columns') {
         const cols = starColumns(env.scope.columns);
-        if (cols.length === 0 && env.scope.columns.length === 0) throw this.ctx.error('user', 'syntax_error', 'SELECT * with no tables specified is not valid', node);
+        if (cols.length === 0 && env.scope.columns.length === 0)
+          throw this.ctx.error('user', 'syntax_error', 'SELECT * with no tables specified is not valid', node);
         for (const c of cols) items.push({ name: c.name, expr: ref(c.field) });
         continue;
       }
@@ -604,12 +737,18 @@ export class QueryBinder {
         const parts = nameParts(node.object);
         if (!parts) throw this.ctx.unsupported('this * expression', node);
         const rel = parts[parts.length - 1];
-        const cols = env.scope.columns.filter((c) => c.relation !== undefined && (rel.quoted ? c.relation === rel.name : c.relation.toLowerCase() === rel.name.toLowerCase()));
-        if (cols.length === 0) throw this.ctx.error('user', 'undefined_table', `missing FROM-clause entry for table "${rel.name}"`, node);
+        const cols = env.scope.columns.filter(
+          (c) =>
+            c.relation !== undefined &&
+            (rel.quoted ? c.relation === rel.name : c.relation.toLowerCase() === rel.name.toLowerCase()),
+        );
+        if (cols.length === 0)
+          throw this.ctx.error('user', 'undefined_table', `missing FROM-clause entry for table "${rel.name}"`, node);
         for (const c of cols) items.push({ name: c.name, expr: ref(c.field) });
         continue;
       }
-      if (node.type === 'except_columns' || node.type === 'replace_columns' || node.type === 'empty') throw this.ctx.unsupported('this select item', node);
+      if (node.type === 'except_columns' || node.type === 'replace_columns' || node.type === 'empty')
+        throw this.ctx.unsupported('this select item', node);
       if (node.type === 'alias') {
         const expr = bindExpr(env, node.expr as C.Node);
         items.push({ name: node.alias.name, alias: node.alias.name, expr: finishUnknown(this.ctx, expr) });
@@ -623,97 +762,14 @@ export class QueryBinder {
 
   private refreshNullability(scope: Scope, plan: LogicalPlan): Scope {
     const fields = fieldMap(outputFields(plan));
-    return scope.withColumns(scope.columns.map((c) => (fields.has(c.field.id) ? { ...c, field: { ...c.field, nullable: fields.get(c.field.id)!.nullable } } : c)));
+    return scope.withColumns(
+      scope.columns.map((c) =>
+        fields.has(c.field.id) ? { ...c, field: { ...c.field, nullable: fields.get(c.field.id)!.nullable } } : c,
+      ),
+    );
   }
 
   /* ------------------------------------------------------------------ subqueries */
-
-  /** WHERE conjuncts `x [NOT] IN (SELECT …)` and `[NOT] EXISTS (SELECT …)` → semi/anti joins. */
-  private subqueryCondition(node: C.Node, scope: Scope): ((p: LogicalPlan) => LogicalPlan) | undefined {
-    const ctx = this.ctx;
-    let n = node;
-    while (n.type === 'paren_expr' && !isQuery(n.expr as C.Node)) n = n.expr as C.Node;
-    let negated = false;
-    if (n.type === 'prefix_op_expr' && kwName(n.operator) === 'NOT' && unwrap(n.expr).type === 'prefix_op_expr' && kwName((unwrap(n.expr) as C.PrefixOpExpr).operator) === 'EXISTS') {
-      negated = true;
-      n = unwrap(n.expr);
-    }
-    if (n.type === 'prefix_op_expr' && kwName(n.operator) === 'EXISTS') {
-      const sub = (n.expr as C.ParenExpr).expr as C.Node;
-      const mode: CorrelationMode = { kind: 'exists', outer: scope, pulled: [] };
-      const q = this.bindQuery(sub, mode);
-      return (plan) => ({ kind: 'Join', type: negated ? 'anti' : 'semi', left: plan, right: q.plan, ...(mode.pulled.length ? { condition: and(mode.pulled)! } : {}) });
-    }
-    if (n.type === 'binary_expr') {
-      const op = kwName(n.operator);
-      const right = n.right as C.Node;
-      if ((op === 'IN' || op === 'NOT IN') && right.type === 'paren_expr' && isQuery(right.expr as C.Node)) {
-        const env: ExprEnv = { ctx, scope, clause: 'WHERE' };
-        const x = bindExpr(env, n.left);
-        const mode: CorrelationMode = { kind: 'in', outer: scope, pulled: [] };
-        const q = this.bindQuery(right.expr as C.Node, mode);
-        if (q.columns.length !== 1) throw ctx.error('user', 'syntax_error', `subquery has too ${q.columns.length > 1 ? 'many' : 'few'} columns`, right);
-        const y = ref(q.columns[0].field);
-        const cmp = comparison(env, 'eq', x, y, n);
-        const outerNullable = (id: number) => scope.columns.find((c) => c.field.id === id)?.field.nullable ?? true;
-        let cond = cmp;
-        if (op === 'NOT IN') {
-          // x NOT IN (…) is NULL, so filters the row out, when x or any subquery value is NULL
-          const xNull = nullable(x, outerNullable);
-          const yNull = q.columns[0].field.nullable;
-          const alts: Expr[] = [cmp];
-          if (xNull) alts.push(call('is_null', [(cmp as Extract<Expr, { kind: 'call' }>).args[0]]));
-          if (yNull) alts.push(call('is_null', [(cmp as Extract<Expr, { kind: 'call' }>).args[1]]));
-          cond = alts.reduce((a, b) => call('or', [a, b]));
-        }
-        const condition = and([cond, ...mode.pulled])!;
-        return (plan) => ({ kind: 'Join', type: op === 'NOT IN' ? 'anti' : 'semi', left: plan, right: q.plan, condition });
-      }
-    }
-    return undefined;
-  }
-
-  /**
-   * Scalar subqueries. Correlated ones (aggregate, equality correlation) become a left join on
-   * the correlation keys, added to `correlated`. Uncorrelated ungrouped aggregates always yield
-   * exactly one row, so when `constant` is given they become a cross join the optimizer can
-   * plan like any other; other uncorrelated ones stay an Expr 'subquery' (evaluated once).
-   */
-  private scalarSink(correlated: PendingJoin[], constant?: { joins: PendingJoin[]; ids: Set<number> }): SubquerySink {
-    const binder = this;
-    return {
-      get plain(): SubquerySink | undefined {
-        return constant ? binder.scalarSink(correlated) : undefined;
-      },
-      scalar: (node, queryNode, s) => {
-        const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [] };
-        const q = this.bindQuery(queryNode, mode);
-        if (q.columns.length !== 1) throw this.ctx.error('user', 'syntax_error', 'subquery must return only one column', node);
-        const out = q.columns[0].field;
-        if (!mode.keys || mode.keys.length === 0) {
-          if (mode.pulled.length > 0) throw this.ctx.unsupported('this correlated subquery', node);
-          if (constant && isSingleRowAggregate(q.plan)) {
-            constant.joins.push((plan) => ({ kind: 'Join', type: 'cross', left: plan, right: q.plan }));
-            constant.ids.add(out.id);
-            return ref(out);
-          }
-          return { kind: 'subquery', plan: q.plan, type: out.type };
-        }
-        const keys = mode.keys;
-        const condition = and(keys.map((k) => call('eq', [coerce(this.ctx, k.outer, commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type), coerce(this.ctx, ref(k.inner), commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type)])))!;
-        correlated.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
-        const value: Expr = ref(out);
-        // count over no rows is 0, but the left join yields NULL there
-        const agg = findCountOutput(q.plan, out.id);
-        return agg ? call('coalesce', [value, lit(0n, t.int64)], t.int64) : value;
-      },
-    };
-  }
-}
-
-/** Project over an Aggregate without GROUP BY (and no HAVING): exactly one row. */
-function isSingleRowAggregate(plan: LogicalPlan): boolean {
-  return plan.kind === 'Project' && plan.input.kind === 'Aggregate' && plan.input.groupBy.length === 0;
 }
 
 interface SelectItem {
@@ -733,34 +789,14 @@ function starColumns(columns: ColumnBinding[]): ColumnBinding[] {
   return columns.filter((c) => !c.hidden);
 }
 
-function kwName(op: unknown): string {
-  if (typeof op === 'string') return op.toUpperCase();
-  if (Array.isArray(op)) return op.map((k) => (k as C.Keyword).name.toUpperCase()).join(' ');
-  return (op as C.Keyword).name.toUpperCase();
-}
-
-function isQuery(n: C.Node): boolean {
-  return n.type === 'select_stmt' || n.type === 'compound_select_stmt';
-}
-
-function unwrap(n: C.Node): C.Node {
-  while (n.type === 'paren_expr' && !isQuery(n.expr as C.Node)) n = n.expr as C.Node;
-  return n;
-}
-
-function splitAnd(node: C.Node): C.Node[] {
-  const n = unwrap(node);
-  if (n.type === 'binary_expr' && kwName(n.operator) === 'AND') return [...splitAnd(n.left), ...splitAnd(n.right)];
-  return [node];
-}
-
 function containsAny(e: Expr, ids: Set<number>): boolean {
   for (const id of refsOf(e)) if (ids.has(id)) return true;
   return false;
 }
 
 function deriveName(node: C.Node, expr: Expr, fields: Map<number, Field>): string {
-  if (expr.kind === 'ref' && (node.type === 'identifier' || node.type === 'member_expr')) return fields.get(expr.id)?.name ?? (nameParts(node)?.at(-1)?.name ?? '?column?');
+  if (expr.kind === 'ref' && (node.type === 'identifier' || node.type === 'member_expr'))
+    return fields.get(expr.id)?.name ?? nameParts(node)?.at(-1)?.name ?? '?column?';
   switch (node.type) {
     case 'identifier':
       return node.name;
@@ -784,89 +820,3 @@ function deriveName(node: C.Node, expr: Expr, fields: Map<number, Field>): strin
       return '?column?';
   }
 }
-
-/** After GROUP BY, an expression may use group keys, aggregates and windows only. */
-function rewriteGrouped(ctx: BindContext, e: Expr, groupKeys: Map<string, Field>, groupIds: Set<number>, aggIds: Set<number>, winIds: Set<number>): Expr {
-  const go = (x: Expr): Expr => {
-    const g = groupKeys.get(exprKey(x));
-    if (g) return { kind: 'ref', id: g.id, type: g.type };
-    switch (x.kind) {
-      case 'ref':
-        if (groupIds.has(x.id) || aggIds.has(x.id) || winIds.has(x.id)) return x;
-        throw ctx.error('user', 'grouping_error', `column must appear in the GROUP BY clause or be used in an aggregate function`, ctx.origins.get(x));
-      case 'call':
-        return { ...x, args: x.args.map(go) };
-      case 'in':
-        return { ...x, expr: go(x.expr), list: x.list.map(go) };
-      case 'case':
-        return {
-          ...x,
-          ...(x.operand ? { operand: go(x.operand) } : {}),
-          whens: x.whens.map((w) => ({ when: go(w.when), then: go(w.then) })),
-          ...(x.else ? { else: go(x.else) } : {}),
-        };
-      case 'cast':
-        return { ...x, expr: go(x.expr) };
-      default:
-        return x;
-    }
-  };
-  return go(e);
-}
-
-function findCountOutput(plan: LogicalPlan, id: number): boolean {
-  // the scalar subquery's value is a Project over an Aggregate; is it exactly a count?
-  let p = plan;
-  while (p.kind === 'Limit' || p.kind === 'Sort') p = p.input;
-  if (p.kind !== 'Project') return false;
-  const item = p.exprs.find((e) => e.field.id === id);
-  if (!item || item.expr.kind !== 'ref') return false;
-  const refId = item.expr.id;
-  let q: LogicalPlan = p.input;
-  while (q.kind === 'Filter' || q.kind === 'Window') q = q.input;
-  if (q.kind !== 'Aggregate') return false;
-  const agg = q.aggregates.find((a) => a.field.id === refId);
-  return !!agg && (agg.fn === 'count' || agg.fn === 'count_star');
-}
-
-class AggCollector implements AggregateSink {
-  readonly calls: AggregateCall[] = [];
-  private readonly byKey = new Map<string, AggregateCall>();
-
-  constructor(private readonly ctx: BindContext) {}
-
-  add(fn: AggFn, args: Expr[], distinct: boolean, filter: Expr | undefined, name: string): Expr {
-    const key = exprKey({ fn, args, distinct, filter } as unknown as Expr);
-    let callDef = this.byKey.get(key);
-    if (!callDef) {
-      const type = aggregateReturnType(fn, args[0]?.type);
-      // count is never NULL; every other aggregate is NULL over no rows
-      const field: Field = { id: this.ctx.newId(), name, type, nullable: fn !== 'count' && fn !== 'count_star' };
-      callDef = { field, fn, args, distinct, ...(filter ? { filter } : {}) };
-      this.byKey.set(key, callDef);
-      this.calls.push(callDef);
-    }
-    return { kind: 'ref', id: callDef.field.id, type: callDef.field.type };
-  }
-
-  ids(): Set<number> {
-    return new Set(this.calls.map((c) => c.field.id));
-  }
-}
-
-class WindowCollector implements WindowSink {
-  readonly calls: WindowCall[] = [];
-
-  constructor(private readonly ctx: BindContext) {}
-
-  add(w: Omit<WindowCall, 'field'>, type: JType, name: string): Expr {
-    const field: Field = { id: this.ctx.newId(), name, type, nullable: !['row_number', 'rank', 'dense_rank', 'count', 'count_star', 'ntile'].includes(w.fn) };
-    this.calls.push({ field, ...w });
-    return { kind: 'ref', id: field.id, type };
-  }
-
-  ids(): Set<number> {
-    return new Set(this.calls.map((c) => c.field.id));
-  }
-}
-

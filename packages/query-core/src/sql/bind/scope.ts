@@ -61,31 +61,47 @@ export class Scope {
     const name = displayName(parts);
     if (parts.length >= 2 && !this.hasRelation(parts[parts.length - 2])) {
       const hint = suggest(parts[parts.length - 2].name, this.allRelations());
-      throw ctx.error('user', 'undefined_table', `missing FROM-clause entry for table "${parts[parts.length - 2].name}"${hint ? `; did you mean "${hint}"?` : ''}`, node);
+      throw ctx.error(
+        'user',
+        'undefined_table',
+        `missing FROM-clause entry for table "${parts[parts.length - 2].name}"${hint ? `; did you mean "${hint}"?` : ''}`,
+        node,
+      );
     }
     const candidates = this.allColumnNames(parts.length >= 2 ? parts[parts.length - 2] : undefined);
     const hint = suggest(parts[parts.length - 1].name, candidates);
-    throw ctx.error('user', 'undefined_column', `column "${name}" does not exist${hint ? `; did you mean "${hint}"?` : ''}`, node, {
-      column: name,
-      ...(hint ? { suggestion: hint } : {}),
-    });
+    throw ctx.error(
+      'user',
+      'undefined_column',
+      `column "${name}" does not exist${hint ? `; did you mean "${hint}"?` : ''}`,
+      node,
+      {
+        column: name,
+        ...(hint ? { suggestion: hint } : {}),
+      },
+    );
+  }
+
+  /** This scope and its enclosing ones, innermost first. */
+  private chain(): Scope[] {
+    const out: Scope[] = [];
+    for (let s: Scope | undefined = this.parent; s; s = s.parent) out.push(s);
+    return [this as Scope, ...out];
   }
 
   private hasRelation(part: NamePart): boolean {
-    for (let s: Scope | undefined = this; s; s = s.parent) if (s.columns.some((c) => c.relation !== undefined && nameMatches(part, c.relation))) return true;
-    return false;
+    return this.chain().some((s) => s.columns.some((c) => c.relation !== undefined && nameMatches(part, c.relation)));
   }
 
   private allRelations(): string[] {
-    const out: string[] = [];
-    for (let s: Scope | undefined = this; s; s = s.parent) out.push(...s.relations());
-    return out;
+    return this.chain().flatMap((s) => s.relations());
   }
 
   private allColumnNames(relation: NamePart | undefined): string[] {
     const out: string[] = [];
-    for (let s: Scope | undefined = this; s; s = s.parent) {
-      for (const c of s.columns) if (!relation || (c.relation !== undefined && nameMatches(relation, c.relation))) out.push(c.name);
+    for (const s of this.chain()) {
+      for (const c of s.columns)
+        if (!relation || (c.relation !== undefined && nameMatches(relation, c.relation))) out.push(c.name);
     }
     return out;
   }
@@ -97,7 +113,9 @@ export class Scope {
     }
     const col = parts[parts.length - 1];
     const rel = parts.length === 2 ? parts[0] : undefined;
-    let matches = this.columns.filter((c) => nameMatches(col, c.name) && (!rel || (c.relation !== undefined && nameMatches(rel, c.relation))));
+    let matches = this.columns.filter(
+      (c) => nameMatches(col, c.name) && (!rel || (c.relation !== undefined && nameMatches(rel, c.relation))),
+    );
     if (!rel) {
       // merged USING columns shadow the originals for unqualified references
       const visible = matches.filter((c) => !c.hidden);
@@ -109,7 +127,12 @@ export class Scope {
     }
     const ids = new Set(matches.map((c) => c.field.id));
     if (ids.size > 1) {
-      throw ctx.error('user', 'ambiguous_column', `column reference "${displayName(parts)}" is ambiguous; qualify it with one of: ${[...new Set(matches.map((m) => m.relation ?? '?'))].join(', ')}`, node);
+      throw ctx.error(
+        'user',
+        'ambiguous_column',
+        `column reference "${displayName(parts)}" is ambiguous; qualify it with one of: ${[...new Set(matches.map((m) => m.relation ?? '?'))].join(', ')}`,
+        node,
+      );
     }
     return matches[0]?.field;
   }

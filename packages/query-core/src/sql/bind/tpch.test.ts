@@ -16,8 +16,20 @@ import { TPCH_QUERIES } from './tpch-queries.js';
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
 const schema = `jt_bind_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
 const OIDS: Record<number, string> = {
-  16: 'bool', 20: 'int64', 21: 'int16', 23: 'int32', 25: 'text', 700: 'float32', 701: 'float64', 1042: 'char', 1043: 'varchar',
-  1082: 'date', 1114: 'timestamp', 1184: 'timestamptz', 1186: 'interval', 1700: 'decimal',
+  16: 'bool',
+  20: 'int64',
+  21: 'int16',
+  23: 'int32',
+  25: 'text',
+  700: 'float32',
+  701: 'float64',
+  1042: 'char',
+  1043: 'varchar',
+  1082: 'date',
+  1114: 'timestamp',
+  1184: 'timestamptz',
+  1186: 'interval',
+  1700: 'decimal',
 };
 
 function kind(t: JType): string {

@@ -1,0 +1,176 @@
+import { t } from '@junction/connectors';
+import type * as C from 'sql-parser-cst';
+import type { Expr, LogicalPlan } from '../../plan/logical.js';
+import { commonSupertype } from '../../expr/types.js';
+import { and, call, coerce, lit, nullable, ref } from './coerce.js';
+import { bindExpr, comparison } from './expr.js';
+import type { ExprEnv, SubquerySink } from './expr.js';
+import type { CorrelationMode, QueryBinder } from './query.js';
+import type { Scope } from './scope.js';
+
+/** A join a clause's subqueries need below (or above) the clause's operator. */
+export type PendingJoin = (plan: LogicalPlan) => LogicalPlan;
+
+/**
+ * Subqueries in expressions, turned into joins wherever that is exact:
+ *   [NOT] EXISTS / x [NOT] IN (SELECT …) as WHERE conjuncts → semi/anti joins (NULL-aware NOT IN);
+ *   correlated aggregate scalar subqueries → left join on the correlation keys;
+ *   one-row uncorrelated scalar subqueries → cross join; other uncorrelated ones stay an Expr.
+ */
+export class SubqueryBinder {
+  constructor(private readonly q: QueryBinder) {}
+
+  /** WHERE conjuncts `x [NOT] IN (SELECT …)` and `[NOT] EXISTS (SELECT …)` → semi/anti joins. */
+  condition(node: C.Node, scope: Scope): ((p: LogicalPlan) => LogicalPlan) | undefined {
+    const ctx = this.q.ctx;
+    let n = node;
+    while (n.type === 'paren_expr' && !isQuery(n.expr as C.Node)) n = n.expr as C.Node;
+    let negated = false;
+    if (
+      n.type === 'prefix_op_expr' &&
+      kwName(n.operator) === 'NOT' &&
+      unwrap(n.expr).type === 'prefix_op_expr' &&
+      kwName((unwrap(n.expr) as C.PrefixOpExpr).operator) === 'EXISTS'
+    ) {
+      negated = true;
+      n = unwrap(n.expr);
+    }
+    if (n.type === 'prefix_op_expr' && kwName(n.operator) === 'EXISTS') {
+      const sub = (n.expr as C.ParenExpr).expr as C.Node;
+      const mode: CorrelationMode = { kind: 'exists', outer: scope, pulled: [] };
+      const q = this.q.bindQuery(sub, mode);
+      return (plan) => ({
+        kind: 'Join',
+        type: negated ? 'anti' : 'semi',
+        left: plan,
+        right: q.plan,
+        ...(mode.pulled.length ? { condition: and(mode.pulled)! } : {}),
+      });
+    }
+    if (n.type === 'binary_expr') {
+      const op = kwName(n.operator);
+      const right = n.right as C.Node;
+      if ((op === 'IN' || op === 'NOT IN') && right.type === 'paren_expr' && isQuery(right.expr as C.Node)) {
+        const env: ExprEnv = { ctx, scope, clause: 'WHERE' };
+        const x = bindExpr(env, n.left);
+        const mode: CorrelationMode = { kind: 'in', outer: scope, pulled: [] };
+        const q = this.q.bindQuery(right.expr as C.Node, mode);
+        if (q.columns.length !== 1)
+          throw ctx.error(
+            'user',
+            'syntax_error',
+            `subquery has too ${q.columns.length > 1 ? 'many' : 'few'} columns`,
+            right,
+          );
+        const y = ref(q.columns[0].field);
+        const cmp = comparison(env, 'eq', x, y, n);
+        const outerNullable = (id: number) => scope.columns.find((c) => c.field.id === id)?.field.nullable ?? true;
+        let cond = cmp;
+        if (op === 'NOT IN') {
+          // x NOT IN (…) is NULL, so filters the row out, when x or any subquery value is NULL
+          const xNull = nullable(x, outerNullable);
+          const yNull = q.columns[0].field.nullable;
+          const alts: Expr[] = [cmp];
+          if (xNull) alts.push(call('is_null', [(cmp as Extract<Expr, { kind: 'call' }>).args[0]]));
+          if (yNull) alts.push(call('is_null', [(cmp as Extract<Expr, { kind: 'call' }>).args[1]]));
+          cond = alts.reduce((a, b) => call('or', [a, b]));
+        }
+        const condition = and([cond, ...mode.pulled])!;
+        return (plan) => ({
+          kind: 'Join',
+          type: op === 'NOT IN' ? 'anti' : 'semi',
+          left: plan,
+          right: q.plan,
+          condition,
+        });
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Scalar subqueries. Correlated ones (aggregate, equality correlation) become a left join on
+   * the correlation keys, added to `correlated`. Uncorrelated ungrouped aggregates always yield
+   * exactly one row, so when `constant` is given they become a cross join the optimizer can
+   * plan like any other; other uncorrelated ones stay an Expr 'subquery' (evaluated once).
+   */
+  scalarSink(correlated: PendingJoin[], constant?: { joins: PendingJoin[]; ids: Set<number> }): SubquerySink {
+    const plainSink = (): SubquerySink => this.scalarSink(correlated);
+    return {
+      get plain(): SubquerySink | undefined {
+        return constant ? plainSink() : undefined;
+      },
+      scalar: (node, queryNode, s) => {
+        const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [] };
+        const q = this.q.bindQuery(queryNode, mode);
+        if (q.columns.length !== 1)
+          throw this.q.ctx.error('user', 'syntax_error', 'subquery must return only one column', node);
+        const out = q.columns[0].field;
+        if (!mode.keys || mode.keys.length === 0) {
+          if (mode.pulled.length > 0) throw this.q.ctx.unsupported('this correlated subquery', node);
+          if (constant && isSingleRowAggregate(q.plan)) {
+            constant.joins.push((plan) => ({ kind: 'Join', type: 'cross', left: plan, right: q.plan }));
+            constant.ids.add(out.id);
+            return ref(out);
+          }
+          return { kind: 'subquery', plan: q.plan, type: out.type };
+        }
+        const keys = mode.keys;
+        const condition = and(
+          keys.map((k) =>
+            call('eq', [
+              coerce(this.q.ctx, k.outer, commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type),
+              coerce(this.q.ctx, ref(k.inner), commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type),
+            ]),
+          ),
+        )!;
+        correlated.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
+        const value: Expr = ref(out);
+        // count over no rows is 0, but the left join yields NULL there
+        const agg = findCountOutput(q.plan, out.id);
+        return agg ? call('coalesce', [value, lit(0n, t.int64)], t.int64) : value;
+      },
+    };
+  }
+}
+
+/** Project over an Aggregate without GROUP BY (and no HAVING): exactly one row. */
+function isSingleRowAggregate(plan: LogicalPlan): boolean {
+  return plan.kind === 'Project' && plan.input.kind === 'Aggregate' && plan.input.groupBy.length === 0;
+}
+
+function findCountOutput(plan: LogicalPlan, id: number): boolean {
+  // the scalar subquery's value is a Project over an Aggregate; is it exactly a count?
+  let p = plan;
+  while (p.kind === 'Limit' || p.kind === 'Sort') p = p.input;
+  if (p.kind !== 'Project') return false;
+  const item = p.exprs.find((e) => e.field.id === id);
+  if (!item || item.expr.kind !== 'ref') return false;
+  const refId = item.expr.id;
+  let q: LogicalPlan = p.input;
+  while (q.kind === 'Filter' || q.kind === 'Window') q = q.input;
+  if (q.kind !== 'Aggregate') return false;
+  const agg = q.aggregates.find((a) => a.field.id === refId);
+  return !!agg && (agg.fn === 'count' || agg.fn === 'count_star');
+}
+
+export function kwName(op: unknown): string {
+  if (typeof op === 'string') return op.toUpperCase();
+  if (Array.isArray(op)) return op.map((k) => (k as C.Keyword).name.toUpperCase()).join(' ');
+  return (op as C.Keyword).name.toUpperCase();
+}
+
+export function isQuery(n: C.Node): boolean {
+  return n.type === 'select_stmt' || n.type === 'compound_select_stmt';
+}
+
+export function unwrap(n: C.Node): C.Node {
+  while (n.type === 'paren_expr' && !isQuery(n.expr as C.Node)) n = n.expr as C.Node;
+  return n;
+}
+
+export function splitAnd(node: C.Node): C.Node[] {
+  const n = unwrap(node);
+  if (n.type === 'binary_expr' && kwName(n.operator) === 'AND') return [...splitAnd(n.left), ...splitAnd(n.right)];
+  return [node];
+}
