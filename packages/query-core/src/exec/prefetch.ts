@@ -13,7 +13,6 @@ export function prefetch(source: AsyncIterable<Row[]>, maxBatches: number): Asyn
   let error: unknown;
   let failed = false;
   let closed = false;
-  let pumping: Promise<void> | undefined;
   let wake: (() => void) | undefined;
   let space: (() => void) | undefined;
 
@@ -37,14 +36,14 @@ export function prefetch(source: AsyncIterable<Row[]>, maxBatches: number): Asyn
       wake?.();
     }
   };
-  pumping = pump();
+  const pumping = pump();
 
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
     space?.();
     // the pump may be inside it.next(); wait for it so return() is not queued behind a read forever
-    await pumping?.catch(() => undefined);
+    await pumping.catch(() => undefined);
     if (!failed && it.return) await it.return(undefined).catch(() => undefined);
   };
 
