@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fire } from '../rule-test-helper.js';
-import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, remote, sources } from '../test-support.js';
+import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, param, remote, sources } from '../test-support.js';
 import { chooseJoinStrategy } from './choose-join-strategy.js';
 
 function join(smallRows: number, keyType = 'int64') {
@@ -47,5 +47,20 @@ describe('choose-join-strategy', () => {
     const j = join(100);
     const withStrategy = j.kind === 'Join' ? { ...j, strategy: { kind: 'nested-loop' as const } } : j;
     expect(fire(chooseJoinStrategy, withStrategy)).toBe('did not fire');
+  });
+
+  it("hashes when key inference already pinned the other side's key to a constant", () => {
+    const b = new PlanBuilder();
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64' }, 100);
+    const o = b.scan('dbD', 'orders', { o_custkey: 'int64' }, 1_500_000);
+    const j = b.join(
+      'inner',
+      remote(b.filter(o, eq(col(o, 'o_custkey'), param(0, 'int64')))),
+      remote(c),
+      eq(col(o, 'o_custkey'), col(c, 'c_custkey')),
+    );
+    expect(fire(chooseJoinStrategy, j, sources({ dbB: PG_CAPS, dbD: PG_CAPS }))).toContain(
+      'strategy=hash(build=right)',
+    );
   });
 });

@@ -1,20 +1,25 @@
-import type { LogicalPlan } from '../../plan/logical.js';
+import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { conjuncts, fieldIds, sameType } from '../exprs.js';
+import { conjuncts, fieldIds, isConstant, sameType } from '../exprs.js';
 import { estimateRows } from '../stats.js';
+import { knownPredicates } from './infer-predicates-through-join-keys.js';
 
 /** Below this many estimated rows a side may drive a dependent join. */
 export const DEPENDENT_MAX_DRIVER_ROWS = 50_000;
 /** …and only when the other side is estimated at least this many times larger. */
 export const DEPENDENT_MIN_RATIO = 10;
 export const DEPENDENT_MAX_PARALLEL = 4;
+/** A probed side estimated at most this many rows is read whole: asking it by key saves nothing. */
+export const TINY_SIDE_ROWS = 1000;
 
 /**
  * Picks how Junction runs each join it keeps. Equi-joins hash with the smaller estimated side
  * as build. When one side is small and the other is a Remote whose source takes IN lists of
  * the key's type exactly, the join is dependent: read the small side, send its keys to the
- * other source in IN lists. Estimates can be wrong, so the executor also switches a hash join
- * to a dependent join at run time when the build side turns out small.
+ * other source in IN lists. Not when the other side is tiny (reading it whole costs less than a
+ * round trip per key batch) or its key is already pinned to a constant by key inference.
+ * Estimates can be wrong, so the executor also switches a hash join to a dependent join at
+ * run time when the build side turns out small.
  */
 export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
   if (node.kind !== 'Join' || node.strategy) return undefined;
@@ -43,7 +48,16 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
           : [];
   for (const driver of drivers) {
     const [small, big, other] = driver === 'left' ? [l, r, node.right] : [r, l, node.left];
-    if (small >= DEPENDENT_MAX_DRIVER_ROWS || small * DEPENDENT_MIN_RATIO > big || other.kind !== 'Remote') continue;
+    if (
+      small >= DEPENDENT_MAX_DRIVER_ROWS ||
+      small * DEPENDENT_MIN_RATIO > big ||
+      big <= TINY_SIDE_ROWS ||
+      other.kind !== 'Remote'
+    )
+      continue;
+    // key inference already pinned the other side's key to a constant: IN lists add nothing
+    const otherKeys = new Set(keys.map((k) => (driver === 'left' ? k.r : k.l)));
+    if (knownPredicates(other).some((p) => pinsKey(p, otherKeys))) continue;
     const caps = capabilitiesOf(ctx, other.source);
     if (!caps.in || caps.maxInList <= 0) continue;
     // IN lists restrict one key column; the source must compare its type exactly, or an IN
@@ -64,4 +78,10 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
     };
   }
   return { ...node, strategy: { kind: 'hash', buildSide: l <= r ? 'left' : 'right' } };
+}
+
+function pinsKey(p: Expr, keys: ReadonlySet<number>): boolean {
+  if (p.kind !== 'call' || p.fn !== 'eq') return false;
+  const [a, b] = p.args;
+  return (a.kind === 'ref' && keys.has(a.id) && isConstant(b)) || (b.kind === 'ref' && keys.has(b.id) && isConstant(a));
 }
