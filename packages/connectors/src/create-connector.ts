@@ -5,7 +5,18 @@ import { PostgresConnector } from './postgres/connector.js';
 import { SqliteConnector } from './sqlite/connector.js';
 import { SqlServerConnector } from './sqlserver/connector.js';
 
-/** One connector per registered source; each owns its own pool. */
+/**
+ * One connector per registered source; each owns its own pool. What differs per engine:
+ * - postgresql: values read as server text and decoded exactly; cursor batches (next one
+ *   prefetched); cancel by the protocol's CancelRequest; bulk load by COPY FROM STDIN.
+ * - mysql (MySQL and MariaDB): text protocol with raw bytes, parameters inlined as exact
+ *   literals, session time zone pinned to UTC, CHAR re-padded; cancel by KILL QUERY from a
+ *   second connection; bulk load by LOAD DATA LOCAL from memory (INSERT when local_infile is off).
+ * - sqlserver: tedious with its own pool; DECIMAL/temporal select items travel as server
+ *   text; cancel by TDS attention; bulk load by the TDS bulk insert.
+ * - sqlite: better-sqlite3 handles; cancellation and timeouts act between batches only.
+ * Semantics measured by probe() tune capabilities() and render() from then on.
+ */
 export function createConnector(config: SourceConfig): Connector {
   switch (config.engine) {
     case 'postgresql':
