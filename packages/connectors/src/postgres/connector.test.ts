@@ -391,6 +391,15 @@ describe('postgres connector', () => {
     expect(r.rows).toEqual([[42n, '5.00', 'x   ']]);
   });
 
+  it('reads an unmapped type as text and records a warning', async () => {
+    const r = await conn.execute(`SELECT point(1, 2) AS p`);
+    expect(r.rows).toEqual([['(1,2)']]);
+    expect(r.columns).toEqual([{ name: 'p', type: t.unknown, nullable: true }]);
+    expect((conn as unknown as { warnings: string[] }).warnings).toContain(
+      'pgsrc: column "p": type oid 600 is read as text: it has no Junction equivalent',
+    );
+  });
+
   it('streams 100k rows in many batches', async () => {
     const columns: ColumnMeta[] = [{ name: 'g', type: t.int64, nullable: false }];
     let rows = 0;
