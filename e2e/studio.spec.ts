@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { csrfHeaders, editorText, loadExample, setSql, signIn } from './studio.js';
+import { csrfHeaders, editorText, loadExample, screenshotPath, setSql, signIn } from './studio.js';
 
 test('a wrong password is refused and the admin signs in', async ({ page }) => {
   await page.goto('/');
@@ -69,14 +69,18 @@ test('JDV query A runs federated and streams exactly 100 rows', async ({ page })
     'Customer#000000001',
   );
 
+  // the workspace as a user sees it: catalog with a table open, the query, the streamed rows
+  await page.getByRole('tab', { name: 'Catalog' }).click();
+  await page.getByTestId('catalog-table-dbB.customer').click();
+  await expect(page.getByTestId('catalog-table-dbB.customer').locator('xpath=..').locator('.j-columns li')).toHaveCount(8);
+  await page.screenshot({ path: screenshotPath('query-workspace.png') });
+
   // the run shows up in the history
   await page.getByRole('tab', { name: 'History' }).click();
   await expect(page.getByRole('list', { name: 'Query history' }).locator('li').first()).toContainText(
     'SELECT * FROM dbB.customer WHERE c_custkey <= 100',
   );
   await expect(page.getByRole('list', { name: 'Query history' }).locator('li').first()).toContainText('ok · 100 rows');
-
-  await page.screenshot({ path: 'test-results/screenshots/query-workspace.png' });
 });
 
 test('malformed SQL shows the error and underlines its position in the editor', async ({ page }) => {
@@ -115,7 +119,7 @@ test('malformed SQL shows the error and underlines its position in the editor', 
   // the underline covers exactly "dbB": columns 20 to 22
   expect(Math.abs(box.x - (await xOfColumn(column)))).toBeLessThan(2);
   expect(Math.abs(box.x + box.width - (await xOfColumn(column + 3)))).toBeLessThan(2);
-  await page.screenshot({ path: 'test-results/screenshots/sql-error.png' });
+  await page.screenshot({ path: screenshotPath('sql-error.png') });
 });
 
 test('Explain of JDV query E shows the SQL sent to dbA and to dbB', async ({ page }) => {
@@ -141,7 +145,7 @@ test('Explain of JDV query E shows the SQL sent to dbA and to dbB', async ({ pag
   await expect(plan.getByTestId('plan-sql-dbB')).toHaveText(expected.get('dbB')!);
   expect(expected.get('dbA')!.join('\n')).toMatch(/orders/);
   expect(expected.get('dbB')!.join('\n')).toMatch(/customer/);
-  await page.screenshot({ path: 'test-results/screenshots/explain-e.png' });
+  await page.screenshot({ path: screenshotPath('explain-e.png') });
 
   // Explain Analyze runs the query and adds actual rows and times to every node
   await page.getByRole('button', { name: 'Explain Analyze' }).click();
@@ -217,7 +221,7 @@ test('registering a source with a wrong password shows the diagnosis', async ({ 
   await expect(alert).toContainText('(auth_failed)');
   await expect(alert).not.toContainText('definitely-wrong-password');
   await expect(page.getByTestId('source-badpw')).toHaveCount(0);
-  await page.screenshot({ path: 'test-results/screenshots/sources.png' });
+  await page.screenshot({ path: screenshotPath('sources.png') });
 });
 
 test('testing a demo source reports a working connection', async ({ page }) => {

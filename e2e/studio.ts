@@ -1,4 +1,11 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, type Page } from '@playwright/test';
+
+/** Screenshots land in <repo>/test-results/screenshots whatever the working directory. */
+export function screenshotPath(name: string): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'test-results', 'screenshots', name);
+}
 
 export const ADMIN_PASSWORD = process.env.JUNCTION_E2E_ADMIN_PASSWORD ?? 'e2e-Admin-Passw0rd';
 
