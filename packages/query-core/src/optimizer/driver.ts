@@ -16,6 +16,7 @@ import { liftResidualFilterAboveJoin } from './rules/lift-residual-filter-above-
 import { mergeProjections } from './rules/merge-projections.js';
 import { mergeAdjacentFilters } from './rules/merge-adjacent-filters.js';
 import { pruneColumns } from './rules/prune-columns.js';
+import { pushFilterIntoSetOp } from './rules/push-filter-into-set-op.js';
 import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
 import { pushFilterThroughProject } from './rules/push-filter-through-project.js';
 import { reorderJoins } from './rules/reorder-joins.js';
@@ -52,6 +53,7 @@ const PREDICATES: Phase = {
     // outer→inner before pushing, so WHERE on the null-supplying side may move into it
     r('simplify-outer-join', simplifyOuterJoin),
     r('push-filter-into-join', pushFilterIntoJoin),
+    r('push-filter-into-set-op', pushFilterIntoSetOp),
     // after pushing: inference reads the predicates now sitting on each join input
     r('infer-predicates-through-join-keys', inferPredicatesThroughJoinKeys),
   ],

@@ -67,4 +67,26 @@ describe('infer-predicates-through-join-keys', () => {
     );
     expect(fire(inferPredicatesThroughJoinKeys, j)).toBe('did not fire');
   });
+
+  it('sees a predicate pushed into both inputs of a UNION, so it does not copy it again', () => {
+    const b = new PlanBuilder();
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64' });
+    const x = b.scan('dbB', 'x', { k: 'int64' });
+    const y = b.scan('dbD', 'y', { k: 'int64' });
+    const u = {
+      kind: 'SetOp' as const,
+      op: 'union' as const,
+      all: true,
+      left: b.filter(x, lt(col(x, 'k'), lit(10000))),
+      right: b.filter(y, lt(col(y, 'k'), lit(10000))),
+      fields: [b.field('k', 'int64')],
+    };
+    const j = b.join(
+      'inner',
+      b.filter(c, lt(col(c, 'c_custkey'), lit(10000))),
+      u,
+      eq(col(c, 'c_custkey'), col(u, 'k')),
+    );
+    expect(fire(inferPredicatesThroughJoinKeys, j)).toBe('did not fire');
+  });
 });

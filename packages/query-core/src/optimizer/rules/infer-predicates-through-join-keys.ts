@@ -1,4 +1,5 @@
 import type { Expr, LogicalPlan, NamedExpr } from '../../plan/logical.js';
+import { outputFields } from '../../plan/fields.js';
 import { conjuncts, exprKey, fieldIds, isConstant, refsOf, replaceRefs, sameType, subset } from '../exprs.js';
 import { addFilter } from './push-filter-into-join.js';
 
@@ -116,6 +117,18 @@ export function knownPredicates(plan: LogicalPlan): Expr[] {
     case 'Aggregate':
       // a predicate on a grouping column holds for every group
       return renamed(knownPredicates(plan.input), plan.groupBy);
+    case 'SetOp': {
+      const toOutput = (side: LogicalPlan) =>
+        renamed(
+          knownPredicates(side),
+          outputFields(side).map((f, i) => ({ field: plan.fields[i], expr: { kind: 'ref', id: f.id, type: f.type } })),
+        );
+      const left = toOutput(plan.left);
+      if (plan.op === 'except') return left;
+      const right = new Set(toOutput(plan.right).map(exprKey));
+      // a union row comes from either input, an intersect row from both: what holds on both
+      return plan.op === 'intersect' ? [...left, ...toOutput(plan.right)] : left.filter((f) => right.has(exprKey(f)));
+    }
     default:
       return [];
   }
