@@ -58,8 +58,12 @@ export class SortOp extends Operator {
         for (const r of batch) b += rowBytes(r);
         if (!ctx.memory.tryReserve(b)) {
           if (buffer.length > 0) await spill();
-          // a single batch larger than the whole budget still has to be held once
-          ctx.memory.reserve(b, 'Sort');
+          if (!ctx.memory.tryReserve(b)) {
+            // even one batch passes the budget: it becomes a run of its own
+            buffer = batch.map(decorate);
+            await spill();
+            continue;
+          }
         }
         held += b;
         for (const r of batch) buffer.push(decorate(r));
