@@ -413,6 +413,18 @@ describe('mysql connection diagnosis', () => {
     expect(d.ok).toBe(true);
   });
 
+  it('TLS asked of a server without TLS says so', async () => {
+    const c = createConnector({ ...cfg, options: { ...cfg.options, tls: { enabled: true } } });
+    const d = await c.test();
+    await c.close();
+    expect(d).toEqual({
+      ok: false,
+      code: 'unknown',
+      message: 'The server of source "mysrc" does not accept TLS connections.',
+      hint: 'Turn TLS off in the source settings, or enable SSL on the server.',
+    });
+  });
+
   it('a wrong password is auth_failed and never echoed', async () => {
     const secret = 'Wr0ng-S3cret-pw!';
     const c = createConnector({ ...cfg, password: secret });

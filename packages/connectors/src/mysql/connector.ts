@@ -9,6 +9,7 @@ import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js'
 import { BatchQueue } from '../runtime/batch-queue.js';
 import {
   authDiagnosis,
+  certificateDiagnosis,
   databaseMissingDiagnosis,
   diagnoseNetworkError,
   failed,
@@ -130,6 +131,8 @@ export class MysqlConnector implements Connector {
     const t = this.target;
     const net = diagnoseNetworkError(err, t);
     if (net) return net;
+    const cert = certificateDiagnosis(err, t);
+    if (cert) return cert;
     const e = err as { errno?: number; code?: string; message?: string };
     const msg = e?.message ?? '';
     if (e?.errno === 1045 || e?.errno === 1044 || e?.errno === 1130 || e?.code === 'ER_ACCESS_DENIED_ERROR')

@@ -593,6 +593,26 @@ describe('postgres connection diagnosis', () => {
     if (d.ok) expect(d.serverVersion).toMatch(/^15\./);
   });
 
+  it('TLS: a self-signed server certificate is reported, and accepted when verification is off', async () => {
+    const strict = createConnector({ ...cfg, options: { ...cfg.options, tls: { enabled: true } } });
+    const d = await strict.test();
+    await strict.close();
+    expect(d).toMatchObject({ ok: false, code: 'unknown' });
+    if (!d.ok)
+      expect(d.message).toMatch(
+        /^The TLS certificate of the server of source "pgsrc" is not trusted: self[- ]signed certificate/,
+      );
+    const lax = createConnector({
+      ...cfg,
+      options: { ...cfg.options, tls: { enabled: true, rejectUnauthorized: false } },
+    });
+    const ok = await lax.test();
+    const ssl = await lax.execute(`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`);
+    await lax.close();
+    expect(ok.ok).toBe(true);
+    expect(ssl.rows).toEqual([[true]]);
+  });
+
   it('a wrong password is auth_failed and never echoed', async () => {
     const secret = 'Wr0ng-S3cret-pw!';
     const c = createConnector({ ...cfg, password: secret });

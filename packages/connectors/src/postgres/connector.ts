@@ -11,6 +11,7 @@ import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
 import {
   authDiagnosis,
+  certificateDiagnosis,
   databaseMissingDiagnosis,
   diagnoseNetworkError,
   failed,
@@ -155,6 +156,8 @@ export class PostgresConnector implements Connector {
     const t = this.target;
     const net = diagnoseNetworkError(err, t);
     if (net) return net;
+    const cert = certificateDiagnosis(err, t);
+    if (cert) return cert;
     const e = err as { code?: string; message?: string };
     const msg = e?.message ?? '';
     if (e?.code === '28P01') return authDiagnosis(t, this.config.user);

@@ -151,3 +151,28 @@ export async function withDeadline<T>(p: Promise<T>, ms: number): Promise<{ valu
     clearTimeout(timer);
   }
 }
+
+/** A TLS handshake that failed on the certificate (self-signed, unknown CA, wrong host name). */
+export function certificateDiagnosis(err: unknown, t: Target): FailedDiagnosis | undefined {
+  const msg = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  const certCodes = [
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'CERT_HAS_EXPIRED',
+  ];
+  if (
+    !(typeof code === 'string' && certCodes.includes(code)) &&
+    !/self[- ]signed certificate|unable to verify the first certificate|certificate has expired|altnames/i.test(msg)
+  ) {
+    return undefined;
+  }
+  return failed(
+    'unknown',
+    `The TLS certificate of the server of source "${t.source}" is not trusted: ${msg}`,
+    "Supply the server's CA certificate in the TLS settings (or turn certificate verification off for a test server).",
+    t,
+  );
+}

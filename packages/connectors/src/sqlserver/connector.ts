@@ -16,6 +16,7 @@ import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js'
 import { BatchQueue } from '../runtime/batch-queue.js';
 import {
   authDiagnosis,
+  certificateDiagnosis,
   databaseMissingDiagnosis,
   diagnoseNetworkError,
   timeoutDiagnosis,
@@ -368,7 +369,7 @@ export class SqlServerConnector implements Connector {
 export function diagnoseTedious(err: unknown, t: Target, config: SourceConfig): FailedDiagnosis {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const msg = e?.message ?? '';
-  const net = diagnoseNetworkError(err, t);
+  const net = diagnoseNetworkError(err, t) ?? certificateDiagnosis(err, t);
   if (net) return net;
   if (e?.code === 'ETIMEOUT') return timeoutDiagnosis(t);
   if (/Cannot open database/i.test(msg)) return databaseMissingDiagnosis(t, config.database);
