@@ -156,6 +156,20 @@ describe('binder: grouping, ordering, limits, set operations', () => {
     );
   });
 
+  it('accepts columns functionally dependent on a grouped primary key, as PostgreSQL does', () => {
+    expect(
+      plan('SELECT c_custkey, c_name, count(*) FROM dbB.customer GROUP BY c_custkey ORDER BY c_acctbal')
+        .split('\n')
+        .slice(0, 5),
+    ).toEqual([
+      'Project c_custkey#1 := c_custkey#1, c_name#2 := c_name#2, count#9 := count#9',
+      '  Sort c_acctbal#6 ASC NULLS LAST',
+      '    Project c_custkey#1 := c_custkey#1, c_name#2 := c_name#2, count#9 := count#9, c_acctbal#6 := c_acctbal#6',
+      '      Aggregate group=[c_custkey#1 := c_custkey#1, c_name#2 := c_name#2, c_acctbal#6 := c_acctbal#6] aggs=[count#9 := count_star()]',
+      '        Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
+    ]);
+  });
+
   it('rejects ungrouped columns with their position', () => {
     const e = failure('SELECT c_name, count(*)\nFROM dbB.customer GROUP BY c_nationkey');
     expect([e.kind, e.code, e.message]).toEqual([

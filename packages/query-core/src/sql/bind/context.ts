@@ -28,6 +28,8 @@ export class BindContext {
   readonly origins: WeakMap<Expr, Node>;
   /** views being expanded, innermost last: a view met again is a cycle */
   readonly viewStack: string[];
+  /** base-table column field id → its table's primary-key field ids (functional dependency for GROUP BY) */
+  readonly primaryKeys: Map<number, readonly number[]>;
 
   constructor(
     readonly sql: ParsedSql,
@@ -40,6 +42,7 @@ export class BindContext {
     this.unknownLiterals = parent ? parent.unknownLiterals : new WeakSet();
     this.origins = parent ? parent.origins : new WeakMap();
     this.viewStack = parent ? parent.viewStack : [];
+    this.primaryKeys = parent ? parent.primaryKeys : new Map();
   }
 
   newId(): number {

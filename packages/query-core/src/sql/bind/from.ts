@@ -124,6 +124,11 @@ export class FromBinder {
       nullable: c.nullable,
       relation: relationName,
     }));
+    const pk = (table.primaryKey ?? [])
+      .map((name) => fields[table.columns.findIndex((c) => c.name === name)]?.id)
+      .filter((id): id is number => id !== undefined);
+    if (pk.length > 0 && pk.length === (table.primaryKey ?? []).length)
+      for (const f of fields) ctx.primaryKeys.set(f.id, pk);
     const plan: LogicalPlan = {
       kind: 'Scan',
       table: resolved.ref,

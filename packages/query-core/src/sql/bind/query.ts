@@ -542,6 +542,12 @@ export class QueryBinder {
         groupKeys.set(key, field);
         groupNamed.push({ field, expr: g.expr });
       }
+      this.addFunctionallyDependent(groupNamed, groupKeys, inputFields, [
+        ...items.map((i) => i.expr),
+        ...(havingExpr ? [havingExpr] : []),
+        ...orderKeys.flatMap((k) => ('expr' in k ? [k.expr] : [])),
+        ...wins.calls.flatMap((w) => [...w.args, ...w.partitionBy, ...w.orderBy.map((k) => k.expr)]),
+      ]);
       if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
         if (groupBy) throw ctx.unsupported('a correlated scalar subquery with GROUP BY', groupBy);
         mode.keys = this.correlationKeys(mode, localIds, groupNamed, groupKeys, inputFields);
@@ -655,6 +661,31 @@ export class QueryBinder {
       }
     }
     return { plan, columns };
+  }
+
+  /**
+   * PostgreSQL accepts ungrouped columns of a table whose primary key is grouped (they are
+   * functionally dependent on it); grouping by them too changes no group and makes them available.
+   */
+  private addFunctionallyDependent(
+    groupNamed: NamedExpr[],
+    groupKeys: Map<string, Field>,
+    inputFields: Map<number, Field>,
+    used: Expr[],
+  ): void {
+    const grouped = new Set(groupNamed.filter((g) => g.expr.kind === 'ref').map((g) => g.field.id));
+    if (grouped.size === 0) return;
+    const refs = new Set<number>();
+    for (const e of used) refsOf(e, refs);
+    for (const id of refs) {
+      if (grouped.has(id) || !inputFields.has(id)) continue;
+      const pk = this.ctx.primaryKeys.get(id);
+      if (!pk || !pk.every((p) => grouped.has(p))) continue;
+      const field = inputFields.get(id)!;
+      const expr: Expr = { kind: 'ref', id, type: field.type };
+      groupKeys.set(exprKey(expr), field);
+      groupNamed.push({ field, expr });
+    }
   }
 
   private correlationKeys(
