@@ -327,6 +327,30 @@ describe('mysql connector', () => {
     expect(last.rows).toEqual([[`row 9999 'q' \\`, '9999.05']]);
   });
 
+  it('a value the column cannot hold fails the load instead of being truncated', async () => {
+    await conn.execute(`CREATE TABLE narrow (id INT, s VARCHAR(3))`);
+    async function* once(): AsyncIterable<Row[]> {
+      yield [
+        [1, 'abc'],
+        [2, 'abcd'],
+      ];
+    }
+    const table = {
+      name: 'narrow',
+      columns: cols([
+        ['id', t.int32],
+        ['s', t.varchar(3)],
+      ]),
+    };
+    const err = await caught(conn.bulkLoad(table, once()));
+    expect(err.kind).toBe('external');
+    expect(err.message).toBe(
+      'Source "mysrc" failed the bulk load into narrow: LOAD DATA reported 1 warning(s), e.g. Data truncated for column \'s\' at row 2',
+    );
+    // the whole load was rolled back
+    expect((await conn.execute(`SELECT count(*) FROM narrow`)).rows).toEqual([[0n]]);
+  });
+
   it('falls back to multi-row INSERT with the same exact values (servers with local_infile off)', async () => {
     await conn.execute(`CREATE TABLE ins (id BIGINT, s TEXT, b VARBINARY(4), tz TIMESTAMP(6) NULL, f TINYINT(1))`);
     const table = {

@@ -476,11 +476,19 @@ export class MysqlConnector implements Connector {
     }
     const source = Readable.from(chunks(), { objectMode: false });
     const sql = loadDataStatement(target, table.columns, quoteIdent);
-    const affected = await new Promise<number>((resolve, reject) => {
-      conn.query({ sql, infileStreamFactory: () => source } as mysql.QueryOptions, (err, res) =>
-        err ? reject(err) : resolve((res as mysql.ResultSetHeader).affectedRows ?? 0),
-      );
+    const { affected, warnings } = await new Promise<{ affected: number; warnings: number }>((resolve, reject) => {
+      conn.query({ sql, infileStreamFactory: () => source } as mysql.QueryOptions, (err, res) => {
+        if (err) return reject(err);
+        const h = res as mysql.ResultSetHeader;
+        resolve({ affected: h.affectedRows ?? 0, warnings: h.warningStatus ?? 0 });
+      });
     });
+    // LOCAL implies IGNORE: a value the column cannot hold is truncated with only a warning,
+    // where an INSERT in strict mode fails. A load must be exact, so warnings fail it.
+    if (warnings > 0) {
+      const shown = (await this.run(conn, 'SHOW WARNINGS LIMIT 3')).rows.map((r) => r[2]?.toString('utf8'));
+      throw new Error(`LOAD DATA reported ${warnings} warning(s), e.g. ${shown.join('; ')}`);
+    }
     if (affected !== count) throw new Error(`LOAD DATA stored ${affected} of ${count} rows`);
     return count;
   }
