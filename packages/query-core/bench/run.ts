@@ -32,6 +32,7 @@ const { values: args } = parseArgs({
     'skip-load': { type: 'boolean', default: false },
     only: { type: 'string' },
     verbose: { type: 'boolean', default: false },
+    check: { type: 'boolean', default: false },
   },
 });
 const sf = Number(args.sf);
@@ -69,6 +70,13 @@ async function drain(engine: Engine, sql: string, params: readonly Value[] = [])
   let n = 0;
   for await (const b of r.rows) n += b.length;
   return n;
+}
+
+async function allRows(engine: Engine, sql: string): Promise<string[]> {
+  const r = await engine.query(sql);
+  const out: string[] = [];
+  for await (const b of r.rows) for (const row of b) out.push(JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  return out.sort();
 }
 
 async function timeIt(fn: () => Promise<number>): Promise<{ ms: number; rows: number }> {
@@ -184,6 +192,12 @@ async function main(): Promise<void> {
     totalFed += f.ms;
     const rowsNote = d.rows === s.rows && d.rows === f.rows ? String(d.rows) : `${d.rows}/${s.rows}/${f.rows} MISMATCH`;
     out(`${q} | ${rowsNote} | ${fmt(d.ms)} | ${fmt(s.ms)} | ${(s.ms / d.ms).toFixed(2)} | ${fmt(f.ms)} | ${(f.ms / d.ms).toFixed(2)}`);
+    if (args.check) {
+      // the federated answer must be the one-database answer, row for row
+      const [a, b] = [await allRows(single, singleSql(q)), await allRows(fed, sqlOf(q, 'federated'))];
+      const same = a.length === b.length && a.every((x, i) => x === b[i]);
+      out(`  ${q}: federated rows ${same ? 'equal' : 'DIFFER from'} the single-source rows`);
+    }
     if (args.verbose) {
       const e = await fed.explain(sqlOf(q, 'federated'), { analyze: true });
       process.stdout.write(e.text + '\n');
