@@ -284,6 +284,18 @@ describe('binder: subqueries', () => {
     ).toBe('  Join anti ON (((n_comment#4 = r_comment#7) OR (n_comment#4 IS NULL)) OR (r_comment#7 IS NULL))');
   });
 
+  it('reads = ANY (subquery) as IN and <> ALL (subquery) as NOT IN', () => {
+    expect(
+      plan('SELECT c_name FROM dbB.customer WHERE c_custkey = ANY (SELECT o_custkey FROM dbA.orders)').split('\n')[1],
+    ).toBe('  Join semi ON (c_custkey#1 = o_custkey#10)');
+    expect(
+      plan('SELECT c_name FROM dbB.customer WHERE c_custkey <> ALL (SELECT o_custkey FROM dbA.orders)').split('\n')[1],
+    ).toBe('  Join anti ON (c_custkey#1 = o_custkey#10)');
+    expect(failure('SELECT 1 FROM dbB.customer WHERE c_custkey > ALL (SELECT o_custkey FROM dbA.orders)').kind).toBe(
+      'unsupported',
+    );
+  });
+
   it('joins one-row scalar subqueries, keeps other uncorrelated ones as expressions, decorrelates aggregate ones into a left join', () => {
     expect(plan('SELECT c_name FROM dbB.customer WHERE c_acctbal > (SELECT avg(c_acctbal) FROM dbD.customer)')).toBe(
       lines(

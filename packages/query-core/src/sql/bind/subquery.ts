@@ -48,8 +48,16 @@ export class SubqueryBinder {
       });
     }
     if (n.type === 'binary_expr') {
-      const op = kwName(n.operator);
-      const right = n.right as C.Node;
+      let op = kwName(n.operator);
+      let right = n.right as C.Node;
+      // x = ANY (SELECT …) is IN; x <> ALL (SELECT …) is NOT IN
+      if (right.type === 'quantifier_expr' && isQuery(right.expr.expr as C.Node)) {
+        const q = right.quantifierKw.name.toUpperCase();
+        if (op === '=' && (q === 'ANY' || q === 'SOME')) op = 'IN';
+        else if ((op === '<>' || op === '!=') && q === 'ALL') op = 'NOT IN';
+        else throw ctx.unsupported(`${op} ${q} (subquery)`, n);
+        right = right.expr as C.Node;
+      }
       if ((op === 'IN' || op === 'NOT IN') && right.type === 'paren_expr' && isQuery(right.expr as C.Node)) {
         const env: ExprEnv = { ctx, scope, clause: 'WHERE' };
         const x = bindExpr(env, n.left);
