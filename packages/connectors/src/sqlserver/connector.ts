@@ -187,7 +187,7 @@ export class SqlServerConnector implements Connector {
     params: readonly Value[],
   ): Promise<{ rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number }> {
     return new Promise((resolve, reject) => {
-      const rows: NativeValue[][] = [];
+      let rows: NativeValue[][] = [];
       let meta: ColumnMetadata[] = [];
       const req = new Request(sql, (err, rowCount) =>
         err ? reject(err) : resolve({ rows, meta, rowCount: rowCount ?? rows.length }),
@@ -196,7 +196,11 @@ export class SqlServerConnector implements Connector {
         const p = parameterFor(v);
         req.addParameter(`p${i + 1}`, p.type, p.value, p.options);
       });
-      req.on('columnMetadata', (m) => (meta = (Array.isArray(m) ? m : Object.values(m)) as ColumnMetadata[]));
+      // a batch of several statements answers with the last result set, as the other engines do
+      req.on('columnMetadata', (m) => {
+        meta = (Array.isArray(m) ? m : Object.values(m)) as ColumnMetadata[];
+        rows = [];
+      });
       req.on('row', (cols) => rows.push((cols as Cell[]).map((x) => x.value)));
       c.execSql(req);
     });
