@@ -298,7 +298,9 @@ class Planner {
     let dependentSwitch: DependentSwitch | undefined;
     const switchKeys = this.o.dependentSwitchKeys ?? 0;
     const probePreserved = buildSide === 'right' ? type === 'left' || type === 'full' || type === 'semi' || type === 'anti' : type === 'right' || type === 'full';
-    const probeEst = this.o.estimate?.(buildSide === 'right' ? plan.left : plan.right);
+    const probePlan = buildSide === 'right' ? plan.left : plan.right;
+    const probeEst = this.o.estimate?.(probePlan);
+    pinned ||= pinsKey(probePlan, probeKeys);
     // a tiny probe statement is better started at once, alongside the build side, than restricted later
     if (switchKeys > 0 && !pinned && !probePreserved && !(probeEst !== undefined && probeEst <= TINY_SIDE_ROWS)) {
       const dep = this.dependentTarget(probe, probeKeys);
