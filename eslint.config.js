@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -13,6 +14,9 @@ export default tseslint.config(
       'test-results/**',
       'playwright-report/**',
       '.junction-test/**',
+      // scratch scripts (.smoke.ts, x.tmp.ts) are not part of the code base
+      '**/.*.{ts,mts,js,mjs}',
+      '**/*.tmp.{ts,mts,js,mjs}',
     ],
   },
   js.configs.recommended,
@@ -40,8 +44,17 @@ export default tseslint.config(
       },
     },
     rules: {
+      'no-empty': ['error', { allowEmptyCatch: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['apps/web/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'warn',
     },
   },
   {
