@@ -41,6 +41,10 @@ export default tseslint.config(
         TextDecoder: 'readonly',
         structuredClone: 'readonly',
         performance: 'readonly',
+        fetch: 'readonly',
+        Headers: 'readonly',
+        Request: 'readonly',
+        Response: 'readonly',
       },
     },
     rules: {
