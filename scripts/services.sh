@@ -72,7 +72,7 @@ if ((${#missing[@]} > 0)); then
     # C.UTF-8 so a cluster created by the postgresql package's postinst gets UTF8 + C collation.
     export DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
     apt-get update -qq >&2 || say 'apt-get update failed (continuing with the cached package lists)'
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || say "apt-get install ${missing[*]} failed"
+    apt-get install -y -qq "${missing[@]}" >&2 || say "apt-get install ${missing[*]} failed"
   else
     say "missing: ${missing[*]} (install them yourself: this script installs only as root on Debian)"
   fi
