@@ -19,6 +19,21 @@ const mariadb: SourceSemantics = {
 };
 
 describe('canPushExpr', () => {
+  it("honours a declaration's argument count and constant-argument limits", () => {
+    const caps = { ...PG_CAPS, functions: { ...PG_CAPS.functions, trim: { maxArgs: 1 }, like: { literalArgs: [1] } } };
+    expect(canPushExpr(call('trim', name), caps)).toEqual({ ok: true });
+    expect(canPushExpr(call('trim', name, lit('x')), caps)).toEqual({
+      ok: false,
+      reason: 'function trim with 2 arguments not supported by source',
+    });
+    expect(canPushExpr(call('like', name, lit('a%')), caps)).toEqual({ ok: true });
+    expect(canPushExpr(call('like', name, param(0, 'string')), caps)).toEqual({ ok: true });
+    expect(canPushExpr(call('like', name, name), caps)).toEqual({
+      ok: false,
+      reason: 'function like needs a constant argument 2 in source',
+    });
+  });
+
   it('accepts what a PostgreSQL-like source declares', () => {
     expect(canPushExpr(call('and', eq(name, lit('x')), lt(key, param(0, 'int64'))), PG_CAPS)).toEqual({ ok: true });
   });

@@ -55,8 +55,16 @@ export function canPushExpr(e: Expr, caps: Capabilities): PushCheck {
       const decl = caps.functions[e.fn];
       if (!decl) return no(`function ${e.fn} not supported by source`);
       if (decl !== true) {
-        const bad = e.args.find((a) => !decl.argKinds.includes(a.type.kind));
+        const kinds = decl.argKinds;
+        const bad = kinds && e.args.find((a) => !kinds.includes(a.type.kind));
         if (bad) return no(`function ${e.fn} not supported by source for ${bad.type.kind} arguments`);
+        if (decl.maxArgs !== undefined && e.args.length > decl.maxArgs)
+          return no(`function ${e.fn} with ${e.args.length} arguments not supported by source`);
+        const notLiteral = decl.literalArgs?.find(
+          (i) => e.args[i] && e.args[i].kind !== 'literal' && e.args[i].kind !== 'param',
+        );
+        if (notLiteral !== undefined)
+          return no(`function ${e.fn} needs a constant argument ${notLiteral + 1} in source`);
       }
       return all(e.args, caps);
     }

@@ -112,4 +112,25 @@ describe('absorb-aggregate-into-remote', () => {
                 Scan dbA.public.orders AS orders [o_orderkey#3, o_custkey#4]"
     `);
   });
+
+  it('looks through a renaming projection between the aggregate and the join', () => {
+    const b = new PlanBuilder();
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64', c_name: 'varchar(25)' });
+    const o = b.scan('dbA', 'orders', { o_custkey: 'int64', o_totalprice: 'decimal(15,2)' });
+    const j = b.join('inner', remote(c), remote(o), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const p = b.project(j, [
+      ['name', col(j, 'c_name')],
+      ['price', col(j, 'o_totalprice')],
+    ]);
+    const a = b.aggregate(p, ['name'], [['total', 'sum', [col(p, 'price')]]]);
+    expect(fire(absorbAggregateIntoRemote, a)).toMatchInlineSnapshot(`
+      "Aggregate group=[name#7 := c_name#2] aggs=[total#8 := sum(partial_total#9)]
+        Join inner ON (c_custkey#1 = o_custkey#3)
+          Remote dbB [c_custkey#1, c_name#2]
+            Scan dbB.public.customer AS customer [c_custkey#1, c_name#2]
+          Remote dbA [o_custkey#3, partial_total#9]
+            Aggregate group=[o_custkey#3 := o_custkey#3] aggs=[partial_total#9 := sum(o_totalprice#4)]
+              Scan dbA.public.orders AS orders [o_custkey#3, o_totalprice#4]"
+    `);
+  });
 });

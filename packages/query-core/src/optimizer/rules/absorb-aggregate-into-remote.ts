@@ -1,7 +1,7 @@
 import type { AggregateCall, Expr, Field, LogicalPlan, NamedExpr, NotPushed } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { describe, fieldIds, refExpr, refsOf, subset } from '../exprs.js';
+import { describe, fieldIds, refExpr, refsOf, replaceRefs, subset } from '../exprs.js';
 import { annotate } from '../pushdown/annotate.js';
 import { canPushAggregate, canPushGroupKey } from '../pushdown/can-push.js';
 import { needsSubquery, shapeOf } from '../pushdown/shape.js';
@@ -24,6 +24,27 @@ export function absorbAggregateIntoRemote(node: LogicalPlan, ctx: OptimizerConte
   if (node.kind !== 'Aggregate') return undefined;
   if (node.input.kind === 'Remote') return absorbWhole(node, node.input, ctx);
   if (node.input.kind === 'Join' && node.input.type === 'inner') return splitAcrossJoin(node, node.input, ctx);
+  // the binder's column list between the aggregate and the join only renames: look through it
+  const input = node.input;
+  if (
+    input.kind === 'Project' &&
+    input.input.kind === 'Join' &&
+    input.input.type === 'inner' &&
+    input.exprs.every((e) => e.expr.kind === 'ref')
+  ) {
+    const map = new Map<number, Expr>(input.exprs.map((e) => [e.field.id, e.expr]));
+    const through: Aggregate = {
+      ...node,
+      input: input.input,
+      groupBy: node.groupBy.map((g) => ({ field: g.field, expr: replaceRefs(g.expr, map) })),
+      aggregates: node.aggregates.map((a) => ({
+        ...a,
+        args: a.args.map((x) => replaceRefs(x, map)),
+        ...(a.filter ? { filter: replaceRefs(a.filter, map) } : {}),
+      })),
+    };
+    return splitAcrossJoin(through, input.input, ctx);
+  }
   return undefined;
 }
 
