@@ -7,8 +7,8 @@ import type { TypeKind } from './types.js';
  * declared, and keeps its own operator above the remote scan otherwise.
  */
 export interface Capabilities {
-  /** true: for every argument type; { argKinds }: only when every argument's kind is listed */
-  readonly functions: Readonly<Partial<Record<ScalarFn, true | { readonly argKinds: readonly TypeKind[] }>>>;
+  /** true: as Junction evaluates it, for every argument list; otherwise only within the limits given */
+  readonly functions: Readonly<Partial<Record<ScalarFn, true | FunctionSupport>>>;
   readonly aggregates: Readonly<Partial<Record<AggFn, true>>>;
   readonly distinctAggregates: boolean;
   readonly joins: Readonly<Partial<Record<Exclude<JoinType, 'semi' | 'anti'>, true>>>;
@@ -38,6 +38,15 @@ export interface Capabilities {
   /** values per IN list the dependent join may send (Teiid's default is 1000) */
   readonly maxInList: number;
   readonly maxIdentifierLength: number;
+}
+
+export interface FunctionSupport {
+  /** only when every argument's kind is listed */
+  readonly argKinds?: readonly TypeKind[];
+  /** only with at most this many arguments (e.g. trim(s) but not trim(s, chars)) */
+  readonly maxArgs?: number;
+  /** argument positions (0-based) that must be literals or parameters, e.g. a LIKE pattern */
+  readonly literalArgs?: readonly number[];
 }
 
 export const NO_CAPABILITIES: Capabilities = {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { t } from '../contract/types.js';
+import { renderQuery } from '../sql/generator.js';
+import { MysqlDialect } from '../mysql/dialect.js';
 import { isCodePointCollation, PostgresDialect } from './dialect.js';
 
 describe('PostgreSQL dialect', () => {
@@ -18,4 +20,17 @@ describe('PostgreSQL dialect', () => {
   it('quotes with double quotes, doubling them', () => {
     expect(new PostgresDialect().quoteIdentifier('a"b')).toBe('"a""b"');
   });
+
+  it('keeps trim\'s second argument (a set of characters), where the shared one-argument form would drop it', () => {
+    const col = { kind: 'column', table: 't', column: 's', type: t.string } as const;
+    const chars = { kind: 'literal', value: 'xy', type: t.string } as const;
+    const q = (fn: 'trim' | 'ltrim' | 'rtrim', args: readonly (typeof col | typeof chars)[]) => ({
+      select: [{ expr: { kind: 'call', fn, args, type: t.string } as const, alias: 'c0' }],
+      from: { kind: 'table', alias: 't', schema: 'public', table: 'x' } as const,
+    });
+    expect(renderQuery(new PostgresDialect(), q('trim', [col, chars])).sql).toBe('SELECT BTRIM("t"."s", $1::text) AS "c0" FROM "public"."x" "t"');
+    expect(renderQuery(new PostgresDialect(), q('rtrim', [col])).sql).toBe('SELECT RTRIM("t"."s") AS "c0" FROM "public"."x" "t"');
+    expect(() => renderQuery(new MysqlDialect(), q('trim', [col, chars]))).toThrow(/trim with 2 arguments/);
+  });
 });
+

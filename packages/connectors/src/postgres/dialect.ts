@@ -1,6 +1,6 @@
 import type { SourceSemantics } from '../contract/catalog.js';
 import type { JType, Value } from '../contract/types.js';
-import { Dialect } from '../sql/dialect.js';
+import { BASE_FUNCTIONS, Dialect } from '../sql/dialect.js';
 
 /** Collations that already order by code point, so no COLLATE "C" is needed. */
 export function isCodePointCollation(collation: string | undefined): boolean {
@@ -16,6 +16,14 @@ export function isCodePointCollation(collation: string | undefined): boolean {
 export class PostgresDialect extends Dialect {
   readonly engine = 'postgresql' as const;
   private readonly codePointOrder: boolean;
+
+  // PostgreSQL is the reference: trim's optional second argument is a set of characters here too
+  override readonly functions = {
+    ...BASE_FUNCTIONS,
+    trim: 'BTRIM({*})',
+    ltrim: 'LTRIM({*})',
+    rtrim: 'RTRIM({*})',
+  };
 
   constructor(semantics?: SourceSemantics) {
     super();

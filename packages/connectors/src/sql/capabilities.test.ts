@@ -39,7 +39,7 @@ describe('capabilities: everything declared can be rendered', () => {
     const caps = capabilitiesForEngine(engine, semantics);
     it(`${engine} (${semantics?.defaultCollation ?? 'unprobed'}): declared functions, for every declared argument kind`, () => {
       for (const [fn, decl] of Object.entries(caps.functions) as [ScalarFn, Capabilities['functions'][ScalarFn]][]) {
-        const kinds = decl === true ? (['int32'] as TypeKind[]) : decl!.argKinds.filter((k) => k !== 'null' && !(fn === 'date_part' && k === 'string'));
+        const kinds = decl === true ? (['int32'] as TypeKind[]) : (decl!.argKinds ?? []).filter((k) => k !== 'null' && !(fn === 'date_part' && k === 'string'));
         for (const kind of kinds) {
           expect(() => renderFor(engine, query(sample(fn, kind)), semantics), `${fn}(${kind})`).not.toThrow();
         }
@@ -99,7 +99,7 @@ describe('capabilities: what each engine declares', () => {
   it('SQL Server: PAD SPACE under every collation, so no string semantics at all', () => {
     const c = capabilitiesForEngine('sqlserver');
     expect([c.exactStringEquality, c.exactStringOrdering, c.caseSensitiveLike]).toEqual([false, false, false]);
-    for (const decl of Object.values(c.functions)) if (decl !== true) expect(decl!.argKinds.includes('string') && decl !== c.functions.date_part).toBe(false);
+    for (const decl of Object.values(c.functions)) if (decl !== true) expect((decl!.argKinds ?? []).includes('string') && decl !== c.functions.date_part).toBe(false);
     expect(c.functions.like).toBeUndefined();
     expect(c.functions.mul).toEqual({ argKinds: ['int16', 'int32', 'int64', 'null'] });
     expect(c.aggregates.avg).toBeUndefined();

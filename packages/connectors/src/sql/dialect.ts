@@ -223,6 +223,13 @@ function nary(op: string): FnTemplate {
 }
 
 /** Standard SQL spellings; PostgreSQL's exactly, which is why its dialect overrides so little. */
+function oneArg(name: string): FnTemplate {
+  return (c) => {
+    if (c.sql.length !== 1) throw unsupported(`${name.toLowerCase()} with ${c.sql.length} arguments`, 'this dialect');
+    return `${name}(${c.sql[0]})`;
+  };
+}
+
 export const BASE_FUNCTIONS: Readonly<Partial<Record<ScalarFn, FnTemplate>>> = {
   eq: '({0} = {1})',
   ne: '({0} <> {1})',
@@ -258,9 +265,11 @@ export const BASE_FUNCTIONS: Readonly<Partial<Record<ScalarFn, FnTemplate>>> = {
   upper: 'UPPER({0})',
   length: 'LENGTH({0})',
   substring: (c) => (c.sql.length === 3 ? `SUBSTRING(${c.sql[0]} FROM ${c.sql[1]} FOR ${c.sql[2]})` : `SUBSTRING(${c.sql[0]} FROM ${c.sql[1]})`),
-  trim: 'TRIM({0})',
-  ltrim: 'LTRIM({0})',
-  rtrim: 'RTRIM({0})',
+  // the one-argument forms only: engines disagree on what a second argument means
+  // (a set of characters in PostgreSQL and SQLite, a whole substring in MySQL)
+  trim: oneArg('TRIM'),
+  ltrim: oneArg('LTRIM'),
+  rtrim: oneArg('RTRIM'),
   replace: 'REPLACE({0}, {1}, {2})',
   position: 'POSITION({0} IN {1})',
   left: 'LEFT({0}, {1})',

@@ -32,7 +32,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
       neg: { argKinds: numbers }, abs: { argKinds: numbers },
       concat: { argKinds: strings },
       length: { argKinds: strings },
-      ...(exact ? { like: { argKinds: strings }, position: { argKinds: strings }, replace: { argKinds: strings } } : {}),
+      ...(exact ? { like: { argKinds: strings, literalArgs: [1] }, position: { argKinds: strings }, replace: { argKinds: strings } } : {}),
       date_part: { argKinds: ['string', 'date'] },
     },
     aggregates: { count: true, count_star: true, min: true, max: true },

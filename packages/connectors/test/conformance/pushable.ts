@@ -23,7 +23,14 @@ export function undeclared(caps: Capabilities, q: RemoteQuery): string[] {
       case 'call': {
         const decl = caps.functions[e.fn];
         const kinds = e.args.map((a) => a.type.kind);
-        need(decl === true || (decl !== undefined && kinds.every((k) => decl.argKinds.includes(k))), `${e.fn}(${kinds.join(', ')})`);
+        need(
+          decl === true ||
+            (decl !== undefined &&
+              kinds.every((k) => decl.argKinds?.includes(k) ?? true) &&
+              e.args.length <= (decl.maxArgs ?? Infinity) &&
+              (decl.literalArgs ?? []).every((i) => e.args[i]?.kind === 'literal')),
+          `${e.fn}(${kinds.join(', ')})`,
+        );
         if (e.args.some(isString)) {
           if (EQUALITY.has(e.fn)) need(caps.exactStringEquality, 'exactStringEquality');
           if (ORDERING.has(e.fn)) need(caps.exactStringOrdering, 'exactStringOrdering');
