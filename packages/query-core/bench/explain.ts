@@ -1,0 +1,52 @@
+/**
+ * node --import tsx packages/query-core/bench/explain.ts [--sf 1] [--layout federated|single] [--query C,H] [--param 4243]
+ *
+ * EXPLAIN ANALYZE (with estimates) of JDV queries on the data `npm run bench` loaded: where
+ * the time of a benchmark query goes, statement by statement.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createConnector, type Connector, type EngineName } from '@junction/connectors';
+import { Engine } from '../src/engine.js';
+import { explainText } from '../src/explain/text.js';
+
+const { values: args } = parseArgs({
+  options: {
+    sf: { type: 'string', default: '1' },
+    layout: { type: 'string', default: 'federated' },
+    query: { type: 'string', default: 'A,B,C,D,E,F,H' },
+    param: { type: 'string', default: '4243' },
+  },
+});
+const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
+const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
+const tag = `jbench_${String(args.sf).replace('.', '_')}`;
+const connectors: Connector[] = [];
+
+async function source(name: string, url: string, database: string) {
+  const u = new URL(url);
+  const engine: EngineName = u.protocol.startsWith('postgres') ? 'postgresql' : 'mysql';
+  const c = createConnector({ name, engine, host: u.hostname, port: Number(u.port), database, user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) });
+  connectors.push(c);
+  return { name, connector: c, semantics: await c.probe(), catalog: await c.introspect() };
+}
+
+const single = args.layout === 'single';
+const engine = new Engine();
+if (single) engine.addSource(await source('direct', PG_URL, `${tag}_direct`));
+else {
+  engine.addSource(await source('dbA', PG_URL, `${tag}_a`));
+  engine.addSource(await source('dbB', PG_URL, `${tag}_b`));
+  engine.addSource(await source('dbC', MYSQL_URL, `${tag}_c`));
+  engine.addSource(await source('dbD', MYSQL_URL, `${tag}_d`));
+}
+for (const q of args.query.split(',')) {
+  let sql = readFileSync(`/work/shared/workload/jdv/${q}.${single ? 'direct' : 'federated'}.sql`, 'utf8');
+  if (single) sql = sql.replace(/\b(FROM|JOIN|,)\s+(region|nation|supplier|partsupp|part|customer|orders|lineitem)\b/g, '$1 direct.$2');
+  const params = sql.includes('$1') ? [Number(args.param)] : [];
+  await engine.explain(sql, { analyze: true, params }); // warm-up
+  const ex = await engine.explain(sql, { analyze: true, params });
+  process.stdout.write(`== ${q}\n${explainText(ex.plan, { estimates: true })}\n`);
+}
+await engine.close();
+await Promise.allSettled(connectors.map((c) => c.close()));
