@@ -32,5 +32,16 @@ describe('PostgreSQL dialect', () => {
     expect(renderQuery(new PostgresDialect(), q('rtrim', [col])).sql).toBe('SELECT RTRIM("t"."s") AS "c0" FROM "public"."x" "t"');
     expect(() => renderQuery(new MysqlDialect(), q('trim', [col, chars]))).toThrow(/trim with 2 arguments/);
   });
+
+  it('renders EXTRACT (numeric) or DATE_PART (double precision) as the binder typed the call', () => {
+    const ts = { kind: 'column', table: 't', column: 'ts', type: t.timestamp } as const;
+    const field = { kind: 'literal', value: 'second', type: t.string } as const;
+    const q = (type: typeof t.float64) => ({
+      select: [{ expr: { kind: 'call', fn: 'date_part', args: [field, ts], type } as const, alias: 'c0' }],
+      from: { kind: 'table', alias: 't', schema: 'public', table: 'x' } as const,
+    });
+    expect(renderQuery(new PostgresDialect(), q(t.decimal())).sql).toBe('SELECT EXTRACT(SECOND FROM "t"."ts") AS "c0" FROM "public"."x" "t"');
+    expect(renderQuery(new PostgresDialect(), q(t.float64)).sql).toBe('SELECT DATE_PART($1::text, "t"."ts") AS "c0" FROM "public"."x" "t"');
+  });
 });
 

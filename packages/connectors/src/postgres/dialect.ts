@@ -1,6 +1,6 @@
 import type { SourceSemantics } from '../contract/catalog.js';
 import type { JType, Value } from '../contract/types.js';
-import { BASE_FUNCTIONS, Dialect } from '../sql/dialect.js';
+import { BASE_FUNCTIONS, Dialect, type FnContext } from '../sql/dialect.js';
 
 /** Collations that already order by code point, so no COLLATE "C" is needed. */
 export function isCodePointCollation(collation: string | undefined): boolean {
@@ -23,6 +23,14 @@ export class PostgresDialect extends Dialect {
     trim: 'BTRIM({*})',
     ltrim: 'LTRIM({*})',
     rtrim: 'RTRIM({*})',
+    // EXTRACT answers numeric (12.500000 seconds), date_part() double precision (12.5): the
+    // binder types each accordingly, so render the spelling whose result type was bound
+    date_part: (c: FnContext) => {
+      const field = c.args[0];
+      if (c.type.kind !== 'decimal' || field?.kind !== 'literal' || typeof field.value !== 'string' || !/^[a-z]+$/i.test(field.value))
+        return `DATE_PART(${c.sql[0]}, ${c.sql[1]})`;
+      return `EXTRACT(${field.value.toUpperCase()} FROM ${c.sql[1]})`;
+    },
   };
 
   constructor(semantics?: SourceSemantics) {
