@@ -124,6 +124,14 @@ describe.each(servers)('loadTpch into $engine', ({ engine, url, create, drop }) 
     expect((await target.execute('select generator from junction_tpch_meta')).rows).toEqual([[GENERATOR_VERSION]]);
   });
 
+  it('a target without tables still gets its marker and is skipped the second time', async () => {
+    const [first] = await loadTpch([{ name: 'empty', connector: target, tables: [] }], { sf: SF });
+    expect({ skipped: first.skipped, rows: first.rows }).toEqual({ skipped: false, rows: {} });
+    const [second] = await loadTpch([{ name: 'empty', connector: target, tables: [] }], { sf: SF });
+    expect(second.skipped).toBe(true);
+    await target.execute(`delete from junction_tpch_meta where target = 'empty'`);
+  });
+
   it('statistics are fresh after the load', async () => {
     const sql =
       engine === 'postgresql'
