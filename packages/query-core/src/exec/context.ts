@@ -7,6 +7,7 @@ export interface StatementRecord {
   readonly sql: string;
   readonly params: readonly Value[];
   rows: number;
+  batches: number;
   timeMs: number;
   /** the operator that issued it, for EXPLAIN ANALYZE */
   readonly operatorId: number;

@@ -42,13 +42,16 @@ export async function* streamStatement(
   operatorId: number,
 ): AsyncIterable<Row[]> {
   checkAborted(ctx.signal);
-  const record: StatementRecord = { source, sql: rendered.sql, params: rendered.params, rows: 0, timeMs: 0, operatorId };
+  const record: StatementRecord = { source, sql: rendered.sql, params: rendered.params, rows: 0, batches: 0, timeMs: 0, operatorId };
   ctx.statements.push(record);
   const t0 = performance.now();
   try {
     for await (const batch of connector.stream(rendered, { signal: ctx.signal, batchSize: ctx.batchSize })) {
       record.rows += batch.rows.length;
-      if (batch.rows.length > 0) yield batch.rows as Row[];
+      if (batch.rows.length > 0) {
+        record.batches++;
+        yield batch.rows as Row[];
+      }
     }
   } finally {
     record.timeMs = performance.now() - t0;

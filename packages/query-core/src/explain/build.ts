@@ -53,7 +53,7 @@ function statementNode(s: StatementRecord): ExplainNode {
     runsIn: s.source,
     sql: summariseSql(s.sql),
     ...(s.params.length > 0 ? { params: summariseParams(s.params) } : {}),
-    actual: { rows: s.rows, batches: 0, timeMs: round(s.timeMs), statements: 1 },
+    actual: { rows: s.rows, batches: s.batches, timeMs: round(s.timeMs), statements: 1 },
     children: [],
   };
 }
@@ -61,8 +61,9 @@ function statementNode(s: StatementRecord): ExplainNode {
 function actualOf(op: Operator, statements: readonly StatementRecord[] | undefined): NonNullable<ExplainNode['actual']> {
   if (statements && statements.length > 0) {
     const rows = statements.reduce((n, s) => n + s.rows, 0);
+    const batches = statements.reduce((n, s) => n + s.batches, 0);
     const timeMs = op.metrics.started ? op.metrics.timeMs : Math.max(...statements.map((s) => s.timeMs));
-    return { rows, batches: op.metrics.batches, timeMs: round(timeMs), statements: statements.length };
+    return { rows, batches, timeMs: round(timeMs), statements: statements.length };
   }
   return { rows: op.metrics.rows, batches: op.metrics.batches, timeMs: round(op.metrics.timeMs), ...(op.info().sql !== undefined ? { statements: 0 } : {}) };
 }
