@@ -282,6 +282,11 @@ class Planner {
             remoteColumn: dep.column,
             maxInList: Math.min(strategy.maxInList, dep.scan.connector.capabilities().maxInList || strategy.maxInList),
             maxParallel: strategy.maxParallel,
+            extraKeys: dep.others.map((o) => ({
+              driverColumn: driverCols[o.keyIndex],
+              driverType: (driverSide === 'left' ? leftTypes : rightTypes)[o.keyIndex],
+              remoteColumn: o.column,
+            })),
           },
           detail,
           plan.notPushed,
@@ -321,11 +326,15 @@ class Planner {
     return { op: new HashJoinOp(left.op, right.op, spec(buildSide), detail, dependentSwitch, plan.notPushed, est), layout, fields };
   }
 
-  /** The remote statement a dependent fetch can restrict, and which key column it restricts. */
-  private dependentTarget(side: Planned, sideKeys: readonly Expr[]): { scan: RemoteScanOp; column: number; keyIndex: number } | undefined {
+  /** The remote statement a dependent fetch can restrict, the key column it restricts, and further restrictable key columns. */
+  private dependentTarget(
+    side: Planned,
+    sideKeys: readonly Expr[],
+  ): { scan: RemoteScanOp; column: number; keyIndex: number; others: { column: number; keyIndex: number }[] } | undefined {
     if (!(side.op instanceof RemoteScanOp)) return undefined;
     const caps = side.op.connector.capabilities();
     if (!caps.in || !canRestrict(side.op.query, caps.subqueryInFrom)) return undefined;
+    const usable: { column: number; keyIndex: number }[] = [];
     for (let i = 0; i < sideKeys.length; i++) {
       const k = sideKeys[i];
       if (k.kind !== 'ref') continue;
@@ -335,9 +344,10 @@ class Planner {
       // the IN values are compared by the source: only where its equality is Junction's
       if (t.kind === 'string' && !caps.exactStringEquality) continue;
       if (t.kind === 'float32' || t.kind === 'float64') continue;
-      return { scan: side.op, column, keyIndex: i };
+      usable.push({ column, keyIndex: i });
     }
-    return undefined;
+    if (usable.length === 0) return undefined;
+    return { scan: side.op, ...usable[0], others: usable.slice(1) };
   }
 }
 

@@ -14,6 +14,8 @@ beforeAll(async () => {
   db = await createMysqlDatabase('depjoin');
   await db.exec(`CREATE TABLE part (p_id int PRIMARY KEY, p_name varchar(20))`);
   await db.exec(`INSERT INTO part VALUES ${Array.from({ length: 50 }, (_, i) => `(${i + 1}, 'part ${i + 1}')`).join(', ')}`);
+  await db.exec(`CREATE TABLE ps (ps_partkey int, ps_suppkey int, ps_cost int, PRIMARY KEY (ps_partkey, ps_suppkey))`);
+  await db.exec(`INSERT INTO ps VALUES ${Array.from({ length: 40 }, (_, i) => `(${1 + (i % 10)}, ${1 + Math.floor(i / 10)}, ${i})`).join(', ')}`);
   conn = await db.connector('my');
 });
 afterAll(async () => db?.drop());
@@ -93,5 +95,39 @@ describe('DependentJoinOp on MariaDB', () => {
     expect(ctx.statements[0].params).toEqual([3, 48, 7, 99, 12]);
     expect(ctx.statements[0].sql).toMatch(/IN \(\?, \?\)\) OR .*IN \(\?, \?\)\)\) OR .*IN \(\?\)\)\)$/);
     expect(op.report).toEqual({ statements: 1, keys: 5 });
+  });
+
+  it('a two-column join restricts both key columns and matches exact tuples locally', async () => {
+    const q: RemoteQuery = {
+      select: ['ps_partkey', 'ps_suppkey', 'ps_cost'].map((c) => ({ expr: { kind: 'column' as const, table: 'ps', column: c, type: t.int32 }, alias: c })),
+      from: { kind: 'table', alias: 'ps', schema: db.name, table: 'ps' },
+    };
+    const driver = new RowsOp([[[2, 1, 'a'], [2, 3, 'b'], [5, 3, 'c'], [5, 9, 'none']]]);
+    const op = new DependentJoinOp(
+      driver,
+      new RemoteScanOp('my', conn, q, conn.render(q)),
+      {
+        type: 'inner',
+        buildSide: 'left',
+        leftKey: makeKeyFn([0, 1], [t.int32, t.int32], false),
+        rightKey: makeKeyFn([0, 1], [t.int32, t.int32], false),
+        leftWidth: 3,
+        rightWidth: 3,
+      },
+      { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 10, maxParallel: 2, extraKeys: [{ driverColumn: 1, driverType: t.int32, remoteColumn: 1 }] },
+      '',
+    );
+    const ctx = testContext();
+    expect(bag(await run(op, ctx))).toEqual(
+      bag([
+        [2, 1, 'a', 2, 1, 1],
+        [2, 3, 'b', 2, 3, 21],
+        [5, 3, 'c', 5, 3, 24],
+      ]),
+    );
+    expect(ctx.statements.length).toBe(1);
+    expect(ctx.statements[0].params).toEqual([2, 5, 1, 3, 9]);
+    // (5,1) passes both IN lists without being a driver tuple: 4 candidate rows come back, 3 match
+    expect(ctx.statements[0].rows).toBe(4);
   });
 });

@@ -2,7 +2,7 @@ import type { Row, Value } from '@junction/connectors';
 import type { ExecContext } from '../context.js';
 import type { RemoteScanOp } from '../remote-scan.js';
 import { streamStatement } from '../remote-scan.js';
-import { planKeyBatches, restrictToKeys } from './key-batches.js';
+import { MAX_IN_LISTS_PER_STATEMENT, planKeyBatches, restrictToKeys } from './key-batches.js';
 
 export interface FetchByKeysOptions {
   readonly maxInList: number;
@@ -27,6 +27,8 @@ export async function* fetchByKeys(
   keys: readonly Value[],
   options: FetchByKeysOptions,
   report: FetchReport,
+  /** distinct values of further key columns (multi-column joins), by output column */
+  extra: readonly { readonly column: number; readonly keys: readonly Value[] }[] = [],
 ): AsyncIterable<Row[]> {
   report.keys += keys.length;
   if (keys.length === 0) return;
@@ -37,7 +39,18 @@ export async function* fetchByKeys(
     baseParams: scan.rendered.params.length,
   });
   report.statements += statements.length;
-  const rendered = statements.map((lists) => scan.connector.render(restrictToKeys(scan.query, column, lists)));
+  // further key columns narrow a single statement when their values fit beside the first key's
+  const perList = Math.max(1, Math.min(options.maxInList, caps.maxInList || options.maxInList));
+  const extraParams = extra.reduce((n, x) => n + x.keys.length, 0);
+  const room = caps.maxBindParams > 0 ? caps.maxBindParams - scan.rendered.params.length - keys.length : Infinity;
+  const extraLists =
+    statements.length === 1 &&
+    extraParams <= room &&
+    statements[0].length + extra.reduce((n, x) => n + Math.ceil(x.keys.length / perList), 0) <= MAX_IN_LISTS_PER_STATEMENT &&
+    extra.every((x) => x.keys.length > 0)
+      ? extra.map((x) => ({ column: x.column, lists: planKeyBatches(x.keys, { maxInList: perList, maxBindParams: 0, baseParams: 0 }).flat() }))
+      : [];
+  const rendered = statements.map((lists) => scan.connector.render(restrictToKeys(scan.query, column, lists, extraLists)));
   if (rendered.length === 1) {
     yield* streamStatement(ctx, scan.source, scan.connector, rendered[0], scan.id);
     return;

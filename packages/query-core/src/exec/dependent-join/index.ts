@@ -16,6 +16,8 @@ export interface DependentJoinOptions {
   readonly remoteColumn: number;
   readonly maxInList: number;
   readonly maxParallel: number;
+  /** further key columns of a multi-column join that narrow the statement too */
+  readonly extraKeys?: readonly { readonly driverColumn: number | RowFn; readonly driverType: JType; readonly remoteColumn: number }[];
 }
 
 /**
@@ -63,8 +65,9 @@ export class DependentJoinOp extends Operator {
         for (const r of batch) rows.push(r);
       }
       const keys = distinctKeys(rows, this.options.driverColumn, this.options.driverType);
+      const extra = (this.options.extraKeys ?? []).map((x) => ({ column: x.remoteColumn, keys: distinctKeys(rows, x.driverColumn, x.driverType) }));
       rows.length = 0;
-      for await (const batch of fetchByKeys(ctx, this.remote, this.options.remoteColumn, keys, this.options, this.report)) {
+      for await (const batch of fetchByKeys(ctx, this.remote, this.options.remoteColumn, keys, this.options, this.report, extra)) {
         checkAborted(ctx.signal);
         const out = core.probe(batch);
         if (out.length > 0) yield out;

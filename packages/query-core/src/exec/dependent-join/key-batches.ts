@@ -34,7 +34,13 @@ const BOOL = { kind: 'bool' } as const;
  * A plain SELECT gets the IN lists in its WHERE; one with GROUP BY, DISTINCT or LIMIT is
  * wrapped in a derived table first, since a WHERE there would change what it computes.
  */
-export function restrictToKeys(query: RemoteQuery, column: number, lists: readonly (readonly Value[])[]): RemoteQuery {
+export function restrictToKeys(
+  query: RemoteQuery,
+  column: number,
+  lists: readonly (readonly Value[])[],
+  /** further key columns of a multi-column join, each restricted to its own values (a superset of the key tuples) */
+  extra: readonly { readonly column: number; readonly lists: readonly (readonly Value[])[] }[] = [],
+): RemoteQuery {
   const needsWrap =
     (query.groupBy?.length ?? 0) > 0 ||
     query.having !== undefined ||
@@ -43,7 +49,17 @@ export function restrictToKeys(query: RemoteQuery, column: number, lists: readon
     query.offset !== undefined ||
     query.select.some((s) => s.expr.kind === 'agg');
   const base = needsWrap ? wrap(query) : query;
-  const keyExpr = base.select[column].expr;
+  let cond = inLists(base.select[column].expr, lists);
+  for (const x of extra) {
+    const c = inLists(base.select[x.column].expr, x.lists);
+    if (c) cond = cond ? { kind: 'call', fn: 'and', args: [cond, c], type: BOOL } : c;
+  }
+  if (!cond) return base;
+  return { ...base, where: base.where ? { kind: 'call', fn: 'and', args: [base.where, cond], type: BOOL } : cond };
+}
+
+/** `e IN (…) OR e IN (…) …`, one IN per list; undefined for no lists. */
+function inLists(keyExpr: RemoteExpr, lists: readonly (readonly Value[])[]): RemoteExpr | undefined {
   let cond: RemoteExpr | undefined;
   for (const list of lists) {
     const inExpr: RemoteExpr = {
@@ -55,8 +71,7 @@ export function restrictToKeys(query: RemoteQuery, column: number, lists: readon
     };
     cond = cond ? { kind: 'call', fn: 'or', args: [cond, inExpr], type: BOOL } : inExpr;
   }
-  if (!cond) return base;
-  return { ...base, where: base.where ? { kind: 'call', fn: 'and', args: [base.where, cond], type: BOOL } : cond };
+  return cond;
 }
 
 /** Whether restrictToKeys can run on a source with these abilities. */
