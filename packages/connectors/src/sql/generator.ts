@@ -25,6 +25,7 @@ export function renderQuery(dialect: Dialect, query: RemoteQuery): RenderedQuery
 }
 
 // NUL never occurs in SQL text otherwise: identifiers containing it are rejected.
+// eslint-disable-next-line no-control-regex -- NUL delimits parameter markers (see above)
 const MARKER = /\u0000(\d+)\u0000/g;
 
 class Generator {
