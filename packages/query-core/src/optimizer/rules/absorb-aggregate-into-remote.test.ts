@@ -52,6 +52,15 @@ describe('absorb-aggregate-into-remote', () => {
     `);
   });
 
+  it('does not split when the whole join can run in one source (it is absorbed there, aggregate and all)', () => {
+    const b = new PlanBuilder();
+    const c = b.scan('dbA', 'customer', { c_custkey: 'int64', c_name: 'varchar(25)' });
+    const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
+    const j = b.join('inner', remote(c), remote(o), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const a = b.aggregate(j, ['c_custkey'], [['c_count', 'count', [col(o, 'o_orderkey')]]]);
+    expect(fire(absorbAggregateIntoRemote, a)).toBe('did not fire');
+  });
+
   it('does not split across a left join (a count of 0 would become NULL)', () => {
     const b = new PlanBuilder();
     const c = b.scan('dbB', 'customer', { c_custkey: 'int64' });

@@ -2,8 +2,8 @@ import type { AggregateCall, Expr, Field, LogicalPlan, NamedExpr, NotPushed } fr
 import { outputFields } from '../../plan/fields.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { describe, fieldIds, refExpr, refsOf, replaceRefs, subset } from '../exprs.js';
-import { annotate } from '../pushdown/annotate.js';
-import { canPushAggregate, canPushGroupKey } from '../pushdown/can-push.js';
+import { annotate, sourcesUnder } from '../pushdown/annotate.js';
+import { canPushAggregate, canPushExpr, canPushGroupKey } from '../pushdown/can-push.js';
 import { needsSubquery, shapeOf } from '../pushdown/shape.js';
 import { estimateRows, uniqueRows } from '../stats.js';
 
@@ -90,6 +90,10 @@ function splitAcrossJoin(
 ): LogicalPlan | undefined {
   if (node.aggregates.length === 0) return undefined;
   if (node.aggregates.some((a) => a.distinct || a.filter || !MERGE[a.fn])) return undefined;
+  // a join that can run inside one source is left whole: absorb-join-into-remote sends it
+  // there and the aggregate follows it, so the source joins first (its filters cut the rows)
+  // and aggregates once, instead of aggregating a whole table below the join
+  if (joinFitsOneSource(join, ctx)) return undefined;
   if (node.groupBy.some((g) => g.expr.kind !== 'ref')) return undefined;
   // the bigger input first: that is where a partial aggregate saves the most rows
   const sides =
@@ -152,6 +156,14 @@ function splitAcrossJoin(
     };
   }
   return undefined;
+}
+
+function joinFitsOneSource(join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizerContext): boolean {
+  const sources = sourcesUnder(join);
+  if (sources.size !== 1) return false;
+  const caps = capabilitiesOf(ctx, [...sources][0]);
+  if (!caps.joins.inner) return false;
+  return join.condition === undefined || canPushExpr(join.condition, caps).ok;
 }
 
 function partialField(a: AggregateCall, ctx: OptimizerContext): Field {
