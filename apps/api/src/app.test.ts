@@ -39,6 +39,33 @@ describe('meta and hardening', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
+  it('sends no upgrade-insecure-requests and no HSTS over plain HTTP, HSTS over HTTPS behind a trusted proxy', async () => {
+    const plain = await h.as(null, { method: 'GET', url: '/api/v1/health' });
+    const csp =
+      "default-src 'self';base-uri 'self';font-src 'self' data:;form-action 'self';frame-ancestors 'none';" +
+      "img-src 'self' data: blob:;object-src 'none';script-src 'self';script-src-attr 'none';" +
+      "style-src 'self' 'unsafe-inline';worker-src 'self' blob:;connect-src 'self'";
+    expect(plain.headers['content-security-policy']).toBe(csp);
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    // without trustProxy a client cannot claim https
+    const claimed = await h.as(null, { method: 'GET', url: '/api/v1/health', headers: { 'x-forwarded-proto': 'https' } });
+    expect(claimed.headers['strict-transport-security']).toBeUndefined();
+    const proxied = await startHarness({ trustProxy: true });
+    try {
+      const tls = await proxied.as(null, {
+        method: 'GET',
+        url: '/api/v1/health',
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      expect(tls.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      expect(tls.headers['content-security-policy']).toBe(csp);
+      const http = await proxied.as(null, { method: 'GET', url: '/api/v1/health', headers: { 'x-forwarded-proto': 'http' } });
+      expect(http.headers['strict-transport-security']).toBeUndefined();
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('keeps CORS closed: no allow-origin for another site', async () => {
     const res = await h.as(null, {
       method: 'OPTIONS',
@@ -260,6 +287,41 @@ describe('auth', () => {
 });
 
 describe('tokens', () => {
+  it('treats scopes as hierarchical: an admin scope can read, query and run; a read scope cannot query', async () => {
+    const create = async (role: 'admin' | 'viewer', scopes: string[]) =>
+      (await h.as(role, { method: 'POST', url: '/api/v1/tokens', payload: { name: `s-${scopes[0]}`, scopes } })).json()
+        .token as string;
+    const admin = await create('admin', ['admin']);
+    const bearer = (token: string, method: string, url: string, payload?: object) =>
+      h.app.inject({
+        method: method as 'GET',
+        url,
+        ...(payload ? { payload } : {}),
+        headers: { authorization: `Bearer ${token}` },
+      });
+    expect((await bearer(admin, 'GET', '/api/v1/auth/me')).json().permissions).toEqual([
+      'read',
+      'query',
+      'run',
+      'design',
+      'admin',
+    ]);
+    expect((await bearer(admin, 'GET', '/api/v1/sources')).statusCode).toBe(200);
+    const q = await bearer(admin, 'POST', '/api/v1/query', { sql: 'SELECT 1 AS one' });
+    expect(q.statusCode).toBe(200);
+    expect(q.json().rows).toEqual([[1]]);
+    expect((await bearer(admin, 'GET', '/api/v1/saved-queries')).statusCode).toBe(200);
+    const read = await create('admin', ['read']);
+    expect((await bearer(read, 'GET', '/api/v1/auth/me')).json().permissions).toEqual(['read']);
+    expect((await bearer(read, 'GET', '/api/v1/sources')).statusCode).toBe(200);
+    const denied = await bearer(read, 'POST', '/api/v1/query', { sql: 'SELECT 1 AS one' });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json()).toMatchObject({ code: 'forbidden', details: { permission: 'query' } });
+    // still capped by the role: a viewer's run scope gives read and run, never query
+    const viewer = await create('viewer', ['run']);
+    expect((await bearer(viewer, 'GET', '/api/v1/auth/me')).json().permissions).toEqual(['read', 'run']);
+  });
+
   it('returns the token once, stores only its hash, caps scopes by role, records last use and revokes', async () => {
     const res = await h.as('analyst', {
       method: 'POST',
@@ -278,7 +340,8 @@ describe('tokens', () => {
       url: '/api/v1/auth/me',
       headers: { authorization: `Bearer ${token}` },
     });
-    expect(me.json()).toMatchObject({ username: 'analyst', via: 'token', permissions: ['read', 'query'] });
+    // query implies run
+    expect(me.json()).toMatchObject({ username: 'analyst', via: 'token', permissions: ['read', 'query', 'run'] });
     expect((await h.meta.db.apiToken.findUniqueOrThrow({ where: { id } })).lastUsedAt).not.toBeNull();
     // scope cap: this token cannot design views
     const design = await h.app.inject({

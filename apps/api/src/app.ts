@@ -87,9 +87,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         frameAncestors: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],
+        // over plain HTTP on a LAN address this would make browsers fetch /assets/* over https and fail
+        upgradeInsecureRequests: null,
       },
     },
     crossOriginEmbedderPolicy: false,
+    // HSTS only on HTTPS replies (below): sent over plain HTTP it pins nothing and misleads
+    hsts: false,
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
   });
   await app.register(cors, {
     origin: opts.corsOrigins && opts.corsOrigins.length ? opts.corsOrigins : false,

@@ -24,6 +24,26 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   viewer: ['read', 'run'],
 };
 
+/**
+ * What a token scope implies, mirroring the roles: viewer (read, run) is what `run` implies,
+ * analyst (read, query, run, design) what `design` implies, admin everything. Running ad hoc SQL
+ * covers running saved queries, designing views covers querying.
+ */
+export const SCOPE_IMPLIES: Record<Permission, readonly Permission[]> = {
+  read: ['read'],
+  run: ['read', 'run'],
+  query: ['read', 'query', 'run'],
+  design: ['read', 'query', 'run', 'design'],
+  admin: PERMISSIONS,
+};
+
+/** A token's permissions: everything its scopes imply, capped by its user's role. */
+export function tokenPermissions(role: Role, scopes: Iterable<Permission>): Set<Permission> {
+  const implied = new Set<Permission>();
+  for (const s of scopes) for (const p of SCOPE_IMPLIES[s] ?? []) implied.add(p);
+  return new Set(ROLE_PERMISSIONS[role].filter((p) => implied.has(p)));
+}
+
 export const SESSION_COOKIE = 'junction_session';
 export const CSRF_COOKIE = 'junction_csrf';
 export const CSRF_HEADER = 'x-junction-csrf';
@@ -72,7 +92,7 @@ export default fp(
         const token = await app.db.apiToken.findUnique({ where: { tokenHash: sha256(m[1]) }, include: { user: true } });
         if (!token || token.revokedAt || token.user.disabled)
           throw unauthenticated('This API token is unknown, revoked, or its user is disabled.');
-        const scopes = new Set(JSON.parse(token.scopes) as Permission[]);
+        const scopes = JSON.parse(token.scopes) as Permission[];
         const role = token.user.role as Role;
         request.principal = {
           userId: token.user.id,
@@ -80,7 +100,7 @@ export default fp(
           role,
           via: 'token',
           tokenId: token.id,
-          permissions: new Set(ROLE_PERMISSIONS[role].filter((p) => scopes.has(p))),
+          permissions: tokenPermissions(role, scopes),
         };
         // lastUsedAt at most once a minute per token keeps reads cheap
         if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > 60_000) {

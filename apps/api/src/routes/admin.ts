@@ -277,6 +277,11 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['tokens'],
         summary: 'Create an API token; the token is in this reply only',
+        description:
+          'Scopes are hierarchical, as roles are: `read` allows reading the catalog; `run` implies read and allows ' +
+          'running saved queries and views; `query` implies read and run and allows ad hoc SQL; `design` implies ' +
+          'read, query and run and allows designing views; `admin` implies every permission. A token may do what ' +
+          'its scopes imply, capped by its user\'s role at the time of each request; you can grant only scopes you have.',
         body: CreateToken,
         response: { 201: Type.Intersect([Token, Type.Object({ token: Type.String() })]), ...errors() },
       },
