@@ -76,6 +76,54 @@ describe('Engine', () => {
     expect(await rows(sql, [4])).toEqual([['dee']]);
   });
 
+  it('casts each parameter to its bound type with PostgreSQL input rules before any source sees it', async () => {
+    const sql = `SELECT n_name FROM my.nation WHERE n_id = $1`;
+    const fail = async (params: unknown[]): Promise<JunctionError> => (await rows(sql, params).catch((e: unknown) => e)) as JunctionError;
+    // MariaDB alone would read '1abc' as 1 and answer FRANCE
+    const e1 = await fail(['1abc']);
+    expect([e1.kind, e1.code, e1.message]).toEqual(['user', 'invalid_text_representation', 'invalid input syntax for type integer: "1abc"']);
+    const e2 = await fail([1.5]);
+    expect([e2.kind, e2.code, e2.message]).toEqual(['user', 'invalid_text_representation', 'invalid input syntax for type integer: "1.5"']);
+    const e3 = await (engine.query(`SELECT c_name FROM pg.customer WHERE c_id = $1`, { params: ['x'] }).catch((e: unknown) => e)) as JunctionError;
+    expect([e3.kind, e3.code]).toEqual(['user', 'invalid_text_representation']);
+    expect(await rows(sql, ['2'])).toEqual([['PERU']]);
+    expect(await rows(sql, [' 3 '])).toEqual([['CHAD']]);
+  });
+
+  it('rejects a parameter count that does not match the statement', async () => {
+    const sql = `SELECT n_name FROM my.nation WHERE n_id = $1`;
+    for (const params of [[], [1, 2]]) {
+      const e = (await rows(sql, params).catch((x: unknown) => x)) as JunctionError;
+      expect([e.kind, e.code]).toEqual(['user', 'wrong_parameter_count']);
+      expect(e.message).toBe(`The statement has 1 parameter but ${params.length} value${params.length === 1 ? ' was' : 's were'} given.`);
+    }
+  });
+
+  it('a statement nested too deeply is a user error, not a stack overflow', async () => {
+    const flat = `SELECT ${Array.from({ length: 50_000 }, () => '1').join('+')}`;
+    const nested = `SELECT ${'('.repeat(5000)}1${')'.repeat(5000)}`;
+    for (const sql of [flat, nested]) {
+      const e = (await rows(sql).catch((x: unknown) => x)) as JunctionError;
+      expect(e).toBeInstanceOf(JunctionError);
+      expect([e.kind, e.code, e.message]).toEqual(['user', 'statement_too_complex', 'the statement nests too deeply; simplify it']);
+      const x = (await engine.explain(sql).catch((y: unknown) => y)) as JunctionError;
+      expect(x.code).toBe('statement_too_complex');
+    }
+    const v = (() => {
+      try {
+        engine.setView({ schema: 'public', name: 'deep', sql: nested });
+      } catch (e) {
+        return e as JunctionError;
+      }
+    })();
+    expect(v?.code).toBe('statement_too_complex');
+  });
+
+  it('EXPLAIN keeps #digits inside string literals', async () => {
+    const ex = await engine.explain(`SELECT c_id FROM pg.customer WHERE upper(c_name) = 'CUSTOMER#000000001'`, { pushdown: false });
+    expect(ex.text.split('\n').find((l) => l.trim().startsWith('Filter'))?.trim()).toBe(`Filter (upper(c_name) = 'CUSTOMER#000000001')`);
+  });
+
   it('throws bind errors before any source is contacted', async () => {
     const broken = createConnector({ ...sourceFromUrl(PG_URL, 'broken'), port: 1 });
     const e2 = new Engine({ workers: 0 });

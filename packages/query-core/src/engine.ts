@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { JunctionError, type CatalogSnapshot, type ColumnMeta, type Value } from '@junction/connectors';
+import { JunctionError, type CatalogSnapshot, type ColumnMeta, type JType, type Value } from '@junction/connectors';
+import { coerceParams } from './expr/params.js';
 import type { EngineOptions, ExplainResult, QueryOptions, QueryResult, RegisteredSource, ViewDefinition } from './api.js';
 import { Catalog } from './catalog/catalog.js';
 import { bind } from './sql/index.js';
@@ -28,6 +29,7 @@ const BATCH_SIZE = 1024;
 interface Prepared {
   readonly plan: LogicalPlan;
   readonly columns: readonly ColumnMeta[];
+  readonly paramTypes: readonly JType[];
 }
 
 /**
@@ -82,7 +84,7 @@ export class Engine {
     } catch (e) {
       if (previous) this.catalog.defineView(previous);
       else this.catalog.dropView(view.schema, view.name);
-      throw e;
+      throw tooDeep(e);
     }
   }
 
@@ -94,9 +96,25 @@ export class Engine {
   }
 
   async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+    try {
+      return await this.queryUnguarded(sql, options);
+    } catch (e) {
+      throw tooDeep(e);
+    }
+  }
+
+  async explain(sql: string, options: QueryOptions & { analyze?: boolean } = {}): Promise<ExplainResult> {
+    try {
+      return await this.explainUnguarded(sql, options);
+    } catch (e) {
+      throw tooDeep(e);
+    }
+  }
+
+  private async queryUnguarded(sql: string, options: QueryOptions): Promise<QueryResult> {
     this.checkOpen();
     const prepared = this.prepare(sql, options);
-    const params = options.params ?? [];
+    const params = coerceParams(options.params ?? [], prepared.paramTypes);
     const { run, physical } = await this.start(prepared, params, options);
     void physical;
     return {
@@ -108,10 +126,10 @@ export class Engine {
     };
   }
 
-  async explain(sql: string, options: QueryOptions & { analyze?: boolean } = {}): Promise<ExplainResult> {
+  private async explainUnguarded(sql: string, options: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> {
     this.checkOpen();
     const prepared = this.prepare(sql, options);
-    const params = options.params ?? [];
+    const params = coerceParams(options.params ?? [], prepared.paramTypes);
     if (!options.analyze) {
       const physical = this.physical(prepared.plan, params, new Map(), options);
       const plan = buildExplain(physical.root);
@@ -148,7 +166,7 @@ export class Engine {
     }
     const bound = bind(sql, this.catalog, { searchPath: options.searchPath, access: options.access });
     const plan = optimize(bound.plan, this.optimizeInput(pushdown));
-    const prepared: Prepared = { plan, columns: bound.columns };
+    const prepared: Prepared = { plan, columns: bound.columns, paramTypes: bound.paramTypes };
     if (cacheable) {
       this.cache.set(key, prepared);
       if (this.cache.size > PLAN_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
@@ -329,4 +347,15 @@ function collectSubqueries(plan: LogicalPlan, out: LogicalPlan[]): void {
       break;
   }
   for (const c of children(plan)) collectSubqueries(c, out);
+}
+
+/**
+ * Parsing, binding, optimizing and compiling all recurse over the expression tree, so a
+ * statement nested deeply enough exhausts the stack wherever it happens to be walked first.
+ */
+function tooDeep(e: unknown): unknown {
+  if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    return new JunctionError('statement_too_complex', 'user', 'the statement nests too deeply; simplify it');
+  }
+  return e;
 }

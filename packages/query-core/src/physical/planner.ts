@@ -77,7 +77,7 @@ class Planner {
   ) {}
 
   private text(e: Expr): string {
-    return printExpr(e, this.names).replace(/#\d+/g, '');
+    return printExpr(e, this.names, { omitIds: true });
   }
 
   private layoutOf(fields: readonly Field[]): Map<number, number> {

@@ -110,11 +110,16 @@ const INFIX: Record<string, string> = {
   add: '+', sub: '-', mul: '*', div: '/', mod: '%', concat: '||', like: 'LIKE', ilike: 'ILIKE',
 };
 
-export function printExpr(expr: Expr, names: Map<number, string> = new Map()): string {
-  const p = (x: Expr) => printExpr(x, names);
+export interface PrintExprOptions {
+  /** Print column references by name only, as EXPLAIN shows them to users. */
+  readonly omitIds?: boolean;
+}
+
+export function printExpr(expr: Expr, names: Map<number, string> = new Map(), options: PrintExprOptions = {}): string {
+  const p = (x: Expr) => printExpr(x, names, options);
   switch (expr.kind) {
     case 'ref':
-      return `${names.get(expr.id) ?? '?'}#${expr.id}`;
+      return options.omitIds ? (names.get(expr.id) ?? '?') : `${names.get(expr.id) ?? '?'}#${expr.id}`;
     case 'literal':
       return literalText(expr.value) + (expr.type.kind === 'string' || expr.type.kind === 'null' || expr.type.kind.startsWith('int') ? '' : `::${formatType(expr.type)}`);
     case 'param':

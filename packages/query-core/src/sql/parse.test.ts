@@ -18,6 +18,14 @@ describe('parseSql', () => {
     expect(e.position).toEqual({ offset: 26, line: 3, column: 11, length: 1 });
   });
 
+  it('a stray comma before FROM is a syntax error at FROM, as in PostgreSQL', () => {
+    const e = parseError('SELECT c_custkey, FROM dbB.customer');
+    expect([e.kind, e.code, e.message]).toEqual(['user', 'syntax_error', 'syntax error at or near "FROM"']);
+    expect(e.position).toEqual({ offset: 18, line: 1, column: 19, length: 4 });
+    const f = parseError('SELECT f(a,) FROM t');
+    expect([f.code, f.message]).toEqual(['syntax_error', 'syntax error at or near ")"']);
+  });
+
   it('points at the end of input for incomplete statements', () => {
     const e = parseError('SELECT a FROM t WHERE');
     expect(e.message).toBe('syntax error at end of input');

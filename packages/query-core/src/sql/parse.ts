@@ -36,6 +36,8 @@ export function parseSql(sql: string): ParsedSql {
   try {
     program = parseCst(text, { dialect: 'postgresql', includeRange: true, paramTypes: ['$nr', '?'], filename: 'sql' });
   } catch (e) {
+    // a stack overflow is not a syntax error; the Engine reports it as statement_too_complex
+    if (e instanceof RangeError) throw e;
     throw syntaxError(e, sql, text, rewritten.toOriginal);
   }
   const statements = program.statements.filter((s) => s.type !== 'empty');
@@ -51,7 +53,17 @@ export function parseSql(sql: string): ParsedSql {
     });
   }
   const params: { start: number; end: number; text: string }[] = [];
-  collectParams(statements[0], params);
+  const emptyItems: number[] = [];
+  collectParams(statements[0], params, emptyItems);
+  if (emptyItems.length > 0) {
+    let at = emptyItems.reduce((a, b) => Math.min(a, b));
+    while (at < text.length && /\s/.test(text[at]!)) at++;
+    const orig = rewritten.toOriginal(at);
+    const token = /^[\w$]+/.exec(sql.slice(orig))?.[0] ?? sql.slice(orig, orig + 1);
+    throw new JunctionError('syntax_error', 'user', at >= text.length ? 'syntax error at end of input' : `syntax error at or near "${token}"`, {
+      position: positionAt(sql, orig, token.length),
+    });
+  }
   params.sort((a, b) => a.start - b.start);
   const dollar = params.find((p) => p.text.startsWith('$'));
   const question = params.find((p) => p.text === '?');
@@ -81,19 +93,29 @@ export function parseSql(sql: string): ParsedSql {
   return parsed;
 }
 
-function collectParams(node: unknown, out: { start: number; end: number; text: string }[]): void {
-  if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) {
-    for (const x of node) collectParams(x, out);
-    return;
-  }
-  const n = node as { type?: string; text?: string; range?: [number, number] };
-  if (n.type === 'parameter' && n.range && n.text !== undefined) {
-    out.push({ start: n.range[0], end: n.range[1], text: n.text });
-    return;
-  }
-  for (const key of Object.keys(n)) {
-    if (key !== 'range') collectParams((n as Record<string, unknown>)[key], out);
+/** Iterative, so a deeply nested statement cannot overflow the stack here. */
+function collectParams(root: unknown, out: { start: number; end: number; text: string }[], emptyItems: number[]): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const x of node) stack.push(x);
+      continue;
+    }
+    const n = node as { type?: string; text?: string; range?: [number, number]; items?: unknown[] };
+    if (n.type === 'list_expr' && n.items && n.items.length > 1) {
+      const empty = n.items.find((x) => (x as { type?: string } | null)?.type === 'empty') as { range?: [number, number] } | undefined;
+      // the parser accepts a stray comma ("a, FROM"); PostgreSQL rejects it at the next token
+      if (empty?.range) emptyItems.push(empty.range[0]);
+    }
+    if (n.type === 'parameter' && n.range && n.text !== undefined) {
+      out.push({ start: n.range[0], end: n.range[1], text: n.text });
+      continue;
+    }
+    for (const key of Object.keys(n)) {
+      if (key !== 'range') stack.push((n as Record<string, unknown>)[key]);
+    }
   }
 }
 
