@@ -54,7 +54,8 @@ send the header \`${CSRF_HEADER}\` whose value is the CSRF token: it is in the l
 
 Errors: \`{code, kind, message, position?, details?}\`; kind decides the status: user 400, auth 401,
 forbidden 403, not_found 404, conflict 409, unsupported 422, cancelled 499, internal 500, external 502,
-resources 503 (with Retry-After), timeout 504. A validation error names the field in details.field.`;
+resources 503 (with Retry-After), timeout 504. Running more
+queries at once than one user may is 429 Too Many Requests (code user_concurrency_limit, with Retry-After). A validation error names the field in details.field.`;
 
 /** Builds the app: external plugins, then Junction's service plugins, then routes. Does not listen. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {

@@ -15,6 +15,12 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   internal: 500,
 };
 
+/**
+ * Codes whose status is not their kind's: a per-user limit is the caller's own rate (429), while
+ * the server being full for everyone stays 503.
+ */
+const STATUS_BY_CODE: Readonly<Record<string, number>> = { user_concurrency_limit: 429 };
+
 export const notFound = (what: string, id: string): JunctionError =>
   new JunctionError(`${what}_not_found`, 'not_found', `No ${what.replace('_', ' ')} with id or name "${id}".`, {
     details: { id },
@@ -49,7 +55,7 @@ function isUniqueViolation(e: unknown): boolean {
 
 export function toErrorBody(error: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
   if (isJunctionError(error)) {
-    const status = STATUS_BY_KIND[error.kind] ?? 500;
+    const status = STATUS_BY_CODE[error.code] ?? STATUS_BY_KIND[error.kind] ?? 500;
     if (status >= 500 && error.kind === 'internal') {
       return {
         status,

@@ -324,8 +324,12 @@ describe('POST /query', () => {
         tight.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.one_sec' } }),
         tight.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.one_sec' } }),
       ]);
-      expect([a.statusCode, b.statusCode].sort()).toEqual([200, 503]);
-      expect([a, b].find((r) => r.statusCode === 503)!.json().code).toBe('user_concurrency_limit');
+      expect([a.statusCode, b.statusCode].sort()).toEqual([200, 429]);
+      const limited = [a, b].find((r) => r.statusCode === 429)!;
+      expect(limited.json()).toMatchObject({ code: 'user_concurrency_limit', kind: 'resources', details: { limit: 1 } });
+      expect(limited.headers['retry-after']).toBe('1');
+      const spec = (await tight.as(null, { method: 'GET', url: '/api/docs/json' })).json();
+      expect(Object.keys(spec.paths['/api/v1/query'].post.responses)).toEqual(expect.arrayContaining(['429', '503']));
     } finally {
       await tight.close();
     }

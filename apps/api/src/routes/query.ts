@@ -227,7 +227,7 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         description:
           'Values are exact: int64 and decimals are JSON strings, dates YYYY-MM-DD, timestamps ISO 8601, binary base64. Accept: application/x-ndjson streams the result.',
         body: QueryBody,
-        response: { 200: QueryReply, ...errors(404, 409, 422, 499, 502, 503, 504) },
+        response: { 200: QueryReply, ...errors(404, 409, 422, 429, 499, 502, 503, 504) },
       },
       preHandler: app.authorize('query'),
     },
@@ -281,7 +281,7 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         body: ExplainBody,
         response: {
           200: Type.Object({ plan: Type.Unknown(), text: Type.String() }),
-          ...errors(404, 422, 502, 503, 504),
+          ...errors(404, 422, 429, 502, 503, 504),
         },
       },
       preHandler: app.authorize('query'),

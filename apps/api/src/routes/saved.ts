@@ -185,7 +185,7 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Run a saved query (same reply as POST /query)',
         params: IdParams,
         body: RunSaved,
-        response: { ...errors(404, 422, 499, 502, 503, 504) },
+        response: { ...errors(404, 422, 429, 499, 502, 503, 504) },
       },
       preHandler: app.authorize('run'),
     },

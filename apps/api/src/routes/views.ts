@@ -235,7 +235,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: Static<typeof CreateView> }>(
     '/views',
     {
-      schema: { tags: ['views'], body: CreateView, response: { 201: View, ...errors(404, 409, 422) } },
+      schema: { tags: ['views'], body: CreateView, response: { 201: View, ...errors(404, 409, 422, 429) } },
       preHandler: design,
     },
     async (request, reply) => {
@@ -266,7 +266,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
   app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateView> }>(
     '/views/:id',
     {
-      schema: { tags: ['views'], params: IdParams, body: UpdateView, response: { 200: View, ...errors(404, 422) } },
+      schema: { tags: ['views'], params: IdParams, body: UpdateView, response: { 200: View, ...errors(404, 422, 429) } },
       preHandler: design,
     },
     async (request) => {
@@ -363,7 +363,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
           },
           { additionalProperties: false },
         ),
-        response: { ...errors(404, 499, 502, 503, 504) },
+        response: { ...errors(404, 429, 499, 502, 503, 504) },
       },
       preHandler: app.authorize('run'),
     },
