@@ -4,7 +4,6 @@ import type { TypeKind } from '../contract/types.js';
 import { exactCollationFor } from './dialect.js';
 
 const NUMBERS: readonly TypeKind[] = ['int16', 'int32', 'int64', 'decimal', 'float64', 'null'];
-const INTEGERS: readonly TypeKind[] = ['int16', 'int32', 'int64', 'null'];
 /** float32 is left out: MySQL computes FLOAT in double precision, PostgreSQL's real in single. */
 const COMPARABLE: readonly TypeKind[] = ['bool', 'int16', 'int32', 'int64', 'decimal', 'float64', 'date', 'time', 'timestamp', 'null'];
 
@@ -13,14 +12,15 @@ const COMPARABLE: readonly TypeKind[] = ['bool', 'int16', 'int32', 'int64', 'dec
  * the dialect can bring every string to a NO PAD binary collation (MariaDB utf8mb4_nopad_bin,
  * MySQL 8 utf8mb4_0900_bin). Left out on purpose:
  * - avg: MySQL's scale is the argument's + div_precision_increment (4); PostgreSQL's differs.
- * - div on decimals: the same scale rule; integer division is rendered as DIV (truncates).
+ * - div and mod: DIV and MOD by zero give NULL here where PostgreSQL raises division_by_zero,
+ *   and no data says a divisor is non-zero (on decimals DIV also has the avg scale rule).
  * - add/sub on dates: `date + 1` is the number 19950302 in MySQL.
  * - lower/upper/ilike: Unicode case tables differ from PostgreSQL's.
  * - greatest/least: MySQL returns NULL when any argument is NULL; PostgreSQL ignores NULLs.
  * - full join: MySQL has none.
  * - casts other than to date: CAST('12abc' AS SIGNED) is 12 here and an error in PostgreSQL.
- * Integer division by zero and integer overflow give NULL / a wider result here where
- * PostgreSQL raises an error: the rows of a query that succeeds are the same.
+ * Integer overflow gives a wider result here where PostgreSQL raises an error: the rows of a
+ * query that succeeds are the same.
  */
 export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
   const exact = exactCollationFor(semantics).noPad;
@@ -35,8 +35,6 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
       is_null: true, is_not_null: true,
       coalesce: f, nullif: f,
       add: { argKinds: NUMBERS }, sub: { argKinds: NUMBERS }, mul: { argKinds: NUMBERS },
-      div: { argKinds: INTEGERS },
-      mod: { argKinds: ['int16', 'int32', 'int64', 'decimal', 'null'] },
       neg: { argKinds: NUMBERS }, abs: { argKinds: NUMBERS },
       round: { argKinds: ['decimal', 'int32', 'null'] },
       floor: { argKinds: ['decimal', 'null'] }, ceil: { argKinds: ['decimal', 'null'] },

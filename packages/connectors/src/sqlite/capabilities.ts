@@ -8,7 +8,8 @@ import type { TypeKind } from '../contract/types.js';
  * times are text whose spelling Junction does not control here, so they are not compared
  * either. Strings are exact under the default BINARY collation (memcmp of UTF-8 = code-point
  * order); CHAR(n) columns are read through RTRIM. LIKE is rendered as GLOB, which is
- * case-sensitive, so only literal patterns can be rendered.
+ * case-sensitive, so only literal patterns can be rendered. Integer division and modulo are
+ * not declared: by zero they give NULL here where PostgreSQL raises division_by_zero.
  */
 export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
   const collation = semantics?.defaultCollation ?? 'BINARY';
@@ -16,7 +17,6 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
   const base: TypeKind[] = ['bool', 'int16', 'int32', 'int64', 'float64', 'date', 'null'];
   const cmp: readonly TypeKind[] = exact ? [...base, 'string'] : base;
   const numbers: readonly TypeKind[] = ['int16', 'int32', 'int64', 'float64', 'null'];
-  const integers: readonly TypeKind[] = ['int16', 'int32', 'int64', 'null'];
   const strings: readonly TypeKind[] = ['string', 'null'];
   const f = { argKinds: cmp };
   const modern = !/^3\.(\d|[12]\d|3[0-8])\./.test(semantics?.serverVersion ?? '3.99.0');
@@ -28,7 +28,6 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
       is_null: true, is_not_null: true,
       coalesce: f, nullif: f,
       add: { argKinds: numbers }, sub: { argKinds: numbers }, mul: { argKinds: numbers },
-      div: { argKinds: integers }, mod: { argKinds: integers },
       neg: { argKinds: numbers }, abs: { argKinds: numbers },
       concat: { argKinds: strings },
       length: { argKinds: strings },
