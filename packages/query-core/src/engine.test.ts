@@ -119,6 +119,19 @@ describe('Engine', () => {
     expect(v?.code).toBe('statement_too_complex');
   });
 
+  it('integer division by zero raises division_by_zero on MariaDB data, where DIV alone gives NULL', async () => {
+    const raw = await myDb.connector('raw');
+    expect((await raw.execute(`SELECT n_id DIV 0 FROM ${myDb.name}.nation WHERE n_id = 1`)).rows).toEqual([[null]]);
+    await raw.close();
+    const e = (await rows(`SELECT count(*) FROM my.nation WHERE n_id / 0 IS NULL`).catch((x: unknown) => x)) as JunctionError;
+    expect([e.kind, e.code, e.message]).toEqual(['user', 'division_by_zero', 'division by zero']);
+    const m = (await rows(`SELECT n_id % 0 FROM my.nation`).catch((x: unknown) => x)) as JunctionError;
+    expect([m.kind, m.code]).toEqual(['user', 'division_by_zero']);
+    // pushed to PostgreSQL, the source's own division_by_zero is the same user error
+    const p = (await rows(`SELECT c_id / 0 FROM pg.customer`).catch((x: unknown) => x)) as JunctionError;
+    expect([p.kind, p.code, p.message]).toEqual(['user', 'division_by_zero', 'Source "pg" failed the query: division by zero']);
+  });
+
   it('EXPLAIN keeps #digits inside string literals', async () => {
     const ex = await engine.explain(`SELECT c_id FROM pg.customer WHERE upper(c_name) = 'CUSTOMER#000000001'`, { pushdown: false });
     expect(ex.text.split('\n').find((l) => l.trim().startsWith('Filter'))?.trim()).toBe(`Filter (upper(c_name) = 'CUSTOMER#000000001')`);

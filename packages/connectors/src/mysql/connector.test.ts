@@ -429,6 +429,12 @@ describe('mysql connector', () => {
     expect(err.kind).toBe('external');
     expect(err.message).toBe(`Source "mysrc" failed the statement: Table '${db}.no_such_table' doesn't exist`);
   });
+
+  it('reports an out-of-range value as a user error with Junction\'s code', async () => {
+    const err = await caught(conn.execute(`SELECT CAST(9223372036854775807 AS SIGNED) + 1`));
+    expect([err.kind, err.code]).toEqual(['user', 'numeric_value_out_of_range']);
+    expect(err.message).toMatch(/^Source "mysrc" failed the statement: BIGINT value is out of range in /);
+  });
 });
 
 describe('mysql connection diagnosis', () => {

@@ -20,7 +20,7 @@ import {
   type FailedDiagnosis,
   type Target,
 } from '../runtime/diagnosis.js';
-import { sourceError } from '../runtime/errors.js';
+import { mysqlDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { coerce, sameRepresentation } from '../runtime/values.js';
 import { introspectMysql } from './introspect.js';
@@ -251,7 +251,7 @@ export class MysqlConnector implements Connector {
         },
       );
     }
-    return sourceError(this.name, err, this.secrets, what);
+    return sourceError(this.name, err, this.secrets, what, mysqlDataExceptionCode(errno));
   }
 
   private decoders(fields: readonly FieldLike[], expected: readonly ColumnMeta[] | undefined): Decoder[] {

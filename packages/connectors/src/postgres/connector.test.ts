@@ -529,6 +529,19 @@ describe('postgres connector', () => {
     expect(err.details).toEqual({ source: 'pgsrc', driverCode: '42P01' });
   });
 
+  it('reports a data exception (SQLSTATE class 22) as a user error with Junction\'s code', async () => {
+    const cases: [string, string, string, string][] = [
+      ['SELECT 1 / 0', 'division_by_zero', 'division by zero', '22012'],
+      [`SELECT 'x'::integer`, 'invalid_text_representation', 'invalid input syntax for type integer: "x"', '22P02'],
+      ['SELECT 2147483647::integer + 1', 'numeric_value_out_of_range', 'integer out of range', '22003'],
+      [`SELECT substr('abc', 1, -1)`, 'data_exception', 'negative substring length not allowed', '22011'],
+    ];
+    for (const [sql, code, message, state] of cases) {
+      const err = await caught(conn.execute(sql));
+      expect([err.kind, err.code, err.message, err.details]).toEqual(['user', code, `Source "pgsrc" failed the statement: ${message}`, { source: 'pgsrc', driverCode: state }]);
+    }
+  });
+
   it('bulk loads through COPY with exact escaping', async () => {
     await conn.execute(`CREATE TABLE bulk (id bigint, s text, d numeric(12,2), b bytea, f boolean, ts timestamp)`);
     const tricky = ['tab\there', 'new\nline', 'back\\slash', '\\N', 'cr\rx', '', 'emoji 😀', 'quote \' "'];

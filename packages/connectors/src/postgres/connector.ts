@@ -22,7 +22,7 @@ import {
   type FailedDiagnosis,
   type Target,
 } from '../runtime/diagnosis.js';
-import { sourceError } from '../runtime/errors.js';
+import { pgDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { coerce, sameRepresentation } from '../runtime/values.js';
 import { sendCancelRequest } from './cancel.js';
@@ -222,7 +222,7 @@ export class PostgresConnector implements Connector {
         },
       );
     }
-    return sourceError(this.name, err, this.secrets, what);
+    return sourceError(this.name, err, this.secrets, what, pgDataExceptionCode(e?.code));
   }
 
   async probe(): Promise<SourceSemantics> {
