@@ -21,6 +21,7 @@ export interface EnginePluginOptions {
 export default fp<EnginePluginOptions>(
   async (app, opts) => {
     const service = new JunctionService(app.db, app.secrets, opts.limits, opts.engineFactory, opts.connectorFactory);
+    service.log = app.log;
     app.decorate('junction', service);
     app.addHook('onClose', async () => {
       await service.close();

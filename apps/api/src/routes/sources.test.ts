@@ -1,3 +1,4 @@
+import net from 'node:net';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -238,5 +239,95 @@ describe('sources', () => {
     expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/sources/${id}` })).statusCode).toBe(200);
     expect((await h.as('admin', { method: 'GET', url: `/api/v1/sources/${id}` })).statusCode).toBe(404);
     expect(await h.meta.db.grant.count({ where: { sourceName: 'crm' } })).toBe(0);
+  });
+});
+
+/** A TCP relay to PostgreSQL that can be shut (its port closed, live connections cut) and reopened on the same port. */
+async function relayTo(host: string, port: number) {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let listenPort = 0;
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(port, host);
+        for (const sock of [client, upstream]) {
+          sockets.add(sock);
+          sock.on('close', () => sockets.delete(sock));
+          sock.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.once('error', reject);
+      server.listen(listenPort, '127.0.0.1', () => {
+        listenPort = (server!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  const shut = () =>
+    new Promise<void>((resolve) => {
+      for (const sock of sockets) sock.destroy();
+      server!.close(() => resolve());
+    });
+  await open();
+  return { port: () => listenPort, open, shut };
+}
+
+describe('source status follows queries', () => {
+  it('a query that cannot reach the source marks it offline; a later successful query marks it online', async () => {
+    const relay = await relayTo(pgdb.host, pgdb.port);
+    const statusOf = async (id: string) =>
+      (await h.as('admin', { method: 'GET', url: `/api/v1/sources/${id}` })).json() as {
+        status: string;
+        statusMessage: string | null;
+      };
+    // fire-and-forget updates: poll until the metadata row shows the change
+    const until = async (id: string, status: string) => {
+      for (let i = 0; i < 100 && (await statusOf(id)).status !== status; i++) await new Promise((r) => setTimeout(r, 20));
+      return statusOf(id);
+    };
+    try {
+      const created = await h.as('admin', {
+        method: 'POST',
+        url: '/api/v1/sources',
+        payload: { ...pgSource(), name: 'flaky', host: '127.0.0.1', port: relay.port(), user: pgdb.user, password: pgdb.password },
+      });
+      expect(created.statusCode).toBe(201);
+      const id = created.json().id as string;
+      expect((await statusOf(id)).status).toBe('online');
+      await relay.shut();
+      // let the pool see its idle connections closed, so the query must open a new one
+      await new Promise((r) => setTimeout(r, 300));
+      const failed = await h.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT c_custkey FROM flaky.customer' },
+      });
+      expect(failed.statusCode).toBe(502);
+      expect(failed.json()).toMatchObject({ code: 'source_unavailable', kind: 'external', details: { source: 'flaky' } });
+      const offline = await until(id, 'offline');
+      expect(offline.status).toBe('offline');
+      expect(offline.statusMessage).toBe(failed.json().message);
+      await relay.open();
+      const ok = await h.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT c_custkey FROM flaky.customer' },
+      });
+      expect(ok.statusCode).toBe(200);
+      expect(await until(id, 'online')).toMatchObject({ status: 'online', statusMessage: null });
+      // a failing query that reached nobody says nothing about reachability
+      const bad = await h.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT no_such_column FROM flaky.customer' },
+      });
+      expect(bad.statusCode).toBe(400);
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await statusOf(id)).status).toBe('online');
+      expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/sources/${id}` })).statusCode).toBe(200);
+    } finally {
+      await relay.shut().catch(() => undefined);
+    }
   });
 });

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
   JunctionError,
+  isJunctionError,
   type CatalogSnapshot,
   type ColumnMeta,
   type ConnectionDiagnosis,
   type Connector,
+  type Row,
   type EngineName,
   type SourceConfig,
   type SourceSemantics,
@@ -88,6 +90,14 @@ export interface RunningQuery {
   cancel(reason?: string): void;
 }
 
+/** Error codes that mean the source could not be reached at all (not that a statement failed on it). */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['source_unavailable']);
+
+/** Where background work reports failures it cannot return to anyone. */
+export interface BackgroundLog {
+  warn(obj: object, msg: string): void;
+}
+
 interface Live {
   connector: Connector;
   catalog: CatalogSnapshot;
@@ -103,6 +113,8 @@ export class JunctionService {
   readonly running = new Map<string, RunningQuery>();
   readonly #live = new Map<string, Live>();
   #engine: EngineLike | undefined;
+  /** set by the engine plugin to the app's logger */
+  log: BackgroundLog = { warn: () => undefined };
 
   constructor(
     readonly db: Db,
@@ -404,7 +416,7 @@ export class JunctionService {
       let done = false;
       return {
         id,
-        result,
+        result: this.#watched(result),
         release: () => {
           if (done) return;
           done = true;
@@ -414,8 +426,54 @@ export class JunctionService {
       };
     } catch (e) {
       release();
+      this.noteQueryFailure(e);
       throw e;
     }
+  }
+
+  /** The engine's result, with its rows watched: a failure or full read tells how its sources are doing. */
+  #watched(result: QueryResult): QueryResult {
+    const rows = result.rows;
+    const failed = (e: unknown) => this.noteQueryFailure(e);
+    const reached = () => this.noteSourcesReached(result.stats().sourceStatements.map((s) => s.source));
+    async function* watch(): AsyncGenerator<readonly Row[]> {
+      try {
+        yield* rows;
+      } catch (e) {
+        failed(e);
+        throw e;
+      }
+      reached();
+    }
+    return {
+      id: result.id,
+      columns: result.columns,
+      rows: { [Symbol.asyncIterator]: () => watch() },
+      stats: () => result.stats(),
+      cancel: (reason) => result.cancel(reason),
+    };
+  }
+
+  /**
+   * A query that could not reach a source marks it offline, as a failed test would. Off the
+   * request path: the caller already has its error, and a metadata hiccup must not replace it.
+   */
+  noteQueryFailure(e: unknown): void {
+    if (!isJunctionError(e) || e.kind !== 'external' || !UNREACHABLE_CODES.has(e.code)) return;
+    const source = e.details?.source;
+    if (typeof source !== 'string') return;
+    void this.db.source
+      .updateMany({ where: { name: source }, data: { status: 'offline', statusMessage: e.message } })
+      .catch((err: unknown) => this.log.warn({ err, source }, 'could not mark source offline'));
+  }
+
+  /** Sources a query read from are reachable again: offline ones go back online, in the background. */
+  noteSourcesReached(names: readonly string[]): void {
+    const unique = [...new Set(names)];
+    if (unique.length === 0) return;
+    void this.db.source
+      .updateMany({ where: { name: { in: unique }, status: 'offline' }, data: { status: 'online', statusMessage: null } })
+      .catch((err: unknown) => this.log.warn({ err, sources: unique }, 'could not mark sources online'));
   }
 
   async explain(p: Principal, sql: string, opts: { params?: unknown[]; analyze?: boolean }): Promise<ExplainResult> {
@@ -430,6 +488,9 @@ export class JunctionService {
         access,
         timeoutMs: this.limits.defaultTimeoutMs,
       });
+    } catch (e) {
+      this.noteQueryFailure(e);
+      throw e;
     } finally {
       release();
     }
