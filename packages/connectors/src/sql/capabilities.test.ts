@@ -90,7 +90,8 @@ describe('capabilities: what each engine declares', () => {
     const c = capabilitiesForEngine('mysql', PROBED.mysql);
     expect(c.aggregates.avg).toBeUndefined();
     expect(c.joins.full).toBeUndefined();
-    expect(c.functions.div).toEqual({ argKinds: ['int16', 'int32', 'int64', 'null'] });
+    // DIV and MOD by zero give NULL where PostgreSQL raises division_by_zero
+    expect([c.functions.div, c.functions.mod]).toEqual([undefined, undefined]);
     expect(c.functions.add).toEqual({ argKinds: ['int16', 'int32', 'int64', 'decimal', 'float64', 'null'] });
     for (const fn of ['lower', 'upper', 'ilike', 'greatest', 'least', 'current_date', 'date_trunc'] as const) expect(c.functions[fn], fn).toBeUndefined();
     expect(c.casts).toEqual(['date']);
@@ -110,6 +111,7 @@ describe('capabilities: what each engine declares', () => {
     expect(c.functions.eq).toEqual({ argKinds: ['bool', 'int16', 'int32', 'int64', 'float64', 'date', 'null', 'string'] });
     expect(c.aggregates).toEqual({ count: true, count_star: true, min: true, max: true });
     expect(c.caseSensitiveLike).toBe(true);
+    expect([c.functions.div, c.functions.mod]).toEqual([undefined, undefined]);
     expect(c.joins).toEqual({ inner: true, left: true, right: true, full: true, cross: true });
     expect(capabilitiesForEngine('sqlite', { ...PROBED.sqlite!, serverVersion: '3.38.5' }).joins).toEqual({ inner: true, left: true, cross: true });
     expect(capabilitiesForEngine('sqlite', { ...PROBED.sqlite!, defaultCollation: 'NOCASE' }).exactStringEquality).toBe(false);
