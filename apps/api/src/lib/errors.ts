@@ -102,11 +102,26 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody; 
   };
 }
 
+/**
+ * Outcomes a user caused or asked for (bad SQL, a cancel, a timeout they set, a full server) are
+ * not faults of Junction: info, or warn where an operator may want to tune limits. Only internal
+ * errors, failing sources and anything unrecognised are logged as errors.
+ */
+export function logLevelOf(error: unknown): 'info' | 'warn' | 'error' {
+  if (isJunctionError(error)) {
+    if (error.kind === 'internal' || error.kind === 'external') return 'error';
+    if (error.kind === 'timeout' || error.kind === 'resources') return 'warn';
+    return 'info';
+  }
+  return toErrorBody(error).status >= 500 ? 'error' : 'info';
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const { status, body, headers } = toErrorBody(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: body.code }, 'request rejected');
+    const level = logLevelOf(error);
+    if (level === 'error') request.log.error({ err: error }, 'request failed');
+    else request.log[level]({ code: body.code, kind: body.kind, status }, 'request rejected');
     if (headers) reply.headers(headers);
     if (reply.sent || reply.raw.headersSent) return;
     reply.status(status).send(body);

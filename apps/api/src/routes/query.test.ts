@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgDatabase, pgExec, startHarness, type Harness } from '../../test/harness.js';
+import { createPgDatabase, logCapture, pgExec, startHarness, type Harness } from '../../test/harness.js';
 
 let h: Harness;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
@@ -332,6 +332,55 @@ describe('POST /query', () => {
       expect(Object.keys(spec.paths['/api/v1/query'].post.responses)).toEqual(expect.arrayContaining(['429', '503']));
     } finally {
       await tight.close();
+    }
+  });
+
+  it('logs timeouts at warn and cancellations and user errors at info, never at error', async () => {
+    const logs = logCapture();
+    const logged = await startHarness({ logger: logs.logger });
+    try {
+      await logged.as('admin', {
+        method: 'POST',
+        url: '/api/v1/sources',
+        payload: {
+          name: 'src',
+          engine: 'postgresql',
+          host: pgdb.host,
+          port: pgdb.port,
+          database: pgdb.name,
+          user: pgdb.user,
+          password: pgdb.password,
+        },
+      });
+      const timeout = await logged.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT n FROM src.one_sec', timeoutMs: 100 },
+      });
+      expect(timeout.statusCode).toBe(504);
+      const running = logged.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT n FROM src.endless', queryId: 'log-cancel-1' },
+      });
+      for (let i = 0; i < 100 && !logged.app.junction.running.has('log-cancel-1'); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      await logged.as('admin', { method: 'DELETE', url: '/api/v1/queries/log-cancel-1' });
+      expect((await running).statusCode).toBe(499);
+      const bad = await logged.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELEC 1' } });
+      expect(bad.statusCode).toBe(400);
+      const outcomes = logs.lines
+        .map((l) => JSON.parse(l) as { level: number; msg: string; kind?: string; status?: number })
+        .filter((l) => l.msg === 'request failed' || l.msg === 'request rejected')
+        .map((l) => [l.level, l.kind, l.status]);
+      // pino levels: 30 info, 40 warn, 50 error
+      expect(outcomes).toEqual([
+        [40, 'timeout', 504],
+        [30, 'cancelled', 499],
+        [30, 'user', 400],
+      ]);
+    } finally {
+      await logged.close();
     }
   });
 

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isJunctionError, JunctionError, type Value } from '@junction/connectors';
 import type { QueryStats } from '@junction/query-core';
-import { notFound, toErrorBody } from '../lib/errors.js';
+import { logLevelOf, notFound, toErrorBody } from '../lib/errors.js';
 import { errors, Limit } from '../lib/schemas.js';
 import { jsonColumns, jsonRow } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
@@ -198,7 +198,9 @@ export async function runQuery(
       finished = true;
       const { body } = toErrorBody(e);
       await record(statusOf(e), rows, body.code);
-      if (body.code === 'internal') request.log.error({ err: e }, 'query failed mid-stream');
+      const level = logLevelOf(e);
+      if (level === 'error') request.log.error({ err: e }, 'query failed mid-stream');
+      else request.log[level]({ code: body.code, kind: body.kind }, 'query stopped mid-stream');
       yield JSON.stringify({ error: body }) + '\n';
     } finally {
       if (!ok && !finished) {

@@ -95,7 +95,7 @@ const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['source_unavailable']);
 
 /** Where background work reports failures it cannot return to anyone. */
 export interface BackgroundLog {
-  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 interface Live {
@@ -114,7 +114,7 @@ export class JunctionService {
   readonly #live = new Map<string, Live>();
   #engine: EngineLike | undefined;
   /** set by the engine plugin to the app's logger */
-  log: BackgroundLog = { warn: () => undefined };
+  log: BackgroundLog = { error: () => undefined };
 
   constructor(
     readonly db: Db,
@@ -464,7 +464,7 @@ export class JunctionService {
     if (typeof source !== 'string') return;
     void this.db.source
       .updateMany({ where: { name: source }, data: { status: 'offline', statusMessage: e.message } })
-      .catch((err: unknown) => this.log.warn({ err, source }, 'could not mark source offline'));
+      .catch((err: unknown) => this.log.error({ err, source }, 'could not mark source offline'));
   }
 
   /** Sources a query read from are reachable again: offline ones go back online, in the background. */
@@ -473,7 +473,7 @@ export class JunctionService {
     if (unique.length === 0) return;
     void this.db.source
       .updateMany({ where: { name: { in: unique }, status: 'offline' }, data: { status: 'online', statusMessage: null } })
-      .catch((err: unknown) => this.log.warn({ err, sources: unique }, 'could not mark sources online'));
+      .catch((err: unknown) => this.log.error({ err, sources: unique }, 'could not mark sources online'));
   }
 
   async explain(p: Principal, sql: string, opts: { params?: unknown[]; analyze?: boolean }): Promise<ExplainResult> {
