@@ -12,14 +12,14 @@ import {
   certificateDiagnosis,
   databaseMissingDiagnosis,
   diagnoseNetworkError,
-  failed,
   timeoutDiagnosis,
   tlsRequiredDiagnosis,
+  tlsUnsupportedDiagnosis,
   unknownDiagnosis,
   withDeadline,
   type FailedDiagnosis,
-  type Target,
 } from '../runtime/diagnosis.js';
+import { NetworkSource } from '../runtime/network-source.js';
 import { mysqlDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { coerce, sameRepresentation } from '../runtime/values.js';
@@ -57,25 +57,14 @@ function quoteIdent(name: string): string {
  * Parameters are inlined as literals (literals.ts) because prepared statements would hand
  * values back through the binary protocol's own conversions.
  */
-export class MysqlConnector implements Connector {
-  readonly name: string;
+export class MysqlConnector extends NetworkSource implements Connector {
   readonly engine = 'mysql' as const;
-  readonly warnings: string[] = [];
-  private semantics: SourceSemantics | undefined;
   private readonly pool: mysql.Pool;
-  private readonly host: string;
-  private readonly port: number;
-  private readonly connectTimeoutMs: number;
   private readonly maxLifetimeMs: number;
-  private readonly secrets: readonly (string | undefined)[];
 
-  constructor(private readonly config: SourceConfig) {
-    this.name = config.name;
-    this.host = config.host ?? '127.0.0.1';
-    this.port = config.port ?? 3306;
-    this.connectTimeoutMs = config.options?.connectTimeoutMs ?? 10_000;
+  constructor(config: SourceConfig) {
+    super(config, 3306);
     this.maxLifetimeMs = config.options?.pool?.maxLifetimeMs ?? 30 * 60_000;
-    this.secrets = [config.password];
     const max = config.options?.pool?.max ?? 10;
     this.pool = mysql.createPool({
       ...this.connectionOptions(),
@@ -108,16 +97,6 @@ export class MysqlConnector implements Connector {
     };
   }
 
-  private get target(): Target {
-    return {
-      source: this.name,
-      host: this.host,
-      port: this.port,
-      connectTimeoutMs: this.connectTimeoutMs,
-      secrets: this.secrets,
-    };
-  }
-
   capabilities(): Capabilities {
     return capabilitiesFor(this.semantics);
   }
@@ -127,7 +106,7 @@ export class MysqlConnector implements Connector {
     return renderFor(this.engine, query, this.semantics);
   }
 
-  private diagnose(err: unknown): FailedDiagnosis {
+  protected diagnose(err: unknown): FailedDiagnosis {
     const t = this.target;
     const net = diagnoseNetworkError(err, t);
     if (net) return net;
@@ -140,13 +119,7 @@ export class MysqlConnector implements Connector {
     if (e?.errno === 1049) return databaseMissingDiagnosis(t, this.config.database);
     if (e?.errno === 3159 || /secure transport|SSL connection is required|require_secure_transport/i.test(msg))
       return tlsRequiredDiagnosis(t);
-    if (e?.code === 'HANDSHAKE_NO_SSL_SUPPORT')
-      return failed(
-        'unknown',
-        `The server of source "${this.name}" does not accept TLS connections.`,
-        'Turn TLS off in the source settings, or enable SSL on the server.',
-        t,
-      );
+    if (e?.code === 'HANDSHAKE_NO_SSL_SUPPORT') return tlsUnsupportedDiagnosis(t);
     if (/timeout|timed out/i.test(msg)) return timeoutDiagnosis(t);
     return unknownDiagnosis(t, err);
   }
@@ -179,11 +152,7 @@ export class MysqlConnector implements Connector {
           new Promise<Conn>((resolve, reject) => this.pool.getConnection((err, c) => (err ? reject(err) : resolve(c))));
         conn = await acquireUnlessStopped(control, start, (c) => c.release());
       } catch (err) {
-        if (err instanceof JunctionError) throw err;
-        const d = this.diagnose(err);
-        throw new JunctionError('source_unavailable', 'external', d.message, {
-          details: { source: this.name, diagnosis: d.code, hint: d.hint },
-        });
+        throw this.unavailable(err);
       }
       // mysql2's pool has no maximum lifetime: retire old connections on the way out
       const created = (conn as unknown as Record<symbol, number>)[CREATED] ?? Date.now();
@@ -311,11 +280,7 @@ export class MysqlConnector implements Connector {
 
   async *stream(query: RenderedQuery, options: StreamOptions = {}): AsyncIterable<Batch> {
     const batchSize = options.batchSize ?? 1024;
-    const control = new StatementControl(
-      this.name,
-      options.signal,
-      options.timeoutMs ?? this.config.options?.statementTimeoutMs,
-    );
+    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
     let conn: Conn | undefined;
     let queue: BatchQueue<RawRow> | undefined;
     let kill: Promise<void> | undefined;
@@ -388,7 +353,7 @@ export class MysqlConnector implements Connector {
     sql: string,
     params: readonly Value[] = [],
   ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
-    const control = new StatementControl(this.name, undefined, this.config.options?.statementTimeoutMs);
+    const control = new StatementControl(this.name, undefined, this.statementTimeoutMs);
     const text = inlineParams(sql, params);
     const conn = await this.acquire(control);
     let kill: Promise<void> | undefined;

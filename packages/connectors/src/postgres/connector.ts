@@ -14,14 +14,14 @@ import {
   certificateDiagnosis,
   databaseMissingDiagnosis,
   diagnoseNetworkError,
-  failed,
   timeoutDiagnosis,
   tlsRequiredDiagnosis,
+  tlsUnsupportedDiagnosis,
   unknownDiagnosis,
   withDeadline,
   type FailedDiagnosis,
-  type Target,
 } from '../runtime/diagnosis.js';
+import { NetworkSource } from '../runtime/network-source.js';
 import { pgDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { coerce, sameRepresentation } from '../runtime/values.js';
@@ -56,26 +56,12 @@ function toParam(v: Value): unknown {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
-export class PostgresConnector implements Connector {
-  readonly name: string;
+export class PostgresConnector extends NetworkSource implements Connector {
   readonly engine = 'postgresql' as const;
-  /** Types read as text only, collected from introspection and ad-hoc statements. */
-  readonly warnings: string[] = [];
-  private semantics: SourceSemantics | undefined;
   private readonly pool: pg.Pool;
-  private readonly host: string;
-  private readonly port: number;
-  private readonly connectTimeoutMs: number;
-  private readonly statementTimeoutMs: number | undefined;
-  private readonly secrets: readonly (string | undefined)[];
 
-  constructor(private readonly config: SourceConfig) {
-    this.name = config.name;
-    this.host = config.host ?? '127.0.0.1';
-    this.port = config.port ?? 5432;
-    this.connectTimeoutMs = config.options?.connectTimeoutMs ?? 10_000;
-    this.statementTimeoutMs = config.options?.statementTimeoutMs;
-    this.secrets = [config.password];
+  constructor(config: SourceConfig) {
+    super(config, 5432);
     this.pool = new pg.Pool({ ...this.clientConfig(), ...this.poolConfig() });
     // an idle connection dropped by the server must not crash the process; the pool replaces it
     this.pool.on('error', () => undefined);
@@ -111,16 +97,6 @@ export class PostgresConnector implements Connector {
     };
   }
 
-  private get target(): Target {
-    return {
-      source: this.name,
-      host: this.host,
-      port: this.port,
-      connectTimeoutMs: this.connectTimeoutMs,
-      secrets: this.secrets,
-    };
-  }
-
   capabilities(): Capabilities {
     return capabilitiesFor(this.semantics);
   }
@@ -152,7 +128,7 @@ export class PostgresConnector implements Connector {
     }
   }
 
-  private diagnose(err: unknown): FailedDiagnosis {
+  protected diagnose(err: unknown): FailedDiagnosis {
     const t = this.target;
     const net = diagnoseNetworkError(err, t);
     if (net) return net;
@@ -166,13 +142,7 @@ export class PostgresConnector implements Connector {
         ? tlsRequiredDiagnosis(t)
         : authDiagnosis(t, this.config.user);
     if (e?.code === '3D000') return databaseMissingDiagnosis(t, this.config.database);
-    if (/does not support SSL/i.test(msg))
-      return failed(
-        'unknown',
-        `The server of source "${this.name}" does not accept TLS connections.`,
-        'Turn TLS off in the source settings, or enable SSL on the server.',
-        t,
-      );
+    if (/does not support SSL/i.test(msg)) return tlsUnsupportedDiagnosis(t);
     if (/timeout|timed out/i.test(msg)) return timeoutDiagnosis(t);
     return unknownDiagnosis(t, err);
   }
@@ -186,11 +156,7 @@ export class PostgresConnector implements Connector {
         (c) => c.release(),
       );
     } catch (err) {
-      if (err instanceof JunctionError) throw err;
-      const d = this.diagnose(err);
-      throw new JunctionError('source_unavailable', 'external', d.message, {
-        details: { source: this.name, diagnosis: d.code, hint: d.hint },
-      });
+      throw this.unavailable(err);
     }
     if (control?.stopped) {
       client.release();

@@ -129,6 +129,15 @@ export function tlsRequiredDiagnosis(t: Target): FailedDiagnosis {
   );
 }
 
+export function tlsUnsupportedDiagnosis(t: Target): FailedDiagnosis {
+  return failed(
+    'unknown',
+    `The server of source "${t.source}" does not accept TLS connections.`,
+    'Turn TLS off in the source settings, or enable SSL on the server.',
+    t,
+  );
+}
+
 export function unknownDiagnosis(t: Target, err: unknown): FailedDiagnosis {
   const msg = err instanceof Error ? err.message : String(err);
   return failed(

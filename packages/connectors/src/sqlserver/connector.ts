@@ -10,7 +10,7 @@ type ColumnMetadata = {
 import type { Capabilities } from '../contract/capabilities.js';
 import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
 import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
-import { JunctionError } from '../contract/errors.js';
+import type { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
 import { BatchQueue } from '../runtime/batch-queue.js';
@@ -26,6 +26,7 @@ import {
   type FailedDiagnosis,
   type Target,
 } from '../runtime/diagnosis.js';
+import { NetworkSource } from '../runtime/network-source.js';
 import { sourceError } from '../runtime/errors.js';
 import { ResourcePool } from '../runtime/pool.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
@@ -49,23 +50,12 @@ function metaType(m: ColumnMetadata): JType {
  * connection runs one request at a time, rows arrive as events and are paused/resumed
  * through the batch queue; cancel() sends TDS attention, which leaves the connection usable.
  */
-export class SqlServerConnector implements Connector {
-  readonly name: string;
+export class SqlServerConnector extends NetworkSource implements Connector {
   readonly engine = 'sqlserver' as const;
-  readonly warnings: string[] = [];
-  private semantics: SourceSemantics | undefined;
   private readonly pool: ResourcePool<Connection>;
-  private readonly host: string;
-  private readonly port: number;
-  private readonly connectTimeoutMs: number;
-  private readonly secrets: readonly (string | undefined)[];
 
-  constructor(private readonly config: SourceConfig) {
-    this.name = config.name;
-    this.host = config.host ?? '127.0.0.1';
-    this.port = config.port ?? 1433;
-    this.connectTimeoutMs = config.options?.connectTimeoutMs ?? 10_000;
-    this.secrets = [config.password];
+  constructor(config: SourceConfig) {
+    super(config, 1433);
     const p = config.options?.pool;
     this.pool = new ResourcePool<Connection>(
       {
@@ -115,16 +105,6 @@ export class SqlServerConnector implements Connector {
     });
   }
 
-  private get target(): Target {
-    return {
-      source: this.name,
-      host: this.host,
-      port: this.port,
-      connectTimeoutMs: this.connectTimeoutMs,
-      secrets: this.secrets,
-    };
-  }
-
   capabilities(): Capabilities {
     return capabilitiesFor(this.semantics);
   }
@@ -167,11 +147,7 @@ export class SqlServerConnector implements Connector {
         (x) => this.pool.release(x),
       );
     } catch (err) {
-      if (err instanceof JunctionError) throw err;
-      const d = this.diagnose(err);
-      throw new JunctionError('source_unavailable', 'external', d.message, {
-        details: { source: this.name, diagnosis: d.code, hint: d.hint },
-      });
+      throw this.unavailable(err);
     }
     if (control?.stopped) {
       this.pool.release(c);
@@ -253,11 +229,7 @@ export class SqlServerConnector implements Connector {
 
   async *stream(query: RenderedQuery, options: StreamOptions = {}): AsyncIterable<Batch> {
     const batchSize = options.batchSize ?? 1024;
-    const control = new StatementControl(
-      this.name,
-      options.signal,
-      options.timeoutMs ?? this.config.options?.statementTimeoutMs,
-    );
+    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
     let c: Connection | undefined;
     let queue: BatchQueue<NativeValue[]> | undefined;
     try {
@@ -309,7 +281,7 @@ export class SqlServerConnector implements Connector {
     sql: string,
     params: readonly Value[] = [],
   ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
-    const control = new StatementControl(this.name, undefined, this.config.options?.statementTimeoutMs);
+    const control = new StatementControl(this.name, undefined, this.statementTimeoutMs);
     const c = await this.acquire(control);
     control.setCanceller(() => c.cancel());
     try {
