@@ -100,7 +100,7 @@ export function isConstant(e: Expr): boolean {
 export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
   const names = new Map<number, string>();
   const visit = (p: LogicalPlan): void => {
-    for (const f of outputFields(p)) names.set(f.id, '\uE000' + f.name);
+    for (const f of outputFields(p)) names.set(f.id, f.name);
     if (p.kind === 'Remote') visit(p.plan);
     else if (p.kind === 'Join' || p.kind === 'SetOp') {
       visit(p.left);
@@ -108,8 +108,7 @@ export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
     } else if (p.kind !== 'Scan' && p.kind !== 'Values') visit(p.input);
   };
   plans.forEach(visit);
-  // names are marked so only field ids are dropped, never a '#' inside a string literal
-  return printExpr(e, names).replace(/\uE000([^#\uE000]*)#\d+/g, '$1');
+  return printExpr(e, names, { omitIds: true });
 }
 
 export function sameType(a: JType, b: JType): boolean {
