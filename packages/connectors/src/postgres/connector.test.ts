@@ -419,6 +419,30 @@ describe('postgres connector', () => {
     expect(sum).toBe(5000050000n);
   });
 
+  it('back-to-back statements share one connection, whatever way each ends', async () => {
+    const own = createConnector({ ...cfg, name: 'pgseq', options: { pool: { max: 5 } } });
+    const pool = (own as unknown as { pool: { totalCount: number } }).pool;
+    const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
+    try {
+      for (let i = 0; i < 20; i++) {
+        // a whole small result, an empty one, a failing one, then one read in three batches
+        expect(await collect(own.stream({ sql: `SELECT g FROM generate_series(1, $1::int) g`, params: [3n], columns }))).toEqual({ rows: [[1], [2], [3]], batches: 1 });
+        expect(await collect(own.stream({ sql: `SELECT 1 WHERE false`, params: [], columns: [] }))).toEqual({ rows: [], batches: 0 });
+        const err = await caught(collect(own.stream({ sql: `SELECT 1 / (g - 2) FROM generate_series(1, 3) g`, params: [], columns: [] })));
+        expect(err.code).toBe('division_by_zero');
+        let batches = 0;
+        for await (const b of own.stream({ sql: `SELECT g FROM generate_series(1, 25) g`, params: [], columns }, { batchSize: 10 })) {
+          expect(b.rows[0]).toEqual([batches * 10 + 1]);
+          batches++;
+        }
+        expect(batches).toBe(3);
+      }
+      expect(pool.totalCount).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('breaking out early closes the cursor and releases the connection', async () => {
     const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
     // more early exits than the pool (max 3) has connections: each must come back

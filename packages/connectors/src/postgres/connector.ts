@@ -1,5 +1,4 @@
 import pg from 'pg';
-import Cursor from 'pg-cursor';
 import { from as copyFrom } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -31,6 +30,7 @@ import { introspectPostgres, quoteIdent } from './introspect.js';
 import { renderFor } from '../sql/dialects.js';
 import { capabilitiesFor } from './capabilities.js';
 import { decoderForOid, mapOid, type Decoder } from './type-map.js';
+import { PortalReader, type FieldLike, type RawBatch } from './portal.js';
 
 // Every value arrives as the server's text so int8/numeric/timestamps never pass through
 // a JS number or Date; type-map.ts decodes them exactly.
@@ -41,10 +41,10 @@ const SESSION_OPTIONS = '-c DateStyle=ISO,YMD -c IntervalStyle=iso_8601 -c clien
 
 const QUERY_CANCELED = '57014';
 
-interface FieldLike {
-  readonly name: string;
-  readonly dataTypeID: number;
-  readonly dataTypeModifier: number;
+/** A cancel request armed for one statement; once sent it may reach whatever the backend runs next. */
+interface Cancel {
+  sent(): boolean;
+  settled(): Promise<void>;
 }
 
 function toParam(v: Value): unknown {
@@ -166,13 +166,13 @@ export class PostgresConnector extends NetworkSource implements Connector {
   }
 
   /** Installs a canceller for `client`; the returned promise settles once a sent cancel was processed. */
-  private armCancel(client: pg.PoolClient, control: StatementControl): { settled: () => Promise<void> } {
+  private armCancel(client: pg.PoolClient, control: StatementControl): Cancel {
     let pending: Promise<void> | undefined;
     const c = client as unknown as { processID: number; secretKey: number };
     control.setCanceller(() => {
       pending ??= sendCancelRequest(this.host, this.port, c.processID, c.secretKey);
     });
-    return { settled: () => pending ?? Promise.resolve() };
+    return { sent: () => pending !== undefined, settled: () => pending ?? Promise.resolve() };
   }
 
   private failure(err: unknown, control: StatementControl | undefined, what: string): JunctionError {
@@ -247,81 +247,69 @@ export class PostgresConnector extends NetworkSource implements Connector {
     const batchSize = options.batchSize ?? 1024;
     const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
     let client: pg.PoolClient | undefined;
-    let cursor: Cursor | undefined;
-    let cancel: { settled: () => Promise<void> } | undefined;
-    let prefetch: Promise<unknown> | undefined;
+    let reader: PortalReader | undefined;
+    let cancel: Cancel | undefined;
+    let complete = false;
     let broken = false;
     try {
       client = await this.connect(control);
       cancel = this.armCancel(client, control);
-      cursor = client.query(new Cursor(query.sql, query.params.map(toParam), { rowMode: 'array', types: RAW_TYPES }));
-      const c = cursor;
-      const read = (): Promise<[unknown[][], FieldLike[]]> =>
-        new Promise((resolve, reject) =>
-          c.read(batchSize, (err, r, result) =>
-            err ? reject(err) : resolve([r as unknown[][], (result?.fields ?? []) as FieldLike[]]),
-          ),
-        );
+      reader = client.query(new PortalReader(query.sql, query.params.map(toParam), batchSize));
       let decoders: Decoder[] | undefined;
-      let next: Promise<[unknown[][], FieldLike[]]> | undefined = read();
+      // the server fills the next batch while the consumer works on this one
+      let next: Promise<RawBatch> = reader.read();
       for (;;) {
-        let rows: unknown[][];
-        let fields: FieldLike[];
+        let raw: RawBatch;
         try {
-          [rows, fields] = await next!;
+          raw = await next;
         } catch (err) {
           throw this.failure(err, control, 'query');
-        } finally {
-          next = undefined;
         }
         control.throwIfStopped();
-        if (rows.length === 0) break;
-        const more = rows.length === batchSize;
-        // the server fills the next batch while the consumer works on this one
-        if (more) {
-          next = read();
+        if (raw.more) {
+          next = reader.read();
           // it may fail (a cancel) while nobody awaits it yet: that must not count as unhandled
           next.catch(() => undefined);
-          prefetch = next;
-        }
-        decoders ??= this.decoders(fields, query.columns);
-        const out: Row[] = new Array(rows.length);
-        for (let r = 0; r < rows.length; r++) {
-          const raw = rows[r];
-          const row: Row = new Array(raw.length);
-          for (let i = 0; i < raw.length; i++) {
-            const v = raw[i];
-            row[i] = v === null ? null : decoders[i](v as string);
+        } else complete = true;
+        if (raw.rows.length > 0) {
+          decoders ??= this.decoders(raw.fields, query.columns);
+          const rows = raw.rows;
+          const out: Row[] = new Array(rows.length);
+          for (let r = 0; r < rows.length; r++) {
+            const src = rows[r];
+            const row: Row = new Array(src.length);
+            for (let i = 0; i < src.length; i++) {
+              const v = src[i];
+              row[i] = v === null ? null : decoders[i](v);
+            }
+            out[r] = row;
           }
-          out[r] = row;
+          yield { rows: out };
+          control.throwIfStopped();
         }
-        yield { rows: out };
-        control.throwIfStopped();
-        if (!more) break;
+        if (complete) break;
       }
     } catch (err) {
+      complete = false;
       broken =
         !(err instanceof JunctionError) ||
         (err.kind !== 'cancelled' && err.kind !== 'timeout' && err.code !== 'source_error');
       throw err;
     } finally {
       control.dispose();
-      // a read still in flight (stopped early) completes before the portal is closed
-      if (prefetch) await prefetch.catch(() => undefined);
-      // after an error pg-cursor has already synced the connection, and close() would wait
-      // for a ReadyForQuery that may have passed: only a live portal is closed
-      if (cursor && (cursor as unknown as { state: string }).state !== 'error') {
-        const closed = await withDeadline(
-          cursor.close().then(
-            () => true,
-            () => false,
-          ),
-          10_000,
-        );
-        if (!('value' in closed) || !closed.value) broken = true;
+      const c = client;
+      if (reader && complete && !broken && !cancel?.sent()) {
+        // the result is whole and Sync is on its way: pg's client holds any later statement
+        // until the server's ReadyForQuery, so neither the consumer nor the pool waits for it
+        c?.release();
+      } else {
+        if (reader) {
+          const closed = await withDeadline(reader.close().then(() => true), 10_000);
+          if (!('value' in closed)) broken = true;
+        }
+        if (cancel) await cancel.settled();
+        c?.release(broken ? true : undefined);
       }
-      if (cancel) await cancel.settled();
-      client?.release(broken ? true : undefined);
     }
   }
 
