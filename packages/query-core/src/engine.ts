@@ -12,6 +12,7 @@ import type { Expr, LogicalPlan } from './plan/logical.js';
 import { children } from './plan/fields.js';
 import { planPhysical, type PhysicalPlan } from './physical/planner.js';
 import { makeCompiler } from './physical/compiler.js';
+import { RenderCache } from './physical/render-cache.js';
 import { MemoryTracker, type ExecContext } from './exec/context.js';
 import { collect } from './exec/operator.js';
 import { QueryRun, toJunctionError } from './exec/query-run.js';
@@ -46,7 +47,11 @@ export class Engine {
   private pool: WorkerPool | undefined;
   private closed = false;
 
-  constructor(private readonly options: EngineOptions = {}) {}
+  private readonly spillDir: string;
+
+  constructor(private readonly options: EngineOptions = {}) {
+    this.spillDir = options.spillDir ?? tmpdir();
+  }
 
   addSource(source: RegisteredSource): void {
     if (this.catalog.getSource(source.name)) {
@@ -187,9 +192,12 @@ export class Engine {
       params,
       compiler: makeCompiler(params, subqueries),
       estimate: (p) => this.estimate(p, input),
+      renderCache: this.renderCache,
       dependentSwitchKeys: DEPENDENT_SWITCH_KEYS,
     });
   }
+
+  private readonly renderCache = new RenderCache();
 
   /** Estimates per plan node, computed once: prepared plans are immutable and reused. */
   private readonly estimates = new WeakMap<LogicalPlan, number>();
@@ -227,7 +235,7 @@ export class Engine {
       signal: controller.signal,
       memory: new MemoryTracker(options.memoryBudgetBytes ?? this.options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET),
       statements: [],
-      spillDir: this.options.spillDir ?? tmpdir(),
+      spillDir: this.spillDir,
       batchSize: BATCH_SIZE,
       workers: this.workers(),
     };

@@ -24,6 +24,7 @@ import { makeKeyFn } from '../exec/hash-key.js';
 import type { SortKeySpec } from '../exec/sort-keys.js';
 import { WindowOp, type WindowSpec } from '../exec/window.js';
 import { toRemoteQuery } from './remote-query.js';
+import type { RenderCache, RenderedRemote } from './render-cache.js';
 import { conjoin, conjuncts as conjunctsOf, refs, splitJoinCondition } from './join-keys.js';
 
 /** A side estimated at most this many rows is read whole rather than by key (dependent join). */
@@ -46,6 +47,8 @@ export interface PhysicalOptions {
   readonly compiler: ExprCompiler;
   /** estimated rows per logical node, for EXPLAIN */
   readonly estimate?: (plan: LogicalPlan) => number | undefined;
+  /** source SQL kept across executions of a cached plan */
+  readonly renderCache?: RenderCache;
   /** a hash join whose build side has at most this many distinct keys turns dependent at run time; 0 disables */
   readonly dependentSwitchKeys?: number;
 }
@@ -206,8 +209,11 @@ class Planner {
   private remote(node: RemoteNode, est: number | undefined): Planned {
     const src = this.o.sources.get(node.source);
     if (!src) throw new JunctionError('source_not_found', 'user', `Source "${node.source}" is not registered.`, { details: { source: node.source } });
-    const query = toRemoteQuery(node, this.o.params);
-    const rendered = src.connector.render(query);
+    const make = (): RenderedRemote => {
+      const query = toRemoteQuery(node, this.o.params);
+      return { query, rendered: src.connector.render(query) };
+    };
+    const { query, rendered } = this.o.renderCache ? this.o.renderCache.get(node, this.o.params, make) : make();
     const op = new RemoteScanOp(node.source, src.connector, query, rendered, est);
     return { op, layout: this.layoutOf(node.fields), fields: node.fields };
   }
