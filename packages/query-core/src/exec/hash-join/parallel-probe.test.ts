@@ -60,6 +60,23 @@ describe('hash join in worker threads', () => {
     });
   }
 
+  it('float keys: NaN joins NaN, -0 joins 0, NULL joins nothing (as PostgreSQL and the in-thread join)', async () => {
+    const floatSpec: JoinSpec = { ...spec('inner'), leftKey: makeKeyFn([0], [t.float64], false), rightKey: makeKeyFn([0], [t.float64], false) };
+    const left = [[[NaN, 'l-nan'], [0, 'l-zero'], [null, 'l-null'], [2.5, 'l-2.5'], [Infinity, 'l-inf']] as Row[]];
+    const right = [[[NaN, 'r-nan'], [-0, 'r-negzero'], [null, 'r-null'], [2.5, 'r-2.5'], [7, 'r-7']] as Row[]];
+    const expected = [
+      [NaN, 'l-nan', NaN, 'r-nan'],
+      [0, 'l-zero', -0, 'r-negzero'],
+      [2.5, 'l-2.5', 2.5, 'r-2.5'],
+    ];
+    const inThread = new HashJoinOp(new RowsOp(left), new RowsOp(right), floatSpec, '');
+    expect(await run(inThread, testContext())).toEqual(expected);
+    const worker = new HashJoinOp(new RowsOp(left), new RowsOp(right), floatSpec, '');
+    worker.forceWorkers = true;
+    expect(await run(worker, testContext({ workers: pool }))).toEqual(expected);
+    expect(worker.report.workers).toBe(true);
+  });
+
   it('keeps string keys in-thread', async () => {
     const op = new HashJoinOp(
       new RowsOp([[['a', 1]]]),

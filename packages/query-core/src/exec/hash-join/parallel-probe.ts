@@ -32,7 +32,7 @@ export class ParallelProbe {
     if (spec.buildSide !== 'right' || !(spec.type === 'inner' || spec.type === 'left' || spec.type === 'semi' || spec.type === 'anti')) return undefined;
     const keys = numericKeys(build, spec.rightKey);
     if (!keys) return undefined;
-    return new ParallelProbe(spec, build, buildNumericTable(keys, true), pool);
+    return new ParallelProbe(spec, build, buildNumericTable(keys.keys, keys.nulls, true), pool);
   }
 
   async *run(probe: AsyncIterable<Row[]>, ctx: ExecContext): AsyncIterable<Row[]> {
@@ -41,14 +41,17 @@ export class ParallelProbe {
     let chunk: Row[] = [];
     const dispatch = (rows: Row[]): void => {
       const keys = new Float64Array(rows.length);
+      const nulls = new Uint8Array(rows.length);
       const keyOf = this.spec.leftKey;
       for (let i = 0; i < rows.length; i++) {
         const k = keyOf(rows[i]);
-        keys[i] = typeof k === 'number' ? k : NaN;
+        // a key of another kind (a big int64, a decimal string) cannot equal a number key
+        if (typeof k === 'number') keys[i] = k;
+        else nulls[i] = 1;
       }
-      const task: ProbeTask = { table: this.table, probe: keys };
+      const task: ProbeTask = { table: this.table, probe: keys, probeNulls: nulls };
       inflight.push(
-        this.pool.run<{ probeIdx: Int32Array; buildIdx: Int32Array }>(task, [keys.buffer as ArrayBuffer], ctx.signal).then((r) => this.assemble(rows, r.probeIdx, r.buildIdx)),
+        this.pool.run<{ probeIdx: Int32Array; buildIdx: Int32Array }>(task, [keys.buffer as ArrayBuffer, nulls.buffer as ArrayBuffer], ctx.signal).then((r) => this.assemble(rows, r.probeIdx, r.buildIdx)),
       );
     };
     try {
@@ -103,13 +106,14 @@ export class ParallelProbe {
   }
 }
 
-function numericKeys(rows: readonly Row[], key: (r: Row) => unknown): Float64Array | undefined {
-  const out = new Float64Array(rows.length);
+function numericKeys(rows: readonly Row[], key: (r: Row) => unknown): { keys: Float64Array; nulls: Uint8Array } | undefined {
+  const keys = new Float64Array(rows.length);
+  const nulls = new Uint8Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const k = key(rows[i]);
-    if (k === null) out[i] = NaN;
-    else if (typeof k === 'number') out[i] = k;
+    if (k === null) nulls[i] = 1;
+    else if (typeof k === 'number') keys[i] = k;
     else return undefined;
   }
-  return out;
+  return { keys, nulls };
 }

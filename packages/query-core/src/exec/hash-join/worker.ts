@@ -3,6 +3,7 @@ import { probeNumericTable, type NumericTable } from './numeric-table.js';
 export interface ProbeTask {
   readonly table: NumericTable;
   readonly probe: Float64Array;
+  readonly probeNulls: Uint8Array;
 }
 
 /**
@@ -11,5 +12,5 @@ export interface ProbeTask {
  * matched index pairs are transferred.
  */
 export default function probe(task: ProbeTask): { probeIdx: Int32Array; buildIdx: Int32Array } {
-  return probeNumericTable(task.table, task.probe);
+  return probeNumericTable(task.table, task.probe, task.probeNulls);
 }
