@@ -14,6 +14,8 @@ export interface EngineOptions {
   readonly memoryBudgetBytes?: number;
   /** directory for spill files; default os.tmpdir() */
   readonly spillDir?: string;
+  /** per-query limit on spill file bytes; default 4 GiB */
+  readonly maxSpillBytes?: number;
 }
 
 export interface QueryOptions {

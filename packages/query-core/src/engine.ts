@@ -21,6 +21,7 @@ import { buildExplain } from './explain/build.js';
 import { explainText } from './explain/text.js';
 
 const DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024;
+const DEFAULT_MAX_SPILL = 4 * 1024 * 1024 * 1024;
 const PLAN_CACHE_SIZE = 256;
 /** A hash join whose build side has at most this many distinct keys asks the probe source by key. */
 const DEPENDENT_SWITCH_KEYS = 1000;
@@ -236,6 +237,7 @@ export class Engine {
       memory: new MemoryTracker(options.memoryBudgetBytes ?? this.options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET),
       statements: [],
       spillDir: this.spillDir,
+      disk: new DiskTracker(this.options.maxSpillBytes ?? DEFAULT_MAX_SPILL),
       batchSize: BATCH_SIZE,
       workers: this.workers(),
     };

@@ -55,11 +55,43 @@ export class MemoryTracker {
   }
 }
 
+/**
+ * Bytes a query has written to spill files. Past the limit the next write fails, so one
+ * query sorting far more than memory cannot fill the disk other users and the metadata
+ * database share.
+ */
+export class DiskTracker {
+  private used = 0;
+  constructor(readonly limitBytes: number) {}
+
+  reserve(bytes: number, operator: string): void {
+    if (this.used + bytes > this.limitBytes) {
+      throw new JunctionError(
+        'spill_limit_exceeded',
+        'resources',
+        `The query needs more than its ${this.limitBytes} bytes of spill space on disk (in ${operator}). Add filters or let more of the work run in the sources.`,
+        { details: { limitBytes: this.limitBytes, operator } },
+      );
+    }
+    this.used += bytes;
+  }
+
+  release(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+
+  get usedBytes(): number {
+    return this.used;
+  }
+}
+
 export interface ExecContext {
   readonly signal: AbortSignal;
   readonly memory: MemoryTracker;
   readonly statements: StatementRecord[];
   readonly spillDir: string;
+  /** spill space left to this query; none: unlimited (tests, benchmarks) */
+  readonly disk?: DiskTracker;
   /** rows per batch asked of sources and produced by operators */
   readonly batchSize: number;
   readonly workers?: WorkerPool;

@@ -37,6 +37,7 @@ export function testContext(overrides: Partial<ExecContext> & { budget?: number 
     spillDir: overrides.spillDir ?? tmpdir(),
     batchSize: overrides.batchSize ?? 1024,
     workers: overrides.workers,
+    disk: overrides.disk,
   };
 }
 

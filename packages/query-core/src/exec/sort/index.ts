@@ -43,7 +43,7 @@ export class SortOp extends Operator {
     const runs: SpillFile[] = [];
     const spill = async (): Promise<void> => {
       buffer.sort(compare);
-      const file = await SpillFile.create(ctx.spillDir);
+      const file = await SpillFile.create(ctx.spillDir, ctx.disk);
       runs.push(file);
       for (let i = 0; i < buffer.length; i += SPILL_CHUNK) await file.write(buffer.slice(i, i + SPILL_CHUNK));
       buffer = [];

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { t, type Row } from '@junction/connectors';
+import { isJunctionError } from '@junction/connectors';
+import { DiskTracker } from '../context.js';
 import { RowsOp, run, testContext } from '../test-support.js';
 import { SortOp } from './index.js';
 
@@ -41,8 +43,7 @@ describe('SortOp', () => {
     expect(await run(op)).toEqual([['-1'], ['9.25'], ['10.5'], ['100']]);
   });
 
-  it('spills sorted runs to disk past the memory budget and merges them into the same order', async () => {
-    const n = 20_000;
+  function bigInput(n: number): Row[][] {
     const batches: Row[][] = [];
     for (let b = 0; b < 20; b++) {
       const batch: Row[] = [];
@@ -52,8 +53,15 @@ describe('SortOp', () => {
       }
       batches.push(batch);
     }
-    const op = new SortOp(new RowsOp(batches), [{ column: 0, type: t.int64, desc: true, nullsFirst: true }], '');
-    const ctx = testContext({ budget: 200_000, spillDir: dir, batchSize: 1000 });
+    return batches;
+  }
+  const byKeyDesc = [{ column: 0, type: t.int64, desc: true, nullsFirst: true }];
+
+  it('spills sorted runs to disk past the memory budget and merges them into the same order', async () => {
+    const n = 20_000;
+    const op = new SortOp(new RowsOp(bigInput(n)), byKeyDesc, '');
+    const disk = new DiskTracker(1 << 30);
+    const ctx = testContext({ budget: 200_000, spillDir: dir, batchSize: 1000, disk });
     const out = await run(op, ctx);
     expect(op.spilledRuns).toBeGreaterThan(1);
     expect(out.length).toBe(n);
@@ -64,6 +72,37 @@ describe('SortOp', () => {
     // spill files are removed and the memory returned
     expect(readdirSync(dir)).toEqual([]);
     expect(ctx.memory.usedBytes).toBe(0);
+    expect(disk.usedBytes).toBe(0);
+  });
+
+  it('stops with a resources error past the spill limit, and removes what it wrote', async () => {
+    const op = new SortOp(new RowsOp(bigInput(20_000)), byKeyDesc, '');
+    const disk = new DiskTracker(100_000);
+    const err = await run(op, testContext({ budget: 200_000, spillDir: dir, batchSize: 1000, disk })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isJunctionError(err) && [err.code, err.kind, err.message]).toEqual([
+      'spill_limit_exceeded',
+      'resources',
+      'The query needs more than its 100000 bytes of spill space on disk (in Sort). Add filters or let more of the work run in the sources.',
+    ]);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(disk.usedBytes).toBe(0);
+  });
+
+  it('names the spill directory when it cannot be written', async () => {
+    const op = new SortOp(new RowsOp(bigInput(20_000)), byKeyDesc, '');
+    const missing = join(dir, 'no-such-dir');
+    const err = await run(op, testContext({ budget: 200_000, spillDir: missing, batchSize: 1000 })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isJunctionError(err) && [err.code, err.kind, err.message]).toEqual([
+      'spill_dir_unusable',
+      'internal',
+      `Junction cannot write spill files in ${missing} (ENOENT); set spillDir to a writable directory.`,
+    ]);
   });
 
   it('evaluates expression keys once per row', async () => {

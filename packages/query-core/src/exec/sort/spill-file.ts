@@ -2,7 +2,8 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
-import type { Row } from '@junction/connectors';
+import { JunctionError, type Row } from '@junction/connectors';
+import type { DiskTracker } from '../context.js';
 
 /**
  * A sorted run on disk: length-prefixed chunks of rows in V8's serialisation, which keeps
@@ -13,13 +14,20 @@ export class SpillFile {
   private writePos = 0;
   readonly path: string;
 
-  private constructor(dir: string) {
+  private constructor(
+    dir: string,
+    private readonly disk: DiskTracker | undefined,
+  ) {
     this.path = join(dir, `junction-spill-${randomUUID()}.bin`);
   }
 
-  static async create(dir: string): Promise<SpillFile> {
-    const f = new SpillFile(dir);
-    f.handle = await open(f.path, 'w+');
+  static async create(dir: string, disk?: DiskTracker): Promise<SpillFile> {
+    const f = new SpillFile(dir, disk);
+    try {
+      f.handle = await open(f.path, 'w+');
+    } catch (e) {
+      throw spillError(e, dir);
+    }
     return f;
   }
 
@@ -28,7 +36,13 @@ export class SpillFile {
     const head = Buffer.alloc(4);
     head.writeUInt32LE(body.length, 0);
     const buf = Buffer.concat([head, body]);
-    await this.handle!.write(buf, 0, buf.length, this.writePos);
+    this.disk?.reserve(buf.length, 'Sort');
+    try {
+      await this.handle!.write(buf, 0, buf.length, this.writePos);
+    } catch (e) {
+      this.disk?.release(buf.length);
+      throw spillError(e, this.path);
+    }
     this.writePos += buf.length;
   }
 
@@ -54,5 +68,19 @@ export class SpillFile {
     await this.handle?.close().catch(() => undefined);
     this.handle = undefined;
     await rm(this.path, { force: true });
+    this.disk?.release(this.writePos);
+    this.writePos = 0;
   }
+}
+
+/** A full disk or an unusable spill directory is the machine's limit, not a bug in the query. */
+function spillError(e: unknown, where: string): unknown {
+  const code = (e as { code?: string })?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new JunctionError('spill_disk_full', 'resources', `The disk holding Junction's spill files is full (${where}); the query was stopped.`, { cause: e });
+  }
+  if (code === 'EACCES' || code === 'ENOENT' || code === 'EROFS') {
+    return new JunctionError('spill_dir_unusable', 'internal', `Junction cannot write spill files in ${where} (${code}); set spillDir to a writable directory.`, { cause: e });
+  }
+  return e;
 }
