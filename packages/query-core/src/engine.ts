@@ -13,7 +13,7 @@ import { children } from './plan/fields.js';
 import { planPhysical, type PhysicalPlan } from './physical/planner.js';
 import { makeCompiler } from './physical/compiler.js';
 import { RenderCache } from './physical/render-cache.js';
-import { MemoryTracker, type ExecContext } from './exec/context.js';
+import { DiskTracker, MemoryTracker, type ExecContext } from './exec/context.js';
 import { collect } from './exec/operator.js';
 import { QueryRun, toJunctionError } from './exec/query-run.js';
 import { WorkerPool } from './exec/hash-join/pool.js';
