@@ -443,6 +443,24 @@ describe('postgres connector', () => {
     }
   });
 
+  it('a slow consumer holds the server back instead of buffering the result', async () => {
+    const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
+    let seen = 0;
+    for await (const b of conn.stream({ sql: `SELECT g FROM generate_series(1, 3000000) g`, params: [], columns }, { batchSize: 1000 })) {
+      seen += b.rows.length;
+      if (seen === 1000) {
+        await new Promise((r) => setTimeout(r, 500));
+        // the statement is still running, blocked writing to Junction's paused socket
+        const r = await admin.query(
+          `SELECT state, wait_event FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT g FROM generate_series(1, 3000000)%'`,
+          [db],
+        );
+        expect(r.rows).toEqual([{ state: 'active', wait_event: 'ClientWrite' }]);
+      }
+    }
+    expect(seen).toBe(3000000);
+  });
+
   it('breaking out early closes the cursor and releases the connection', async () => {
     const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
     // more early exits than the pool (max 3) has connections: each must come back

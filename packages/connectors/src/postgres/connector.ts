@@ -43,6 +43,7 @@ const QUERY_CANCELED = '57014';
 
 /** A cancel request armed for one statement; once sent it may reach whatever the backend runs next. */
 interface Cancel {
+  send(): void;
   sent(): boolean;
   settled(): Promise<void>;
 }
@@ -169,10 +170,11 @@ export class PostgresConnector extends NetworkSource implements Connector {
   private armCancel(client: pg.PoolClient, control: StatementControl): Cancel {
     let pending: Promise<void> | undefined;
     const c = client as unknown as { processID: number; secretKey: number };
-    control.setCanceller(() => {
+    const send = (): void => {
       pending ??= sendCancelRequest(this.host, this.port, c.processID, c.secretKey);
-    });
-    return { sent: () => pending !== undefined, settled: () => pending ?? Promise.resolve() };
+    };
+    control.setCanceller(send);
+    return { send, sent: () => pending !== undefined, settled: () => pending ?? Promise.resolve() };
   }
 
   private failure(err: unknown, control: StatementControl | undefined, what: string): JunctionError {
@@ -249,28 +251,20 @@ export class PostgresConnector extends NetworkSource implements Connector {
     let client: pg.PoolClient | undefined;
     let reader: PortalReader | undefined;
     let cancel: Cancel | undefined;
-    let complete = false;
     let broken = false;
     try {
       client = await this.connect(control);
       cancel = this.armCancel(client, control);
       reader = client.query(new PortalReader(query.sql, query.params.map(toParam), batchSize));
       let decoders: Decoder[] | undefined;
-      // the server fills the next batch while the consumer works on this one
-      let next: Promise<RawBatch> = reader.read();
       for (;;) {
         let raw: RawBatch;
         try {
-          raw = await next;
+          raw = await reader.read();
         } catch (err) {
           throw this.failure(err, control, 'query');
         }
         control.throwIfStopped();
-        if (raw.more) {
-          next = reader.read();
-          // it may fail (a cancel) while nobody awaits it yet: that must not count as unhandled
-          next.catch(() => undefined);
-        } else complete = true;
         if (raw.rows.length > 0) {
           decoders ??= this.decoders(raw.fields, query.columns);
           const rows = raw.rows;
@@ -287,28 +281,29 @@ export class PostgresConnector extends NetworkSource implements Connector {
           yield { rows: out };
           control.throwIfStopped();
         }
-        if (complete) break;
+        if (!raw.more) break;
       }
     } catch (err) {
-      complete = false;
       broken =
         !(err instanceof JunctionError) ||
         (err.kind !== 'cancelled' && err.kind !== 'timeout' && err.code !== 'source_error');
       throw err;
     } finally {
       control.dispose();
-      const c = client;
-      if (reader && complete && !broken && !cancel?.sent()) {
-        // the result is whole and Sync is on its way: pg's client holds any later statement
-        // until the server's ReadyForQuery, so neither the consumer nor the pool waits for it
-        c?.release();
-      } else {
+      if (reader && reader.complete && !broken && !cancel?.sent()) {
+        // every row is here and Sync went with the statement: pg's client holds any later
+        // statement until the server's ReadyForQuery, so neither the consumer nor the pool waits
+        client?.release();
+      } else if (client) {
         if (reader) {
-          const closed = await withDeadline(reader.close().then(() => true), 10_000);
-          if (!('value' in closed)) broken = true;
+          // stopped early (or failed): the statement may still run; stop it, drop what it sends
+          if (reader.running) cancel?.send();
+          reader.abandon();
+          const settled = await withDeadline(reader.finished.then(() => true), 10_000);
+          if (!('value' in settled)) broken = true;
         }
         if (cancel) await cancel.settled();
-        c?.release(broken ? true : undefined);
+        client.release(broken ? true : undefined);
       }
     }
   }

@@ -2,12 +2,11 @@ import type pg from 'pg';
 
 /** What pg's Connection offers a submittable; its typings do not export the class. */
 interface Wire {
-  readonly stream: { cork(): void; uncork(): void };
+  readonly stream: { cork(): void; uncork(): void; pause(): void; resume(): void };
   parse(q: { text: string }, more: boolean): void;
   bind(c: { values: readonly unknown[] }, more: boolean): void;
   describe(m: { type: 'P'; name: string }, more: boolean): void;
   execute(m: { portal: string; rows: number }, more: boolean): void;
-  flush(): void;
   sync(): void;
 }
 
@@ -17,34 +16,42 @@ export interface FieldLike {
   readonly dataTypeModifier: number;
 }
 
-/** One batch of rows as the server's text (null for SQL NULL) and whether the portal has more. */
+/** One batch of rows as the server's text (null for SQL NULL), and whether more may follow. */
 export interface RawBatch {
   readonly rows: (string | null)[][];
   readonly fields: readonly FieldLike[];
   readonly more: boolean;
 }
 
+/** Whole batches held before the socket is paused; the server then blocks on TCP. */
+const HIGH_WATER_BATCHES = 2;
+
 /**
- * A SELECT read through the unnamed portal of the extended protocol, `batchSize` rows per
- * Execute, submitted through pg's Submittable interface so that pg's client keeps queueing
- * and error bookkeeping.
+ * A SELECT streamed through pg's Submittable interface (so pg's client keeps queueing and
+ * error bookkeeping), in batches of `batchSize` rows.
  *
- * pg-cursor needs three round trips before the first row (Parse/Bind/Describe+Flush, then
- * Execute+Flush, then Close+Sync, whose ReadyForQuery releases the rows), which is most of a
- * sub-millisecond query. Here Parse, Bind, Describe and the first Execute leave in one write,
- * a batch is handed over as soon as PortalSuspended or CommandComplete arrives, and Sync
- * (which also drops the portal) is sent when the result is complete or abandoned.
+ * Parse, Bind, Describe, Execute and Sync leave in one write and the portal runs to the end
+ * in one Execute: PostgreSQL runs a portal executed with a row limit (a cursor, pg-cursor's
+ * way) without parallel workers, which made pushed-down joins and aggregates slower than
+ * the same SQL sent directly; pg-cursor also needed three round trips before the first row.
+ * Memory stays bounded by pausing the socket once HIGH_WATER_BATCHES batches wait for the
+ * consumer: TCP flow control then holds the server, as a suspended portal would.
+ * A consumer that stops early must cancel the statement (the caller sends PostgreSQL's
+ * cancel request) and `abandon()` this reader, which discards what still arrives until
+ * the server is ready for the next statement.
  */
 export class PortalReader implements pg.Submittable {
   private wire: Wire | undefined;
   private fields: FieldLike[] = [];
-  private rows: (string | null)[][] = [];
+  private current: (string | null)[][] = [];
+  private readonly queue: RawBatch[] = [];
   private waiter: { resolve: (b: RawBatch) => void; reject: (e: unknown) => void } | undefined;
-  private ready: RawBatch | undefined;
   private failed: { error: unknown } | undefined;
-  private executing = false;
-  private synced = false;
-  private readonly finished: Promise<void>;
+  private paused = false;
+  private discarding = false;
+  private ended = false;
+  /** settles once the server is ready for the next statement (or the statement failed) */
+  readonly finished: Promise<void>;
   private finish!: () => void;
 
   constructor(
@@ -58,37 +65,42 @@ export class PortalReader implements pg.Submittable {
   submit(connection: pg.Connection): void {
     const wire = connection as unknown as Wire;
     this.wire = wire;
-    this.executing = true;
-    // one write for the four messages instead of one per message
     wire.stream.cork();
     wire.parse({ text: this.text }, true);
     wire.bind({ values: this.values }, true);
     wire.describe({ type: 'P', name: '' }, true);
-    wire.execute({ portal: '', rows: this.batchSize }, true);
-    wire.flush();
+    wire.execute({ portal: '', rows: 0 }, true);
+    wire.sync();
     wire.stream.uncork();
   }
 
   /** The next batch; call again only after the previous call settled and reported `more`. */
   read(): Promise<RawBatch> {
-    if (this.failed) return Promise.reject(this.failed.error);
-    if (this.ready) {
-      const b = this.ready;
-      this.ready = undefined;
+    const b = this.queue.shift();
+    if (b) {
+      if (this.paused && this.queue.length < HIGH_WATER_BATCHES) this.setPaused(false);
       return Promise.resolve(b);
     }
-    if (!this.executing && !this.synced && this.wire) {
-      this.executing = true;
-      this.wire.execute({ portal: '', rows: this.batchSize }, true);
-      this.wire.flush();
-    }
+    if (this.failed) return Promise.reject(this.failed.error);
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
-  /** Ends the statement early (or after its last batch); resolves once the server is ready again. */
-  close(): Promise<void> {
-    this.sync();
-    return this.finished;
+  /** True once the last batch has arrived. */
+  get complete(): boolean {
+    return this.ended;
+  }
+
+  /** True while the server may still be executing the statement. */
+  get running(): boolean {
+    return !this.ended && !this.failed;
+  }
+
+  /** The consumer is gone: drop what still arrives, let the socket flow until ReadyForQuery. */
+  abandon(): void {
+    this.discarding = true;
+    this.queue.length = 0;
+    this.current = [];
+    this.setPaused(false);
   }
 
   handleRowDescription(msg: { fields: FieldLike[] }): void {
@@ -96,53 +108,57 @@ export class PortalReader implements pg.Submittable {
   }
 
   handleDataRow(msg: { fields: (string | null)[] }): void {
-    this.rows.push(msg.fields);
-  }
-
-  handlePortalSuspended(): void {
-    this.deliver(true);
+    if (this.discarding) return;
+    this.current.push(msg.fields);
+    if (this.current.length === this.batchSize) this.push(true);
   }
 
   handleCommandComplete(): void {
-    this.deliver(false);
-    this.sync();
+    this.ended = true;
+    if (!this.discarding) this.push(false);
   }
 
   handleEmptyQuery(): void {
-    this.deliver(false);
-    this.sync();
+    this.handleCommandComplete();
+  }
+
+  handlePortalSuspended(): void {
+    // never suspended: every Execute asks for all rows
   }
 
   handleError(err: unknown): void {
-    // the server skips everything up to the next Sync: send it unless it is already on its way
-    this.sync();
+    this.setPaused(false);
     this.failed = { error: err };
-    this.executing = false;
     const w = this.waiter;
     this.waiter = undefined;
     w?.reject(err);
-    // pg clears its active query on an error, so no ReadyForQuery reaches this reader
+    // pg clears its active query on an error, so no ReadyForQuery reaches this reader;
+    // pg holds any next statement until the server's ReadyForQuery (Sync is already sent)
     this.finish();
   }
 
   handleReadyForQuery(): void {
+    this.setPaused(false);
     this.finish();
   }
 
-  private deliver(more: boolean): void {
-    this.executing = false;
-    const batch: RawBatch = { rows: this.rows, fields: this.fields, more };
-    this.rows = [];
-    if (this.synced) return;
+  private push(more: boolean): void {
+    const batch: RawBatch = { rows: this.current, fields: this.fields, more };
+    this.current = [];
     const w = this.waiter;
-    this.waiter = undefined;
-    if (w) w.resolve(batch);
-    else this.ready = batch;
+    if (w) {
+      this.waiter = undefined;
+      w.resolve(batch);
+      return;
+    }
+    this.queue.push(batch);
+    if (more && this.queue.length >= HIGH_WATER_BATCHES) this.setPaused(true);
   }
 
-  private sync(): void {
-    if (this.synced || !this.wire) return;
-    this.synced = true;
-    this.wire.sync();
+  private setPaused(paused: boolean): void {
+    if (this.paused === paused || !this.wire) return;
+    this.paused = paused;
+    if (paused) this.wire.stream.pause();
+    else this.wire.stream.resume();
   }
 }
