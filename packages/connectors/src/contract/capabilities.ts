@@ -25,6 +25,8 @@ export interface Capabilities {
   readonly limit: boolean;
   readonly offset: boolean;
   readonly subqueryInFrom: boolean;
+  /** correlated [NOT] EXISTS (SELECT …) in WHERE/HAVING: semi and anti joins */
+  readonly existsSubquery: boolean;
   /**
    * String semantics, decided from the probed collation. Exact means code-point order,
    * case- and accent-sensitive, trailing blanks significant for varchar/text and ignored for
@@ -65,6 +67,7 @@ export const NO_CAPABILITIES: Capabilities = {
   limit: false,
   offset: false,
   subqueryInFrom: false,
+  existsSubquery: false,
   exactStringEquality: false,
   exactStringOrdering: false,
   caseSensitiveLike: false,

@@ -21,7 +21,12 @@ export type RemoteExpr =
     }
   | { readonly kind: 'cast'; readonly expr: RemoteExpr; readonly type: JType }
   /** only inside select/having/orderBy of a query with groupBy or aggregates */
-  | { readonly kind: 'agg'; readonly fn: AggFn; readonly distinct: boolean; readonly args: readonly RemoteExpr[]; readonly type: JType };
+  | { readonly kind: 'agg'; readonly fn: AggFn; readonly distinct: boolean; readonly args: readonly RemoteExpr[]; readonly type: JType }
+  /**
+   * [NOT] EXISTS (query), a semi or anti join: the query may read columns of the enclosing
+   * SELECT's tables by their aliases (correlated). Needs `existsSubquery`.
+   */
+  | { readonly kind: 'exists'; readonly query: RemoteQuery; readonly negated: boolean; readonly type: JType };
 
 export type RemoteFrom =
   | {

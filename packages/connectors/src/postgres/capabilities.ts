@@ -40,6 +40,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     limit: true,
     offset: true,
     subqueryInFrom: true,
+    existsSubquery: true,
     exactStringEquality: true,
     exactStringOrdering: true,
     caseSensitiveLike: true,

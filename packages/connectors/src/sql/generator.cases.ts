@@ -204,6 +204,29 @@ export const CASES: Record<string, RemoteQuery> = {
     where: call('gt', [col('s', 'k', t.int32), lit(0, t.int32)]),
     groupBy: [col('s', 'k', t.int32)],
   },
+  existsSemiAnti: {
+    select: [{ expr: c('c_custkey'), alias: 'k' }],
+    from: customer,
+    where: call('and', [
+      {
+        kind: 'exists',
+        negated: false,
+        query: { select: [{ expr: o('o_orderkey'), alias: 'o_orderkey' }], from: table('orders', 'o'), where: call('eq', [o('o_custkey'), c('c_custkey')]) },
+        type: t.bool,
+      },
+      {
+        kind: 'exists',
+        negated: true,
+        query: {
+          select: [{ expr: col('l', 'l_orderkey', t.int32), alias: 'l_orderkey' }],
+          from: table('lineitem', 'l'),
+          where: call('and', [call('eq', [col('l', 'l_suppkey', t.int32), c('c_nationkey')]), call('gt', [col('l', 'l_quantity', t.int32), lit(40, t.int32)])]),
+          orderBy: [{ expr: col('l', 'l_orderkey', t.int32), desc: false, nullsFirst: false }],
+        },
+        type: t.bool,
+      },
+    ]),
+  },
   derivedOrderDropped: {
     select: [{ expr: col('s', 'k', t.int32), alias: 'k' }],
     from: {

@@ -303,6 +303,24 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
       params: [1n, 1],
     },
   },
+  existsSemiAnti: {
+    postgresql: {
+      sql: "SELECT \"c\".\"c_custkey\" AS \"k\" FROM \"customer\" \"c\" WHERE (EXISTS (SELECT \"o\".\"o_orderkey\" AS \"o_orderkey\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_custkey\" = \"c\".\"c_custkey\")) AND NOT EXISTS (SELECT \"l\".\"l_orderkey\" AS \"l_orderkey\" FROM \"lineitem\" \"l\" WHERE ((\"l\".\"l_suppkey\" = \"c\".\"c_nationkey\") AND (\"l\".\"l_quantity\" > $1::integer))))",
+      params: [40],
+    },
+    mysql: {
+      sql: "SELECT `c`.`c_custkey` AS `k` FROM `customer` `c` WHERE (EXISTS (SELECT `o`.`o_orderkey` AS `o_orderkey` FROM `orders` `o` WHERE (`o`.`o_custkey` = `c`.`c_custkey`)) AND NOT EXISTS (SELECT `l`.`l_orderkey` AS `l_orderkey` FROM `lineitem` `l` WHERE ((`l`.`l_suppkey` = `c`.`c_nationkey`) AND (`l`.`l_quantity` > ?))))",
+      params: [40],
+    },
+    sqlserver: {
+      sql: "SELECT [c].[c_custkey] AS [k] FROM [customer] [c] WHERE (EXISTS (SELECT [o].[o_orderkey] AS [o_orderkey] FROM [orders] [o] WHERE ([o].[o_custkey] = [c].[c_custkey])) AND NOT EXISTS (SELECT [l].[l_orderkey] AS [l_orderkey] FROM [lineitem] [l] WHERE (([l].[l_suppkey] = [c].[c_nationkey]) AND ([l].[l_quantity] > @p1))))",
+      params: [40],
+    },
+    sqlite: {
+      sql: "SELECT \"c\".\"c_custkey\" AS \"k\" FROM \"customer\" \"c\" WHERE (EXISTS (SELECT \"o\".\"o_orderkey\" AS \"o_orderkey\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_custkey\" = \"c\".\"c_custkey\")) AND NOT EXISTS (SELECT \"l\".\"l_orderkey\" AS \"l_orderkey\" FROM \"lineitem\" \"l\" WHERE ((\"l\".\"l_suppkey\" = \"c\".\"c_nationkey\") AND (\"l\".\"l_quantity\" > ?))))",
+      params: [40n],
+    },
+  },
   subqueryInFrom: {
     postgresql: {
       sql: "SELECT \"s\".\"k\" AS \"k\", COUNT(*) AS \"n\" FROM (SELECT \"o\".\"o_custkey\" AS \"k\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_totalprice\" > $1::numeric) ORDER BY \"o\".\"o_totalprice\" DESC LIMIT 100) \"s\" WHERE (\"s\".\"k\" > $2::integer) GROUP BY \"s\".\"k\"",

@@ -141,6 +141,8 @@ class Generator {
         if (e.else) sql += ` ELSE ${this.expr(e.else, 'value')}`;
         return { sql: `${sql} END`, predicate: false };
       }
+      case 'exists':
+        return { sql: `${e.negated ? 'NOT ' : ''}EXISTS (${this.query(e.query, false)})`, predicate: true };
       case 'agg': {
         const sql = e.args.map((a) => this.expr(a, 'value'));
         return { sql: this.d.aggregate(e.fn, e.distinct, sql, e.args, e.type), predicate: false };

@@ -48,6 +48,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     limit: true,
     offset: true,
     subqueryInFrom: true,
+    existsSubquery: true,
     exactStringEquality: exact,
     exactStringOrdering: exact,
     caseSensitiveLike: exact,

@@ -44,6 +44,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     limit: true,
     offset: true,
     subqueryInFrom: true,
+    existsSubquery: true,
     exactStringEquality: false,
     exactStringOrdering: false,
     caseSensitiveLike: false,

@@ -509,6 +509,32 @@ const CASES: Case[] = [
     traps: { mysql: { sql: `SELECT COUNT(*) FROM {words} FULL JOIN {other} ON n = k`, rows: [[3n]] } },
   },
   {
+    name: 'EXISTS reading the outer row: a semi join',
+    query: (schema) =>
+      idsWhere({
+        kind: 'exists',
+        negated: false,
+        query: { select: [{ expr: o('id'), alias: 'id' }], from: table('other', 'o', schema), where: call('eq', [o('k'), w('n')]) },
+        type: t.bool,
+      })(schema),
+    rows: ids(1, 8, 9),
+  },
+  {
+    name: 'NOT EXISTS with its own filter: an anti join keeps rows whose key is NULL',
+    query: (schema) =>
+      idsWhere({
+        kind: 'exists',
+        negated: true,
+        query: {
+          select: [{ expr: o('id'), alias: 'id' }],
+          from: table('other', 'o', schema),
+          where: call('and', [call('eq', [o('k'), w('n')]), call('ne', [o('id'), int(4)])]),
+        },
+        type: t.bool,
+      })(schema),
+    rows: ids(2, 3, 4, 5, 6, 7, 8, 9),
+  },
+  {
     name: 'subquery in FROM with its own ORDER BY and LIMIT',
     query: (schema) => ({
       select: [{ expr: col('s', 'k', t.int32), alias: 'k' }, { expr: agg('count_star', [], t.int64), alias: 'cnt' }],

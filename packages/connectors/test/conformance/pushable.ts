@@ -55,6 +55,10 @@ export function undeclared(caps: Capabilities, q: RemoteQuery): string[] {
         need(caps.casts.includes(e.type.kind), `cast to ${e.type.kind}`);
         expr(e.expr);
         return;
+      case 'exists':
+        need(caps.existsSubquery, 'existsSubquery');
+        out.push(...undeclared(caps, e.query).filter((x) => !out.includes(x)));
+        return;
       case 'agg':
         need(caps.aggregates[e.fn] === true, e.fn);
         if (e.distinct) need(caps.distinctAggregates, 'distinctAggregates');
