@@ -7,7 +7,7 @@
 import { t, type Row } from '@junction/connectors';
 import { MemoryTracker, type ExecContext } from '../src/exec/context.js';
 import { HashJoinOp } from '../src/exec/hash-join/index.js';
-import { WorkerPool } from '../src/exec/hash-join/pool.js';
+import { WorkerPool } from '../src/exec/workers/pool.js';
 import { makeKeyFn } from '../src/exec/hash-key.js';
 import { Operator, type OperatorInfo } from '../src/exec/operator.js';
 

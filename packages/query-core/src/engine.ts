@@ -16,7 +16,7 @@ import { RenderCache } from './physical/render-cache.js';
 import { DiskTracker, MemoryTracker, type ExecContext } from './exec/context.js';
 import { collect } from './exec/operator.js';
 import { QueryRun, toJunctionError } from './exec/query-run.js';
-import { WorkerPool } from './exec/hash-join/pool.js';
+import { WorkerPool } from './exec/workers/pool.js';
 import { buildExplain } from './explain/build.js';
 import { explainText } from './explain/text.js';
 

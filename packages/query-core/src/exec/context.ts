@@ -1,5 +1,5 @@
 import { JunctionError, type Value } from '@junction/connectors';
-import type { WorkerPool } from './hash-join/pool.js';
+import type { WorkerPool } from './workers/pool.js';
 
 /** One statement sent to a source, as stats() and EXPLAIN ANALYZE report it. */
 export interface StatementRecord {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { t, type Row, type Value } from '@junction/connectors';
 import { DistinctOp } from './distinct.js';
-import { HashAggregateOp, type AggregateSpec } from './hash-aggregate.js';
+import { HashAggregateOp, type AggregateSpec } from './hash-aggregate/index.js';
 import { makeKeyFn } from './hash-key.js';
 import { LimitOp } from './limit.js';
 import { NestedLoopJoinOp } from './nested-loop-join.js';

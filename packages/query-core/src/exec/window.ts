@@ -2,7 +2,7 @@ import type { Row, Value } from '@junction/connectors';
 import type { NotPushed } from '../plan/logical.js';
 import { checkAborted, rowBytes, type ExecContext } from './context.js';
 import type { KeyFn, RowFn } from './expr-fn.js';
-import type { AggregateSpec } from './hash-aggregate.js';
+import type { AggregateSpec } from './hash-aggregate/index.js';
 import { Operator, chunk, type OperatorInfo } from './operator.js';
 import { makeDecorator, type SortKeySpec } from './sort-keys.js';
 

@@ -2,7 +2,7 @@ import type { Row, Value } from '@junction/connectors';
 import { compileExpr } from '../expr/compile.js';
 import { makeAccumulator } from '../expr/aggregates.js';
 import type { AggregateCall, Expr, LogicalPlan, WindowCall } from '../plan/logical.js';
-import type { AggregateSpec } from '../exec/hash-aggregate.js';
+import type { AggregateSpec } from '../exec/hash-aggregate/index.js';
 import type { RowFn } from '../exec/expr-fn.js';
 import type { ExprCompiler, Layout } from './planner.js';
 
@@ -30,12 +30,22 @@ export function makeCompiler(params: readonly Value[], subqueryValues: ReadonlyM
     const ev = compileExpr(e, layout, options);
     return (row: Row) => ev(row, params);
   };
+  // a plain column stays a position, so the worker path reads it once for every aggregate using it
+  const input = (e: Expr, layout: Layout): number | RowFn => (e.kind === 'ref' && layout.has(e.id) ? layout.get(e.id)! : expr(e, layout));
   const aggregate = (fn: AggregateCall['fn'], args: readonly Expr[], distinct: boolean, filter: Expr | undefined, layout: Layout): AggregateSpec => {
     const acc = makeAccumulator(fn, args[0]?.type, { distinct });
     const a0 = args[0] ? expr(args[0], layout) : undefined;
     const a1 = args[1] ? expr(args[1], layout) : undefined;
     const f = filter ? expr(filter, layout) : undefined;
     return {
+      mergeable: {
+        fn,
+        argType: args[0]?.type,
+        distinct,
+        acc,
+        args: args.slice(0, 2).map((a) => input(a, layout)),
+        filter: filter ? input(filter, layout) : undefined,
+      },
       create() {
         let s = acc.init();
         return {

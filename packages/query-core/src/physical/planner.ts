@@ -4,8 +4,8 @@ import { outputFields } from '../plan/fields.js';
 import { printExpr } from '../plan/print.js';
 import type { Operator } from '../exec/operator.js';
 import type { RowFn } from '../exec/expr-fn.js';
-import type { AggregateSpec } from '../exec/hash-aggregate.js';
-import { HashAggregateOp } from '../exec/hash-aggregate.js';
+import type { AggregateSpec } from '../exec/hash-aggregate/index.js';
+import { HashAggregateOp } from '../exec/hash-aggregate/index.js';
 import { RemoteScanOp } from '../exec/remote-scan.js';
 import { FilterOp } from '../exec/filter.js';
 import { ProjectOp } from '../exec/project.js';
@@ -120,7 +120,8 @@ class Planner {
       case 'Aggregate': {
         const input = this.plan(plan.input);
         const groupCols = plan.groupBy.map((g) => this.column(g.expr, input.layout));
-        const key = makeKeyFn(groupCols, plan.groupBy.map((g) => g.expr.type), true);
+        const groupTypes = plan.groupBy.map((g) => g.expr.type);
+        const key = makeKeyFn(groupCols, groupTypes, true);
         const aggs = plan.aggregates.map((a) => this.o.compiler.aggregate(a, input.layout));
         const fields = outputFields(plan);
         const detail = [
@@ -129,7 +130,7 @@ class Planner {
         ]
           .filter(Boolean)
           .join('; ');
-        return { op: new HashAggregateOp(input.op, groupCols, key, aggs, detail, plan.notPushed, est), layout: this.layoutOf(fields), fields };
+        return { op: new HashAggregateOp(input.op, groupCols, key, aggs, detail, plan.notPushed, est, groupTypes), layout: this.layoutOf(fields), fields };
       }
       case 'Sort': {
         const input = this.plan(plan.input);

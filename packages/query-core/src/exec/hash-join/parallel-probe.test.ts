@@ -4,7 +4,7 @@ import { makeKeyFn } from '../hash-key.js';
 import { RowsOp, bag, run, testContext } from '../test-support.js';
 import { HashJoinOp } from './index.js';
 import type { HashJoinType, JoinSpec } from './join-core.js';
-import { WorkerPool } from './pool.js';
+import { WorkerPool } from '../workers/pool.js';
 
 const pool = new WorkerPool(2);
 afterAll(() => pool.close());

@@ -1,9 +1,9 @@
 import type { Row, Value } from '@junction/connectors';
 import { checkAborted, type ExecContext } from '../context.js';
-import type { WorkerPool } from './pool.js';
+import type { WorkerPool } from '../workers/pool.js';
 import type { JoinSpec } from './join-core.js';
 import { buildNumericTable, type NumericTable } from './numeric-table.js';
-import type { ProbeTask } from './worker.js';
+import type { ProbeTask } from './probe-task.js';
 
 /** Build sides smaller than this join in-thread: below it a worker round trip costs more than it saves (measured in bench/worker-join.ts). */
 export const WORKER_MIN_BUILD_ROWS = 50_000;
@@ -51,7 +51,7 @@ export class ParallelProbe {
       }
       const task: ProbeTask = { table: this.table, probe: keys, probeNulls: nulls };
       inflight.push(
-        this.pool.run<{ probeIdx: Int32Array; buildIdx: Int32Array }>(task, [keys.buffer as ArrayBuffer, nulls.buffer as ArrayBuffer], ctx.signal).then((r) => this.assemble(rows, r.probeIdx, r.buildIdx)),
+        this.pool.run<{ probeIdx: Int32Array; buildIdx: Int32Array }>('probe', task, [keys.buffer as ArrayBuffer, nulls.buffer as ArrayBuffer], ctx.signal).then((r) => this.assemble(rows, r.probeIdx, r.buildIdx)),
       );
     };
     try {

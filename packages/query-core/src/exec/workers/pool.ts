@@ -1,9 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 
+/** The tasks worker.ts exports: one per operator that has a worker path. */
+export type WorkerTask = 'probe' | 'aggregate';
+
 /**
- * The worker threads large hash joins run in: one pool per Engine, sized to the cores,
- * closed by Engine.close(). Workers load TypeScript through tsx like the main thread.
+ * The worker threads large hash joins and hash aggregates run in: one pool per Engine,
+ * sized to the cores, closed by Engine.close(). Workers load TypeScript through tsx,
+ * registered by boot.mjs.
  */
 export class WorkerPool {
   private readonly pool: Piscina;
@@ -11,16 +15,15 @@ export class WorkerPool {
   constructor(size: number = availableParallelism()) {
     this.maxThreads = Math.max(1, size);
     this.pool = new Piscina({
-      filename: new URL('./worker.ts', import.meta.url).href,
+      filename: new URL('./boot.mjs', import.meta.url).href,
       minThreads: 0,
       maxThreads: Math.max(1, size),
       idleTimeout: 30_000,
-      execArgv: ['--import', 'tsx'],
     });
   }
 
-  run<T>(task: unknown, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<T> {
-    return this.pool.run(task, { transferList: transferList as never, signal }) as Promise<T>;
+  run<T>(name: WorkerTask, task: unknown, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<T> {
+    return this.pool.run(task, { name, transferList: transferList as never, signal }) as Promise<T>;
   }
 
   get size(): number {

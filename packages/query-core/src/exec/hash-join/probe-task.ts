@@ -7,10 +7,10 @@ export interface ProbeTask {
 }
 
 /**
- * Worker entry: probes one chunk of keys against the shared build table. Only typed
+ * Worker task: probes one chunk of keys against the shared build table. Only typed
  * arrays cross the thread boundary: the table is shared memory, the probe keys and the
  * matched index pairs are transferred.
  */
-export default function probe(task: ProbeTask): { probeIdx: Int32Array; buildIdx: Int32Array } {
+export function probe(task: ProbeTask): { probeIdx: Int32Array; buildIdx: Int32Array } {
   return probeNumericTable(task.table, task.probe, task.probeNulls);
 }

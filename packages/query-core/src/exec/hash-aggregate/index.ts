@@ -1,0 +1,137 @@
+import type { JType, Row, Value } from '@junction/connectors';
+import type { NotPushed } from '../../plan/logical.js';
+import { checkAborted, rowBytes, type ExecContext } from '../context.js';
+import type { KeyFn, RowFn } from '../expr-fn.js';
+import { makeKeyFn } from '../hash-key.js';
+import { Operator, chunk, type OperatorInfo } from '../operator.js';
+import { GroupTable, type MergeableAggregate } from './group-table.js';
+import { AGGREGATE_CHUNK_ROWS, ParallelAggregate, WORKER_MIN_ROWS, type ParallelReport } from './parallel-aggregate.js';
+
+export type { MergeableAggregate } from './group-table.js';
+
+/** One aggregate's running state for one group. */
+export interface AggState {
+  add(row: Row): void;
+  result(): Value;
+}
+
+export interface AggregateSpec {
+  create(): AggState;
+  /** the same aggregate as accumulator + inputs: set when partial states can be merged (worker path) */
+  readonly mergeable?: MergeableAggregate;
+}
+
+/**
+ * GROUP BY with a hash table of groups. Groups are emitted once the input ends (group
+ * order is the order groups were first seen). Without GROUP BY, an empty input still
+ * yields one row (count 0, sum NULL), as SQL requires.
+ *
+ * With a worker pool, and every aggregate mergeable, a large input is aggregated in
+ * worker threads past the first WORKER_MIN_ROWS rows (parallel-aggregate.ts).
+ */
+export class HashAggregateOp extends Operator {
+  readonly children: readonly Operator[];
+  readonly report: ParallelReport = { chunks: 0, fellBack: false };
+  /** tests: start the worker path at the first row */
+  forceWorkers = false;
+  /** tests: rows per worker task */
+  chunkRows = AGGREGATE_CHUNK_ROWS;
+
+  constructor(
+    private readonly input: Operator,
+    private readonly groupColumns: readonly (number | RowFn)[],
+    private readonly groupKey: KeyFn,
+    private readonly aggregates: readonly AggregateSpec[],
+    private readonly detail: string,
+    private readonly notPushed?: readonly NotPushed[],
+    private readonly estimatedRows?: number,
+    /** the group key columns' types; without them the worker path is off */
+    private readonly groupTypes?: readonly JType[],
+  ) {
+    super();
+    this.children = [input];
+  }
+
+  info(): OperatorInfo {
+    const r = this.report;
+    const workers = r.chunks === 0 ? '' : `, in worker threads (${r.chunks} chunks)${r.fellBack ? ', then in-thread: about one group per row' : ''}`;
+    return { operator: 'HashAggregate', runsIn: 'junction', detail: this.detail + workers, notPushed: this.notPushed, estimatedRows: this.estimatedRows };
+  }
+
+  protected run(ctx: ExecContext): AsyncIterable<Row[]> {
+    const mergeable = this.aggregates.map((a) => a.mergeable);
+    if (ctx.workers && this.groupTypes && mergeable.every((m) => m !== undefined)) return this.runMergeable(ctx, mergeable as MergeableAggregate[], this.groupTypes);
+    return this.runInThread(ctx);
+  }
+
+  private async *runMergeable(ctx: ExecContext, aggs: readonly MergeableAggregate[], groupTypes: readonly JType[]): AsyncIterable<Row[]> {
+    const keysKey = makeKeyFn(this.groupColumns.map((_, i) => i), groupTypes, true);
+    const table = new GroupTable(aggs, this.groupColumns, this.groupKey, keysKey, ctx.memory);
+    const threshold = this.forceWorkers ? 0 : WORKER_MIN_ROWS;
+    let parallel: ParallelAggregate | undefined;
+    let seen = 0;
+    try {
+      for await (const batch of this.input.execute(ctx)) {
+        checkAborted(ctx.signal);
+        if (parallel) {
+          await parallel.push(batch);
+          continue;
+        }
+        if (seen >= threshold) {
+          parallel = new ParallelAggregate(table, aggs, this.groupColumns, groupTypes, ctx.workers!, ctx, this.report, this.chunkRows);
+          await parallel.push(batch);
+          continue;
+        }
+        table.addRows(batch);
+        seen += batch.length;
+      }
+      if (parallel) await parallel.finish();
+      const out = table.finish();
+      yield* chunk(out, ctx.batchSize);
+    } finally {
+      if (parallel) await parallel.close();
+      table.release();
+    }
+  }
+
+  private async *runInThread(ctx: ExecContext): AsyncIterable<Row[]> {
+    const groups = new Map<unknown, { keys: Row; states: AggState[] }>();
+    const cols = this.groupColumns;
+    const aggs = this.aggregates;
+    const global = cols.length === 0;
+    let held = 0;
+    try {
+      for await (const batch of this.input.execute(ctx)) {
+        checkAborted(ctx.signal);
+        let added = 0;
+        for (const row of batch) {
+          const k = global ? 0 : this.groupKey(row);
+          let g = groups.get(k);
+          if (!g) {
+            const keys: Row = cols.map((c) => (typeof c === 'number' ? row[c] : c(row)));
+            g = { keys, states: aggs.map((a) => a.create()) };
+            groups.set(k, g);
+            added += rowBytes(keys) + 96 + aggs.length * 64;
+          }
+          const states = g.states;
+          for (let i = 0; i < states.length; i++) states[i].add(row);
+        }
+        if (added > 0) {
+          ctx.memory.reserve(added, 'HashAggregate');
+          held += added;
+        }
+      }
+      if (global && groups.size === 0) groups.set(0, { keys: [], states: aggs.map((a) => a.create()) });
+      const out: Row[] = [];
+      for (const g of groups.values()) {
+        const r: Row = g.keys.slice();
+        for (const s of g.states) r.push(s.result());
+        out.push(r);
+      }
+      groups.clear();
+      yield* chunk(out, ctx.batchSize);
+    } finally {
+      ctx.memory.release(held);
+    }
+  }
+}
