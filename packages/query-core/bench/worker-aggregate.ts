@@ -1,0 +1,108 @@
+/**
+ * node --import tsx packages/query-core/bench/worker-aggregate.ts [rows]
+ *
+ * In-thread hash aggregate against the worker path on the same input, for a few group
+ * counts: where the worker path starts paying (WORKER_MIN_ROWS) and where too many groups
+ * per chunk make it pointless (MAX_GROUPS_PER_ROW) come from here.
+ */
+import { t, type AggFn, type JType, type Row } from '@junction/connectors';
+import { makeAccumulator } from '../src/expr/aggregates.js';
+import { MemoryTracker, type ExecContext } from '../src/exec/context.js';
+import { HashAggregateOp, type AggregateSpec } from '../src/exec/hash-aggregate/index.js';
+import { makeKeyFn } from '../src/exec/hash-key.js';
+import { Operator, type OperatorInfo } from '../src/exec/operator.js';
+import { WorkerPool } from '../src/exec/workers/pool.js';
+
+class Input extends Operator {
+  readonly children = [];
+  constructor(private readonly batches: Row[][]) {
+    super();
+  }
+  info(): OperatorInfo {
+    return { operator: 'Input', runsIn: 'bench' };
+  }
+  protected async *run(): AsyncIterable<Row[]> {
+    yield* this.batches;
+  }
+}
+
+// columns: group key (int64), decimal(12,2) amount, float64 price, int32 quantity
+const TYPES: JType[] = [t.int64, t.decimal(12, 2), t.float64, t.int32];
+
+function rows(n: number, groups: number): Row[][] {
+  const out: Row[][] = [];
+  let batch: Row[] = [];
+  for (let i = 0; i < n; i++) {
+    batch.push([BigInt((i * 7919) % groups), `${i % 100000}.${String(i % 100).padStart(2, '0')}`, (i % 1000) * 0.25, i % 50]);
+    if (batch.length === 1024) {
+      out.push(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) out.push(batch);
+  return out;
+}
+
+function agg(fn: AggFn, arg?: number): AggregateSpec {
+  const argType = arg === undefined ? undefined : TYPES[arg];
+  const acc = makeAccumulator(fn, argType);
+  return {
+    create() {
+      let s = acc.init();
+      return {
+        add: (row: Row) => void (s = acc.add(s, arg === undefined ? null : row[arg])),
+        result: () => acc.finish(s),
+      };
+    },
+    mergeable: { fn, argType, distinct: false, acc, args: arg === undefined ? [] : [arg] },
+  };
+}
+
+// a TPC-H Q1-like aggregate list
+const AGGS = [agg('count_star'), agg('sum', 1), agg('avg', 1), agg('sum', 2), agg('avg', 2), agg('sum', 3), agg('max', 1)];
+const pool = new WorkerPool();
+const ctx = (workers?: WorkerPool): ExecContext => ({
+  signal: new AbortController().signal,
+  memory: new MemoryTracker(2 ** 31),
+  statements: [],
+  spillDir: '/tmp',
+  batchSize: 1024,
+  workers,
+});
+
+async function time(input: Row[][], workers: boolean): Promise<{ ms: number; rows: number; chunks: number }> {
+  const op = new HashAggregateOp(new Input(input), [0], makeKeyFn([0], [t.int64], true), AGGS, '', undefined, undefined, [t.int64]);
+  const t0 = performance.now();
+  let n = 0;
+  for await (const b of op.execute(ctx(workers ? pool : undefined))) n += b.length;
+  return { ms: performance.now() - t0, rows: n, chunks: op.report.chunks };
+}
+
+const total = Number(process.argv[2] ?? 1_000_000);
+const repeats = 3;
+process.stdout.write(`threads: ${pool.size}, ${repeats} runs each (min … max ms)\ninput rows | groups | in-thread ms | workers ms | chunks | in-thread / workers (best)\n`);
+for (const [n, groups] of [
+  [65_536, 10],
+  [131_072, 10],
+  [total, 10],
+  [total, 10_000],
+  [total, 500_000],
+]) {
+  const input = rows(n, groups);
+  await time(input, false);
+  await time(input, true);
+  const a: number[] = [];
+  const w: number[] = [];
+  let chunks = 0;
+  for (let i = 0; i < repeats; i++) {
+    const x = await time(input, false);
+    const y = await time(input, true);
+    if (x.rows !== y.rows) throw new Error(`group counts differ: ${x.rows} vs ${y.rows}`);
+    a.push(x.ms);
+    w.push(y.ms);
+    chunks = y.chunks;
+  }
+  const span = (v: number[]) => `${Math.min(...v).toFixed(0)} … ${Math.max(...v).toFixed(0)}`;
+  process.stdout.write(`${n} | ${groups} | ${span(a)} | ${span(w)} | ${chunks} | ${(Math.min(...a) / Math.min(...w)).toFixed(2)}\n`);
+}
+await pool.close();
