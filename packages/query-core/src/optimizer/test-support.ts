@@ -231,6 +231,7 @@ export const PG_CAPS: Capabilities = {
   limit: true,
   offset: true,
   subqueryInFrom: true,
+  existsSubquery: true,
   exactStringEquality: true,
   exactStringOrdering: true,
   caseSensitiveLike: true,

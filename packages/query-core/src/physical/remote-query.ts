@@ -178,8 +178,7 @@ class Builder {
         return s;
       }
       case 'Join': {
-        if (plan.type === 'semi' || plan.type === 'anti')
-          throw internal(`${plan.type} join cannot be sent to a source`);
+        if (plan.type === 'semi' || plan.type === 'anti') return this.semiJoin(plan);
         let l = this.convert(plan.left);
         let r = this.convert(plan.right);
         const lr = sideRole(plan.type, 'left');
@@ -220,6 +219,31 @@ class Builder {
       default:
         throw internal(`${plan.kind} cannot be sent to a source`);
     }
+  }
+
+  /**
+   * `left WHERE [NOT] EXISTS (SELECT … FROM right WHERE condition)`: the condition reads the
+   * left side's columns through their aliases, which are unique across the whole statement.
+   * Nesting follows shape.ts's semiJoinNesting, which the optimizer checked.
+   */
+  private semiJoin(plan: Extract<LogicalPlan, { kind: 'Join' }>): State {
+    const l = this.prepare(this.convert(plan.left), 'Filter');
+    let r = this.convert(plan.right);
+    if (sideNeedsSubquery(r.shape, 'inner')) r = this.nest(r);
+    const where = [...r.where];
+    if (plan.condition) where.push(this.expr(plan.condition, new Map([...l.scope, ...r.scope])));
+    const inner = this.finish(
+      { ...r, where },
+      r.output.slice(0, 1).map((o) => ({ id: o.id, name: o.name })),
+      true,
+    );
+    const query: RemoteQuery =
+      inner.select.length > 0 ? inner : { ...inner, select: [{ expr: { kind: 'literal', value: 1, type: { kind: 'int32' } }, alias: 'one' }] };
+    const exists: RemoteExpr = { kind: 'exists', query, negated: plan.type === 'anti', type: { kind: 'bool' } };
+    if (l.aggregated) l.having.push(exists);
+    else l.where.push(exists);
+    l.shape = { ...l.shape, where: true };
+    return l;
   }
 
   private prepare(s: State, op: ShapeOp): State {

@@ -96,6 +96,10 @@ export function shapeOf(plan: LogicalPlan): SelectShape {
       return EMPTY_SHAPE;
     case 'Join': {
       const l = shapeOf(plan.left);
+      if (plan.type === 'semi' || plan.type === 'anti') {
+        // [NOT] EXISTS (…) is one more WHERE conjunct of the left side's SELECT
+        return { ...(l.limited ? EMPTY_SHAPE : l), where: true };
+      }
       const r = shapeOf(plan.right);
       const lw =
         !sideNeedsSubquery(l, sideRole(plan.type, 'left')) &&
@@ -121,8 +125,18 @@ export function shapeOf(plan: LogicalPlan): SelectShape {
 
 /** Whether the join's input needs nesting and so the source must declare subqueryInFrom. */
 export function joinNeedsSubquery(type: string, left: LogicalPlan, right: LogicalPlan): boolean {
+  if (type === 'semi' || type === 'anti') return semiJoinNesting(left, right).left || semiJoinNesting(left, right).right;
   return (
     sideNeedsSubquery(shapeOf(left), sideRole(type, 'left')) ||
     sideNeedsSubquery(shapeOf(right), sideRole(type, 'right'))
   );
+}
+
+/**
+ * A semi/anti join renders as `left WHERE [NOT] EXISTS (right WHERE condition)`: the left
+ * SELECT takes one more WHERE conjunct (nested when it is limited), and the right SELECT
+ * one more WHERE conjunct below whatever it aggregates, de-duplicates or limits (nested then).
+ */
+export function semiJoinNesting(left: LogicalPlan, right: LogicalPlan): { left: boolean; right: boolean } {
+  return { left: needsSubquery(shapeOf(left), 'Filter'), right: sideNeedsSubquery(shapeOf(right), 'inner') };
 }

@@ -3,7 +3,7 @@ import { fire } from '../rule-test-helper.js';
 import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, lit, lt, remote, sources } from '../test-support.js';
 import { absorbJoinIntoRemote } from './absorb-join-into-remote.js';
 
-function two(sourceB: string, type: 'inner' | 'full' = 'inner') {
+function two(sourceB: string, type: 'inner' | 'full' | 'semi' | 'anti' = 'inner') {
   const b = new PlanBuilder();
   const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
   const l = b.scan(sourceB, 'lineitem', { l_orderkey: 'int64', l_quantity: 'decimal(15,2)' });
@@ -42,6 +42,28 @@ describe('absorb-join-into-remote', () => {
     expect(fire(absorbJoinIntoRemote, two('dbA', 'full'), sources({ dbA: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
       "Join full ON (l_orderkey#3 = o_orderkey#1)
         ! not pushed: full join: full join not supported by source
+        Remote dbA [o_orderkey#1, o_custkey#2]
+          Filter (o_custkey#2 < 5)
+            Scan dbA.public.orders AS orders [o_orderkey#1, o_custkey#2]
+        Remote dbA [l_orderkey#3, l_quantity#4]
+          Scan dbA.public.lineitem AS lineitem [l_orderkey#3, l_quantity#4]"
+    `);
+  });
+
+  it('absorbs a semi join into its source, which runs it as EXISTS', () => {
+    expect(fire(absorbJoinIntoRemote, two('dbA', 'semi'))).toMatchInlineSnapshot(`
+      "Remote dbA [o_orderkey#1, o_custkey#2]
+        Join semi ON (l_orderkey#3 = o_orderkey#1)
+          Filter (o_custkey#2 < 5)
+            Scan dbA.public.orders AS orders [o_orderkey#1, o_custkey#2]
+          Scan dbA.public.lineitem AS lineitem [l_orderkey#3, l_quantity#4]"
+    `);
+  });
+
+  it('keeps an anti join when the source declares no EXISTS subqueries', () => {
+    expect(fire(absorbJoinIntoRemote, two('dbA', 'anti'), sources({ dbA: { ...PG_CAPS, existsSubquery: false } }))).toMatchInlineSnapshot(`
+      "Join anti ON (l_orderkey#3 = o_orderkey#1)
+        ! not pushed: anti join: source cannot run a correlated EXISTS subquery
         Remote dbA [o_orderkey#1, o_custkey#2]
           Filter (o_custkey#2 < 5)
             Scan dbA.public.orders AS orders [o_orderkey#1, o_custkey#2]

@@ -8,7 +8,8 @@ import { joinNeedsSubquery } from '../pushdown/shape.js';
 
 /**
  * Join(Remote s, Remote s) → Remote s (Join): only both sides in the SAME source, a join
- * type the source declares and a condition it evaluates exactly (Trino's applyJoin). A join
+ * type the source declares and a condition it evaluates exactly (Trino's applyJoin); semi
+ * and anti joins (IN, EXISTS and their negations) go as a correlated [NOT] EXISTS. A join
  * across sources stays in Junction with its condition annotated 'spans sources'.
  */
 export function absorbJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
@@ -30,9 +31,9 @@ export function absorbJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContext): 
   const caps = capabilitiesOf(ctx, left.source);
   const notPushed: NotPushed[] = [];
   const type = node.type === 'inner' && !node.condition ? 'cross' : node.type;
-  if (type === 'semi' || type === 'anti')
-    notPushed.push({ what: `${type} join`, reason: 'a source query cannot express semi/anti joins' });
-  else if (!caps.joins[type]) notPushed.push({ what: `${type} join`, reason: `${type} join not supported by source` });
+  const semi = type === 'semi' || type === 'anti';
+  if (semi && !caps.existsSubquery) notPushed.push({ what: `${type} join`, reason: 'source cannot run a correlated EXISTS subquery' });
+  else if (!semi && !caps.joins[type]) notPushed.push({ what: `${type} join`, reason: `${type} join not supported by source` });
   else if (joinNeedsSubquery(node.type, left.plan, right.plan) && !caps.subqueryInFrom)
     notPushed.push({ what: `${type} join`, reason: 'source cannot nest a subquery' });
   else if (node.condition) {
