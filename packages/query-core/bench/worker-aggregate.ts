@@ -26,14 +26,17 @@ class Input extends Operator {
   }
 }
 
-// columns: group key (int64), decimal(12,2) amount, float64 price, int32 quantity
-const TYPES: JType[] = [t.int64, t.decimal(12, 2), t.float64, t.int32];
+// columns: group key (int64), decimal(12,2) amount, float64 price, int32 quantity, text region, char(1) flag
+const TYPES: JType[] = [t.int64, t.decimal(12, 2), t.float64, t.int32, t.string, t.char(1)];
+const REGIONS = ['NORTH', 'SOUTH', 'EAST', 'WEST', 'CENTRAL'];
+const FLAGS = ['A', 'N', 'R'];
 
 function rows(n: number, groups: number): Row[][] {
   const out: Row[][] = [];
   let batch: Row[] = [];
   for (let i = 0; i < n; i++) {
-    batch.push([BigInt((i * 7919) % groups), `${i % 100000}.${String(i % 100).padStart(2, '0')}`, (i % 1000) * 0.25, i % 50]);
+    const g = (i * 7919) % groups;
+    batch.push([BigInt(g), `${i % 100000}.${String(i % 100).padStart(2, '0')}`, (i % 1000) * 0.25, i % 50, `${REGIONS[g % 5]}-${Math.floor(g / 15)}`, FLAGS[g % 3]]);
     if (batch.length === 1024) {
       out.push(batch);
       batch = [];
@@ -70,39 +73,46 @@ const ctx = (workers?: WorkerPool): ExecContext => ({
   workers,
 });
 
-async function time(input: Row[][], workers: boolean): Promise<{ ms: number; rows: number; chunks: number }> {
-  const op = new HashAggregateOp(new Input(input), [0], makeKeyFn([0], [t.int64], true), AGGS, '', undefined, undefined, [t.int64]);
+async function time(input: Row[][], keys: number[], workers: boolean): Promise<{ ms: number; rows: number; chunks: number; fellBack: string | false }> {
+  const types = keys.map((k) => TYPES[k]);
+  const op = new HashAggregateOp(new Input(input), keys, makeKeyFn(keys, types, true), AGGS, '', undefined, undefined, types);
   const t0 = performance.now();
   let n = 0;
   for await (const b of op.execute(ctx(workers ? pool : undefined))) n += b.length;
-  return { ms: performance.now() - t0, rows: n, chunks: op.report.chunks };
+  return { ms: performance.now() - t0, rows: n, chunks: op.report.chunks, fellBack: op.report.fellBack };
 }
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const repeats = 3;
-process.stdout.write(`threads: ${pool.size}, ${repeats} runs each (min … max ms)\ninput rows | groups | in-thread ms | workers ms | chunks | in-thread / workers (best)\n`);
-for (const [n, groups] of [
-  [65_536, 10],
-  [131_072, 10],
-  [total, 10],
-  [total, 10_000],
-  [total, 500_000],
-]) {
+process.stdout.write(
+  `threads: ${pool.size}, ${repeats} runs each (min … max ms)\ninput rows | groups | key | in-thread ms | workers ms | chunks (fell back) | in-thread / workers (best)\n`,
+);
+for (const [n, groups, keys] of [
+  [131_072, 10, [0]],
+  [262_144, 10, [0]],
+  [total, 10, [0]],
+  [total, 10, [4, 5]],
+  [total, 10_000, [0]],
+  [total, 10_000, [4, 5]],
+  [total, 500_000, [0]],
+] as const) {
   const input = rows(n, groups);
-  await time(input, false);
-  await time(input, true);
+  const k = [...keys];
+  await time(input, k, false);
+  await time(input, k, true);
   const a: number[] = [];
   const w: number[] = [];
-  let chunks = 0;
+  const chunks: string[] = [];
   for (let i = 0; i < repeats; i++) {
-    const x = await time(input, false);
-    const y = await time(input, true);
+    const x = await time(input, k, false);
+    const y = await time(input, k, true);
     if (x.rows !== y.rows) throw new Error(`group counts differ: ${x.rows} vs ${y.rows}`);
     a.push(x.ms);
     w.push(y.ms);
-    chunks = y.chunks;
+    chunks.push(`${y.chunks}${y.fellBack ? ` ${y.fellBack}` : ''}`);
   }
   const span = (v: number[]) => `${Math.min(...v).toFixed(0)} … ${Math.max(...v).toFixed(0)}`;
-  process.stdout.write(`${n} | ${groups} | ${span(a)} | ${span(w)} | ${chunks} | ${(Math.min(...a) / Math.min(...w)).toFixed(2)}\n`);
+  const key = k.map((c) => (c === 0 ? 'int64' : c === 4 ? 'text' : 'char(1)')).join('+');
+  process.stdout.write(`${n} | ${groups} | ${key} | ${span(a)} | ${span(w)} | ${chunks.join(', ')} | ${(Math.min(...a) / Math.min(...w)).toFixed(2)}\n`);
 }
 await pool.close();

@@ -26,8 +26,10 @@ export interface AggregateSpec {
  * order is the order groups were first seen). Without GROUP BY, an empty input still
  * yields one row (count 0, sum NULL), as SQL requires.
  *
- * With a worker pool, and every aggregate mergeable, a large input is aggregated in
- * worker threads past the first WORKER_MIN_ROWS rows (parallel-aggregate.ts).
+ * When every aggregate is mergeable (accumulator + inputs, as the compiler builds them)
+ * groups hold the accumulators' states (group-table.ts); then, with a worker pool, a large
+ * input is aggregated in worker threads past the first WORKER_MIN_ROWS rows
+ * (parallel-aggregate.ts).
  */
 export class HashAggregateOp extends Operator {
   readonly children: readonly Operator[];
@@ -54,13 +56,15 @@ export class HashAggregateOp extends Operator {
 
   info(): OperatorInfo {
     const r = this.report;
-    const workers = r.chunks === 0 ? '' : `, in worker threads (${r.chunks} chunks)${r.fellBack ? ', then in-thread: about one group per row' : ''}`;
+    const back = r.fellBack === 'groups' ? ', then in-thread: about one group per row' : r.fellBack === 'slower' ? ', then in-thread: faster here' : '';
+    const workers = r.chunks === 0 ? '' : `, in worker threads (${r.chunks} chunks)${back}`;
     return { operator: 'HashAggregate', runsIn: 'junction', detail: this.detail + workers, notPushed: this.notPushed, estimatedRows: this.estimatedRows };
   }
 
   protected run(ctx: ExecContext): AsyncIterable<Row[]> {
     const mergeable = this.aggregates.map((a) => a.mergeable);
-    if (ctx.workers && this.groupTypes && mergeable.every((m) => m !== undefined)) return this.runMergeable(ctx, mergeable as MergeableAggregate[], this.groupTypes);
+    // the accumulators' own states cost fewer objects per group than closures: taken whenever given
+    if (this.groupTypes && mergeable.every((m) => m !== undefined)) return this.runMergeable(ctx, mergeable as MergeableAggregate[], this.groupTypes);
     return this.runInThread(ctx);
   }
 
@@ -70,6 +74,7 @@ export class HashAggregateOp extends Operator {
     const threshold = this.forceWorkers ? 0 : WORKER_MIN_ROWS;
     let parallel: ParallelAggregate | undefined;
     let seen = 0;
+    let inThreadMs = 0;
     try {
       for await (const batch of this.input.execute(ctx)) {
         checkAborted(ctx.signal);
@@ -77,12 +82,15 @@ export class HashAggregateOp extends Operator {
           await parallel.push(batch);
           continue;
         }
-        if (seen >= threshold) {
-          parallel = new ParallelAggregate(table, aggs, this.groupColumns, groupTypes, ctx.workers!, ctx, this.report, this.chunkRows);
+        if (ctx.workers && seen >= threshold) {
+          const msPerRow = this.forceWorkers || seen === 0 ? undefined : inThreadMs / seen;
+          parallel = new ParallelAggregate(table, aggs, this.groupColumns, groupTypes, ctx.workers, ctx, this.report, this.chunkRows, msPerRow);
           await parallel.push(batch);
           continue;
         }
+        const t0 = performance.now();
         table.addRows(batch);
+        inThreadMs += performance.now() - t0;
         seen += batch.length;
       }
       if (parallel) await parallel.finish();

@@ -13,10 +13,15 @@ export const AGGREGATE_CHUNK_ROWS = 32_768;
 /** A chunk yielding more groups than this share of its rows sends the rest of the input back in-thread: merging as many partial groups as rows costs what aggregating them does. */
 export const MAX_GROUPS_PER_ROW = 0.5;
 
+/** Chunks merged before the worker path is timed: the first ones wait for threads to start and warm up. */
+const WARMUP_CHUNKS = 2;
+/** Chunks timed before the worker path is judged against the in-thread rate. */
+const JUDGED_CHUNKS = 2;
+
 export interface ParallelReport {
   chunks: number;
-  /** set when a chunk had too many groups and the rest ran in-thread */
-  fellBack: boolean;
+  /** why the rest of the input went back in-thread: a chunk had about one group per row, or the main thread waited longer per row than aggregating in-thread took */
+  fellBack: false | 'groups' | 'slower';
 }
 
 type Source = number | RowFn;
@@ -36,6 +41,9 @@ export class ParallelAggregate {
   private readonly inflight: { readonly result: Promise<PartialAggregateResult>; readonly bytes: number }[] = [];
   private pending: Row[] = [];
   private held = 0;
+  private merged = 0;
+  private timedMs = 0;
+  private timedRows = 0;
 
   constructor(
     private readonly table: GroupTable,
@@ -46,6 +54,8 @@ export class ParallelAggregate {
     private readonly ctx: ExecContext,
     private readonly report: ParallelReport,
     private readonly chunkRows = AGGREGATE_CHUNK_ROWS,
+    /** main-thread ms per row of the in-thread path before the switch; undefined: never judge (tests) */
+    private readonly inThreadMsPerRow?: number,
   ) {
     const positions = new Map<number, number>();
     const add = (s: Source, filter?: number): number => {
@@ -73,12 +83,19 @@ export class ParallelAggregate {
       this.table.addRows(rows);
       return;
     }
+    const t0 = performance.now();
+    const timing = this.merged >= WARMUP_CHUNKS;
     for (const r of rows) this.pending.push(r);
     while (this.pending.length >= this.chunkRows && !this.report.fellBack) {
       const chunk = this.pending.slice(0, this.chunkRows);
       this.pending = this.pending.slice(this.chunkRows);
       this.dispatch(chunk);
       if (this.inflight.length >= this.pool.size) await this.mergeOldest();
+    }
+    if (timing) {
+      this.timedMs += performance.now() - t0;
+      this.timedRows += rows.length;
+      this.judge();
     }
     if (this.report.fellBack) {
       await this.drain();
@@ -148,7 +165,18 @@ export class ParallelAggregate {
     checkAborted(this.ctx.signal);
     if ('error' in r) throw workerError(r.error);
     this.table.merge(r.keys, r.states);
-    if (r.keys.length > this.chunkRows * MAX_GROUPS_PER_ROW) this.report.fellBack = true;
+    this.merged++;
+    if (r.keys.length > this.chunkRows * MAX_GROUPS_PER_ROW) this.report.fellBack = 'groups';
+  }
+
+  /**
+   * Workers pay only when the main thread's share (evaluating and encoding columns,
+   * merging partials, waiting) costs less per row than aggregating in-thread did: with
+   * few cores, cheap aggregates or other queries busy, it may not.
+   */
+  private judge(): void {
+    if (this.inThreadMsPerRow === undefined || this.report.fellBack || this.merged < WARMUP_CHUNKS + JUDGED_CHUNKS) return;
+    if (this.timedMs / this.timedRows > this.inThreadMsPerRow) this.report.fellBack = 'slower';
   }
 
   private async drain(): Promise<void> {
