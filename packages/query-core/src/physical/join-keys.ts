@@ -38,6 +38,33 @@ export function splitJoinCondition(
   return { keys, residual };
 }
 
+/**
+ * The key pair of an uncorrelated NOT IN: the binder's anti join condition
+ * `x = y OR x IS NULL OR y IS NULL` (each IS NULL only where that side may be NULL), with x
+ * over the left fields and y over the right ones. undefined for any other condition.
+ */
+export function notInKeys(condition: Expr | undefined, leftIds: ReadonlySet<number>, rightIds: ReadonlySet<number>): EquiKey | undefined {
+  if (!condition) return undefined;
+  const parts = disjuncts(condition);
+  const eqs = parts.filter((p) => p.kind === 'call' && p.fn === 'eq');
+  if (eqs.length !== 1 || parts.length === 1) return undefined;
+  const [key] = splitJoinCondition(eqs[0], leftIds, rightIds).keys;
+  if (!key) return undefined;
+  const same = (a: Expr, b: Expr) => JSON.stringify(a, bigints) === JSON.stringify(b, bigints);
+  const nullTests = parts.filter((p) => p !== eqs[0]);
+  const ok = nullTests.every((p) => p.kind === 'call' && p.fn === 'is_null' && p.args.length === 1 && (same(p.args[0], key.left) || same(p.args[0], key.right)));
+  return ok ? key : undefined;
+}
+
+function disjuncts(e: Expr): Expr[] {
+  if (e.kind === 'call' && e.fn === 'or') return e.args.flatMap(disjuncts);
+  return [e];
+}
+
+function bigints(_k: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? `${v}n` : v;
+}
+
 export function conjuncts(e: Expr): Expr[] {
   if (e.kind === 'call' && e.fn === 'and') return e.args.flatMap(conjuncts);
   return [e];

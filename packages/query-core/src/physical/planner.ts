@@ -16,6 +16,7 @@ import { DistinctOp } from '../exec/distinct.js';
 import { SetOpOp } from '../exec/set-op.js';
 import { ValuesOp } from '../exec/values.js';
 import { NestedLoopJoinOp } from '../exec/nested-loop-join.js';
+import { NullAwareAntiJoinOp } from '../exec/null-aware-anti-join.js';
 import { HashJoinOp, type DependentSwitch } from '../exec/hash-join/index.js';
 import { DependentJoinOp } from '../exec/dependent-join/index.js';
 import { canRestrict, MAX_IN_LISTS_PER_STATEMENT } from '../exec/dependent-join/key-batches.js';
@@ -25,7 +26,7 @@ import type { SortKeySpec } from '../exec/sort-keys.js';
 import { WindowOp, type WindowSpec } from '../exec/window.js';
 import { toRemoteQuery } from './remote-query.js';
 import type { RenderCache, RenderedRemote } from './render-cache.js';
-import { conjoin, conjuncts as conjunctsOf, refs, splitJoinCondition } from './join-keys.js';
+import { conjoin, conjuncts as conjunctsOf, notInKeys, refs, splitJoinCondition } from './join-keys.js';
 
 /** A side estimated at most this many rows is read whole rather than by key (dependent join). */
 export const TINY_SIDE_ROWS = 1000;
@@ -234,6 +235,13 @@ class Planner {
     const detail = plan.condition ? `on ${this.text(plan.condition)}` : '';
     const lw = left.fields.length;
     const rw = right.fields.length;
+
+    const notIn = plan.type === 'anti' ? notInKeys(plan.condition, leftIds, rightIds) : undefined;
+    if (notIn) {
+      const leftKey = makeKeyFn([this.column(notIn.left, left.layout)], [notIn.left.type], false);
+      const rightKey = makeKeyFn([this.column(notIn.right, right.layout)], [notIn.right.type], false);
+      return { op: new NullAwareAntiJoinOp(left.op, right.op, leftKey, rightKey, detail, plan.notPushed, est), layout, fields };
+    }
 
     // a nested-loop strategy means the optimizer saw no same-typed key columns; hashing canonicalises mixed types, so keys still win
     if (plan.type === 'cross' || keys.length === 0) {
