@@ -209,6 +209,17 @@ describe('auth', () => {
     expect((await h.as(null, { method: 'GET', url: '/api/v1/auth/me', headers: { cookie } })).statusCode).toBe(401);
   });
 
+  it('a sign-in removes sessions that have expired, and only those', async () => {
+    const expired = { userId: h.userIds.viewer, csrfToken: 'x', expiresAt: new Date(Date.now() - 1000) };
+    await h.meta.db.session.create({ data: { id: 'expired-session', ...expired } });
+    await h.meta.db.session.create({ data: { id: 'live-session', ...expired, expiresAt: new Date(Date.now() + 60_000) } });
+    const login = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'viewer', password: h.passwords.viewer } });
+    expect(login.statusCode).toBe(200);
+    const ids = (await h.meta.db.session.findMany({ where: { userId: h.userIds.viewer }, select: { id: true } })).map((s) => s.id);
+    expect(ids).not.toContain('expired-session');
+    expect(ids).toContain('live-session');
+  });
+
   it('sets the Secure flag behind TLS', async () => {
     const tls = await startHarness({ trustProxy: true });
     try {

@@ -154,6 +154,8 @@ export default fp(
     app.decorate('startSession', async (reply: FastifyReply, request: FastifyRequest, userId: string) => {
       const value = randomToken();
       const csrfToken = randomToken(24);
+      // expired sessions are never read again: each sign-in clears them, so the table stays as big as the live sessions
+      await app.db.session.deleteMany({ where: { expiresAt: { lt: new Date() } } });
       await app.db.session.create({
         data: { id: sha256(value), userId, csrfToken, expiresAt: new Date(Date.now() + SESSION_TTL_MS) },
       });
