@@ -73,3 +73,8 @@ export interface ViewDefinition {
   readonly name: string;
   readonly sql: string;
 }
+
+/** A table or view a statement names itself (not what the views it reads name in turn). */
+export type RelationReference =
+  | { readonly kind: 'table'; readonly source: string; readonly schema: string; readonly table: string }
+  | { readonly kind: 'view'; readonly schema: string; readonly name: string };

@@ -232,6 +232,21 @@ describe('Engine', () => {
     await expect(rows(`SELECT * FROM v.rich`)).rejects.toThrow(JunctionError);
   });
 
+  it('lists the tables and views a statement names itself, as the catalog resolves them', async () => {
+    engine.setView({ schema: 'v', name: 'custs', sql: `SELECT o_cust FROM pg.orders` });
+    const refs = engine.references(
+      `WITH c AS (SELECT * FROM V.CUSTS) SELECT * FROM c JOIN my.nation ON true WHERE EXISTS (SELECT 1 FROM orders o2) AND o_cust IN (SELECT o_cust FROM pg.orders)`,
+      { searchPath: ['pg'] },
+    );
+    expect(refs).toEqual([
+      { kind: 'view', schema: 'v', name: 'custs' },
+      { kind: 'table', source: 'my', schema: expect.any(String), table: 'nation' },
+      { kind: 'table', source: 'pg', schema: 'public', table: 'orders' },
+    ]);
+    expect(() => engine.references(`SELECT * FROM v.nothing`)).toThrow(JunctionError);
+    engine.dropView('v', 'custs');
+  });
+
   it('a cancelled query leaves no statement running on the server', async () => {
     const r = await engine.query(`SELECT a.o_id FROM pg.orders a, pg.orders b`, { pushdown: true });
     const it = r.rows[Symbol.asyncIterator]();

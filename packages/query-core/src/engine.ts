@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { JunctionError, type CatalogSnapshot, type ColumnMeta, type JType, type Value } from '@junction/connectors';
 import { coerceParams } from './expr/params.js';
-import type { EngineOptions, ExplainResult, QueryOptions, QueryResult, RegisteredSource, ViewDefinition } from './api.js';
+import type { EngineOptions, ExplainResult, QueryOptions, QueryResult, RegisteredSource, RelationReference, ViewDefinition } from './api.js';
 import { Catalog } from './catalog/catalog.js';
 import { bind } from './sql/index.js';
 import { optimize } from './optimizer/driver.js';
@@ -90,6 +90,18 @@ export class Engine {
     } catch (e) {
       if (previous) this.catalog.defineView(previous);
       else this.catalog.dropView(view.schema, view.name);
+      throw tooDeep(e);
+    }
+  }
+
+  /**
+   * The tables and views a statement (a view's SQL, say) names, resolved as a query would
+   * resolve them; fails like the query would when a name is unknown.
+   */
+  references(sql: string, options: Pick<QueryOptions, 'searchPath'> = {}): readonly RelationReference[] {
+    try {
+      return dedupe(bind(sql, this.catalog, { searchPath: options.searchPath }).references);
+    } catch (e) {
       throw tooDeep(e);
     }
   }
@@ -291,6 +303,12 @@ export class Engine {
   private checkOpen(): void {
     if (this.closed) throw new JunctionError('engine_closed', 'internal', 'The engine was closed.');
   }
+}
+
+function dedupe(refs: readonly RelationReference[]): RelationReference[] {
+  const seen = new Map<string, RelationReference>();
+  for (const r of refs) seen.set(JSON.stringify(r), r);
+  return [...seen.values()];
 }
 
 function collectSubqueries(plan: LogicalPlan, out: LogicalPlan[]): void {

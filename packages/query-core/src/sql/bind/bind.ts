@@ -1,4 +1,5 @@
 import { t } from '@junction/connectors';
+import type { RelationReference } from '../../api.js';
 import type { ColumnMeta, JType } from '@junction/connectors';
 import type * as C from 'sql-parser-cst';
 import type { Catalog } from '../../catalog/catalog.js';
@@ -14,6 +15,7 @@ export interface BoundStatement {
   readonly columns: ColumnMeta[];
   /** one entry per parameter ($1 → [0]); `unknown` when nothing in the query decides it */
   readonly paramTypes: JType[];
+  readonly references: readonly RelationReference[];
 }
 
 /**
@@ -33,5 +35,6 @@ export function bind(sql: string | ParsedSql, catalog: Catalog, options: BindOpt
     plan: q.plan,
     columns: q.columns.map((c) => ({ name: c.name, type: c.field.type, nullable: c.field.nullable })),
     paramTypes,
+    references: ctx.references,
   };
 }

@@ -1,4 +1,5 @@
 import { formatType } from '@junction/connectors';
+import type { RelationReference } from '../../api.js';
 import type { JunctionError } from '@junction/connectors';
 import type { ErrorKind, JType, SqlPosition } from '@junction/connectors';
 import type { Node } from 'sql-parser-cst';
@@ -30,6 +31,8 @@ export class BindContext {
   readonly viewStack: string[];
   /** base-table column field id → its table's primary-key field ids (functional dependency for GROUP BY) */
   readonly primaryKeys: Map<number, readonly number[]>;
+  /** tables and views the statement itself names, as the catalog resolved them */
+  readonly references: RelationReference[];
 
   constructor(
     readonly sql: ParsedSql,
@@ -43,6 +46,7 @@ export class BindContext {
     this.origins = parent ? parent.origins : new WeakMap();
     this.viewStack = parent ? parent.viewStack : [];
     this.primaryKeys = parent ? parent.primaryKeys : new Map();
+    this.references = parent ? parent.references : [];
   }
 
   newId(): number {

@@ -104,6 +104,10 @@ export class FromBinder {
       access: ctx.viewStack.length > 0 ? undefined : ctx.options.access,
       position: ctx.position(node),
     });
+    // names inside a view belong to that view's own references
+    const own = ctx.viewStack.length === 0;
+    if (own && resolved.kind === 'view') ctx.references.push({ kind: 'view', schema: resolved.view.schema, name: resolved.view.name });
+    if (own && resolved.kind === 'table') ctx.references.push({ kind: 'table', source: resolved.ref.source, schema: resolved.ref.schema, table: resolved.ref.table });
     if (resolved.kind === 'view') {
       const q = this.q.bindView(resolved.view.schema, resolved.view.name, resolved.view.sql, node);
       return this.relation(q, alias?.name ?? resolved.view.name, columnAliases, node);
