@@ -172,7 +172,8 @@ describe('virtual schemas and views', () => {
     const top = await h.as('analyst', {
       method: 'POST',
       url: '/api/v1/views',
-      payload: { schema: 'sales', name: 'top', sql: 'SELECT c_name FROM sales.good_customers WHERE c_acctbal > 50' },
+      // unquoted names match case-insensitively, in the graph as in queries
+      payload: { schema: 'sales', name: 'top', sql: 'SELECT c_name FROM SALES.Good_Customers WHERE c_acctbal > 50' },
     });
     expect(top.statusCode).toBe(201);
     const graph = (await h.as('viewer', { method: 'GET', url: '/api/v1/views/graph' })).json();

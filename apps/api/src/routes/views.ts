@@ -87,8 +87,8 @@ const viewOut = (v: ViewRow) => ({
 
 /**
  * Names a view's SQL refers to as `<schema>.<name>` (sources and virtual schemas), outside
- * string literals and comments. Good enough for the dependency graph; the engine remains the
- * judge of what a view really reads.
+ * string literals and comments: read off the text for a view that no longer binds (a source
+ * or view it reads is gone), where the engine cannot say.
  */
 export function referencedNames(sql: string): { qualifier: string; name: string }[] {
   const stripped = sql
@@ -107,6 +107,17 @@ export function referencedNames(sql: string): { qualifier: string; name: string 
 export default async function viewRoutes(app: FastifyInstance): Promise<void> {
   const design = app.authorize('design');
   const read = app.authorize('read');
+
+  /** What a view reads, as `<source or schema>.<table or view>`: the engine's binding, or the text's names when it fails. */
+  async function readsOf(sql: string): Promise<{ qualifier: string; name: string }[]> {
+    try {
+      return (await app.junction.references(sql)).map((r) =>
+        r.kind === 'view' ? { qualifier: r.schema, name: r.name } : { qualifier: r.source, name: r.table },
+      );
+    } catch {
+      return referencedNames(sql);
+    }
+  }
 
   /** Plans the SQL with the caller's grants and reads its output columns; LIMIT 0 keeps sources idle. */
   async function describe(p: Principal, sql: string) {
@@ -298,9 +309,10 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
       if (!v) throw notFound('view', request.params.id);
-      const dependents = (await app.db.view.findMany({ include: { schema: true } })).filter(
-        (o) => o.id !== v.id && referencedNames(o.sql).some((r) => r.qualifier === v.schema.name && r.name === v.name),
-      );
+      const others = (await app.db.view.findMany({ include: { schema: true } })).filter((o) => o.id !== v.id);
+      const dependents: typeof others = [];
+      for (const o of others)
+        if ((await readsOf(o.sql)).some((r) => r.qualifier === v.schema.name && r.name === v.name)) dependents.push(o);
       if (dependents.length)
         throw conflict(
           'view_in_use',
@@ -338,7 +350,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       const edges = new Map<string, { from: string; to: string }>();
       for (const v of views) {
         const to = `view:${v.schema.name}.${v.name}`;
-        for (const r of referencedNames(v.sql)) {
+        for (const r of await readsOf(v.sql)) {
           const from =
             viewIds.get(`${r.qualifier}.${r.name}`) ??
             (sourceNames.has(r.qualifier) ? `source:${r.qualifier}` : undefined);

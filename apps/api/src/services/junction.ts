@@ -18,6 +18,7 @@ import type {
   QueryOptions,
   QueryResult,
   RegisteredSource,
+  RelationReference,
   ViewDefinition,
 } from '@junction/query-core';
 import type { Db } from '../db/client.js';
@@ -33,6 +34,7 @@ export interface EngineLike {
   removeSource(name: string): unknown;
   setView(view: ViewDefinition): unknown;
   dropView(schema: string, name: string): unknown;
+  references(sql: string): readonly RelationReference[];
   query(sql: string, options?: QueryOptions): Promise<QueryResult> | QueryResult;
   explain(sql: string, options?: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> | ExplainResult;
   close(): Promise<void> | void;
@@ -502,6 +504,11 @@ export class JunctionService {
       { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
     if (Array.isArray(out)) return out as readonly ColumnMeta[];
     return (out as { columns?: readonly ColumnMeta[] } | undefined)?.columns;
+  }
+
+  /** The tables and views a statement names, as the engine resolves them (throws when it does not bind). */
+  async references(sql: string): Promise<readonly RelationReference[]> {
+    return (await this.engine()).references(sql);
   }
 
   async dropView(schema: string, name: string): Promise<void> {
