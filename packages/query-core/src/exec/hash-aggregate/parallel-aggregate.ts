@@ -1,17 +1,22 @@
 import type { JType, Row, Value } from '@junction/connectors';
 import { checkAborted, type ExecContext } from '../context.js';
 import type { RowFn } from '../expr-fn.js';
-import { columnBuffers, columnBytes, encodeColumn } from '../workers/columns.js';
+import { columnBuffers, columnBytes, decodeColumn, encodeColumn } from '../workers/columns.js';
 import type { WorkerPool } from '../workers/pool.js';
 import type { GroupTable, MergeableAggregate } from './group-table.js';
-import { workerError, type PartialAggregateResult, type PartialAggregateTask } from './partial-task.js';
+import { unpackStates, workerError, type PartialAggregateResult, type PartialAggregateTask } from './partial-task.js';
 
 /** Input rows aggregated in-thread before the worker path starts: below it a worker round trip costs more than it saves (bench/worker-aggregate.ts). */
 export const WORKER_MIN_ROWS = 65_536;
 /** Rows per worker task. */
 export const AGGREGATE_CHUNK_ROWS = 32_768;
-/** A chunk yielding more groups than this share of its rows sends the rest of the input back in-thread: merging as many partial groups as rows costs what aggregating them does. */
-export const MAX_GROUPS_PER_ROW = 0.5;
+/**
+ * A chunk yielding more groups than this share of its rows sends the rest of the input
+ * back in-thread: merging a partial group (exact decimal rescaling, a structured clone)
+ * costs the main thread several rows' worth of in-thread aggregation. At 10,000 groups
+ * per 32,768-row chunk the worker path took twice the in-thread time in the benchmark.
+ */
+export const MAX_GROUPS_PER_ROW = 0.1;
 
 /** Chunks merged before the worker path is timed: the first ones wait for threads to start and warm up. */
 const WARMUP_CHUNKS = 2;
@@ -164,9 +169,17 @@ export class ParallelAggregate {
     this.held -= next.bytes;
     checkAborted(this.ctx.signal);
     if ('error' in r) throw workerError(r.error);
-    this.table.merge(r.keys, r.states);
+    const keyCols = r.keys.map(decodeColumn);
+    const perAgg = r.states.map((p) => unpackStates(p, r.groups));
+    const keys: Row[] = new Array<Row>(r.groups);
+    const states: unknown[][] = new Array<unknown[]>(r.groups);
+    for (let g = 0; g < r.groups; g++) {
+      keys[g] = keyCols.map((c) => c[g]);
+      states[g] = perAgg.map((a) => a[g]);
+    }
+    this.table.merge(keys, states);
     this.merged++;
-    if (r.keys.length > this.chunkRows * MAX_GROUPS_PER_ROW) this.report.fellBack = 'groups';
+    if (r.groups > this.chunkRows * MAX_GROUPS_PER_ROW) this.report.fellBack = 'groups';
   }
 
   /**
