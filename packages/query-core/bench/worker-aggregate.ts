@@ -82,6 +82,8 @@ async function time(input: Row[][], keys: number[], workers: boolean): Promise<{
   return { ms: performance.now() - t0, rows: n, chunks: op.report.chunks, fellBack: op.report.fellBack };
 }
 
+// measure warm threads: a cold pool keeps the aggregate in-thread while its threads start
+while (!pool.ready()) await new Promise((r) => setTimeout(r, 50));
 const total = Number(process.argv[2] ?? 1_000_000);
 const repeats = 3;
 process.stdout.write(

@@ -82,7 +82,8 @@ export class HashAggregateOp extends Operator {
           await parallel.push(batch);
           continue;
         }
-        if (ctx.workers && seen >= threshold) {
+        // a pool still starting its threads would keep this input waiting longer than aggregating it here
+        if (ctx.workers && seen >= threshold && (this.forceWorkers || ctx.workers.ready())) {
           const msPerRow = this.forceWorkers || seen === 0 ? undefined : inThreadMs / seen;
           parallel = new ParallelAggregate(table, aggs, this.groupColumns, groupTypes, ctx.workers, ctx, this.report, this.chunkRows, msPerRow);
           await parallel.push(batch);

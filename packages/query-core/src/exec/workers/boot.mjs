@@ -8,3 +8,5 @@ const tasks = await import('./worker.ts');
 
 export const probe = tasks.probe;
 export const aggregate = tasks.aggregate;
+/** WorkerPool.ready() runs it to start threads ahead of real work. */
+export const ping = () => true;

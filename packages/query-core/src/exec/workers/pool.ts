@@ -22,6 +22,30 @@ export class WorkerPool {
     });
   }
 
+  private started = false;
+  private starting: Promise<unknown> | undefined;
+
+  /**
+   * true when every thread is up. Otherwise starts them in the background and answers
+   * false: a thread takes about a second to start (tsx compiles the task modules), longer
+   * than aggregating a few hundred thousand rows in-thread, so a caller that need not wait
+   * should not. Threads idle for 30 s end, and the next call starts them again.
+   */
+  ready(): boolean {
+    if (this.started && this.pool.threads.length >= this.maxThreads) return true;
+    this.started = false;
+    this.starting ??= Promise.all(Array.from({ length: this.maxThreads }, () => this.pool.run(null, { name: 'ping' }))).then(
+      () => {
+        this.started = true;
+        this.starting = undefined;
+      },
+      () => {
+        this.starting = undefined;
+      },
+    );
+    return false;
+  }
+
   run<T>(name: WorkerTask, task: unknown, transferList: ArrayBuffer[], signal?: AbortSignal): Promise<T> {
     return this.pool.run(task, { name, transferList: transferList as never, signal }) as Promise<T>;
   }
