@@ -77,7 +77,7 @@ describe('hash aggregate in worker threads through the Engine (PostgreSQL source
     [
       'int and text keys, every aggregate kind',
       `SELECT k, region, count(*), count(price), sum(amount), avg(amount), min(amount), max(amount), sum(qty), avg(qty), max(qty),
-              min(d), max(d), sum(price), min(price), count(DISTINCT d), sum(amount) FILTER (WHERE price > 10)
+              min(d), max(d), max(price), min(price), count(DISTINCT d), sum(amount) FILTER (WHERE price > 10)
          FROM pg.sales GROUP BY k, region`,
       38 * 5,
     ],

@@ -72,6 +72,7 @@ export class HashAggregateOp extends Operator {
     const keysKey = makeKeyFn(this.groupColumns.map((_, i) => i), groupTypes, true);
     const table = new GroupTable(aggs, this.groupColumns, this.groupKey, keysKey, ctx.memory);
     const threshold = this.forceWorkers ? 0 : WORKER_MIN_ROWS;
+    const workers = aggs.every(orderFree) ? ctx.workers : undefined;
     let parallel: ParallelAggregate | undefined;
     let seen = 0;
     let inThreadMs = 0;
@@ -83,9 +84,9 @@ export class HashAggregateOp extends Operator {
           continue;
         }
         // a pool still starting its threads would keep this input waiting longer than aggregating it here
-        if (ctx.workers && seen >= threshold && (this.forceWorkers || ctx.workers.ready())) {
+        if (workers && seen >= threshold && (this.forceWorkers || workers.ready())) {
           const msPerRow = this.forceWorkers || seen === 0 ? undefined : inThreadMs / seen;
-          parallel = new ParallelAggregate(table, aggs, this.groupColumns, groupTypes, ctx.workers, ctx, this.report, this.chunkRows, msPerRow);
+          parallel = new ParallelAggregate(table, aggs, this.groupColumns, groupTypes, workers, ctx, this.report, this.chunkRows, msPerRow);
           await parallel.push(batch);
           continue;
         }
@@ -143,4 +144,14 @@ export class HashAggregateOp extends Operator {
       ctx.memory.release(held);
     }
   }
+}
+
+/**
+ * Whether the result is the same whatever order partial states are merged in. A float sum
+ * or average is not (float addition does not associate): merged from worker partials it
+ * could differ in the last digits from the in-thread answer, and with the worker path
+ * chosen at run time the same query would answer differently from run to run.
+ */
+function orderFree(a: MergeableAggregate): boolean {
+  return !((a.fn === 'sum' || a.fn === 'avg') && (a.argType?.kind === 'float32' || a.argType?.kind === 'float64'));
 }
