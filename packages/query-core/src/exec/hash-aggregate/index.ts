@@ -62,6 +62,9 @@ export class HashAggregateOp extends Operator {
   }
 
   protected run(ctx: ExecContext): AsyncIterable<Row[]> {
+    // a cached plan runs the same operator again: report this run only
+    this.report.chunks = 0;
+    this.report.fellBack = false;
     const mergeable = this.aggregates.map((a) => a.mergeable);
     // the accumulators' own states cost fewer objects per group than closures: taken whenever given
     if (this.groupTypes && mergeable.every((m) => m !== undefined)) return this.runMergeable(ctx, mergeable as MergeableAggregate[], this.groupTypes);
