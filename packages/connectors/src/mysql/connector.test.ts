@@ -402,6 +402,33 @@ describe('mysql connector', () => {
     expect(r.rows).toEqual([[100000n]]);
   });
 
+  it('a connection killed mid-stream fails the query as external, and the pool replaces it', async () => {
+    const sql = `SELECT a.id FROM big a CROSS JOIN big b`;
+    let err: unknown;
+    try {
+      for await (const b of conn.stream({ sql, params: [], columns: cols([['id', t.int64]]) }, { batchSize: 100 })) {
+        if (b.rows.length > 0 && err === undefined) {
+          err = null;
+          // the statement shows in PROCESSLIST once the server has parsed it
+          let ids: number[] = [];
+          for (let i = 0; i < 100 && ids.length === 0; i++) {
+            const [rows] = await admin.query(`SELECT id FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT a.id FROM big a CROSS JOIN big b%'`);
+            ids = (rows as { id: number }[]).map((r) => r.id);
+            if (ids.length === 0) await new Promise((r) => setTimeout(r, 20));
+          }
+          expect(ids).toHaveLength(1);
+          await admin.query(`KILL CONNECTION ${ids[0]}`);
+        }
+      }
+    } catch (e) {
+      err = e;
+    }
+    expect(isJunctionError(err) && [err.kind, err.code]).toEqual(['external', 'source_error']);
+    expect(await running('SELECT a.id FROM big a CROSS JOIN big b%')).toBe(0);
+    const answers = await Promise.all([1, 2, 3].map((i) => conn.execute(`SELECT ${i}`)));
+    expect(answers.map((a) => a.rows[0][0])).toEqual([1, 2, 3]);
+  });
+
   it('cancels SLEEP(30) on the server and keeps the pool healthy', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);

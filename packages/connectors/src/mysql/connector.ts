@@ -285,6 +285,7 @@ export class MysqlConnector extends NetworkSource implements Connector {
     let queue: BatchQueue<RawRow> | undefined;
     let kill: Promise<void> | undefined;
     let healthy = true;
+    let onLost: ((err?: unknown) => void) | undefined;
     try {
       control.throwIfStopped();
       const sql = inlineParams(query.sql, query.params);
@@ -303,6 +304,13 @@ export class MysqlConnector extends NetworkSource implements Connector {
       cmd.on('result', (row: unknown) => fields && q.push(row as RawRow));
       cmd.on('error', (err: unknown) => q.fail(err));
       cmd.on('end', () => q.end());
+      // a connection that dies under a streaming query tells only the connection, never the query
+      onLost = (err?: unknown) => {
+        healthy = false;
+        q.fail(err ?? new Error('Connection lost: the server closed the connection.'));
+      };
+      c.on('error', onLost);
+      c.on('end', onLost);
       control.setCanceller(() => {
         kill ??= this.killQuery(c.threadId);
       });
@@ -341,6 +349,10 @@ export class MysqlConnector extends NetworkSource implements Connector {
       if (kill) {
         await kill;
         if (conn) healthy = await this.settle(conn);
+      }
+      if (conn && onLost) {
+        conn.removeListener('error', onLost);
+        conn.removeListener('end', onLost);
       }
       if (conn) {
         if (healthy) conn.release();

@@ -461,6 +461,23 @@ describe('postgres connector', () => {
     expect(seen).toBe(3000000);
   });
 
+  it('a connection killed mid-stream fails the query as external, and the pool replaces it', async () => {
+    const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
+    const err = await caught(
+      (async () => {
+        for await (const b of conn.stream({ sql: `SELECT g FROM generate_series(1, 3000000) g`, params: [], columns }, { batchSize: 1000 })) {
+          if (b.rows[0][0] === 1) {
+            await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT g FROM generate_series(1, 3000000)%'`, [db]);
+          }
+        }
+      })(),
+    );
+    expect([err.kind, err.code]).toEqual(['external', 'source_error']);
+    expect(err.message).toMatch(/^Source "pgsrc" failed the query: (terminating connection due to administrator command|Connection terminated unexpectedly)$/);
+    const answers = await Promise.all([1, 2, 3].map((i) => conn.execute(`SELECT $1::int`, [i])));
+    expect(answers.map((a) => a.rows[0][0])).toEqual([1, 2, 3]);
+  });
+
   it('breaking out early closes the cursor and releases the connection', async () => {
     const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
     // more early exits than the pool (max 3) has connections: each must come back

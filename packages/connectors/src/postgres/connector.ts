@@ -41,6 +41,18 @@ const SESSION_OPTIONS = '-c DateStyle=ISO,YMD -c IntervalStyle=iso_8601 -c clien
 
 const QUERY_CANCELED = '57014';
 
+/**
+ * The connection is gone or going (FATAL, connection-exception or operator-intervention
+ * SQLSTATEs, or a driver error with no SQLSTATE such as a closed socket): it must not go
+ * back to the pool, where pg may not yet have noticed.
+ */
+function connectionLost(err: unknown): boolean {
+  const e = err as { code?: unknown; severity?: unknown } | undefined;
+  if (e?.severity === 'FATAL' || e?.severity === 'PANIC') return true;
+  if (typeof e?.code !== 'string') return true;
+  return e.code.startsWith('08') || e.code.startsWith('57P');
+}
+
 /** A cancel request armed for one statement; once sent it may reach whatever the backend runs next. */
 interface Cancel {
   send(): void;
@@ -66,6 +78,9 @@ export class PostgresConnector extends NetworkSource implements Connector {
     this.pool = new pg.Pool({ ...this.clientConfig(), ...this.poolConfig() });
     // an idle connection dropped by the server must not crash the process; the pool replaces it
     this.pool.on('error', () => undefined);
+    // nor one in use: its statement fails through the query, and pg marks it unusable so the
+    // pool drops it on release; pg still emits 'error' on the client, which must be heard
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   private clientConfig(): pg.ClientConfig {
@@ -252,6 +267,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
     let reader: PortalReader | undefined;
     let cancel: Cancel | undefined;
     let broken = false;
+    let lost = false;
     try {
       client = await this.connect(control);
       cancel = this.armCancel(client, control);
@@ -262,6 +278,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
         try {
           raw = await reader.read();
         } catch (err) {
+          lost = connectionLost(err);
           throw this.failure(err, control, 'query');
         }
         control.throwIfStopped();
@@ -285,6 +302,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
       }
     } catch (err) {
       broken =
+        lost ||
         !(err instanceof JunctionError) ||
         (err.kind !== 'cancelled' && err.kind !== 'timeout' && err.code !== 'source_error');
       throw err;
@@ -315,12 +333,14 @@ export class PostgresConnector extends NetworkSource implements Connector {
     const control = new StatementControl(this.name, undefined, this.statementTimeoutMs);
     const client = await this.connect(control);
     const cancel = this.armCancel(client, control);
+    let lost = false;
     try {
       let res: pg.QueryResult | pg.QueryResult[];
       try {
         res = (await client.query({ text: sql, values: params.map(toParam), rowMode: 'array', types: RAW_TYPES })) as
           pg.QueryResult | pg.QueryResult[];
       } catch (err) {
+        lost = connectionLost(err);
         throw this.failure(err, control, 'statement');
       }
       control.throwIfStopped();
@@ -340,7 +360,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
     } finally {
       control.dispose();
       await cancel.settled();
-      client.release();
+      client.release(lost ? true : undefined);
     }
   }
 
