@@ -22,7 +22,7 @@ import {
 import { NetworkSource } from '../runtime/network-source.js';
 import { mysqlDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
-import { coerce, sameRepresentation } from '../runtime/values.js';
+import { coerce, decodeRows, sameRepresentation } from '../runtime/values.js';
 import { introspectMysql } from './introspect.js';
 import { encodeRows, fieldEncoder, loadDataStatement } from './load-data.js';
 import { inlineParams, literal } from './literals.js';
@@ -326,17 +326,7 @@ export class MysqlConnector extends NetworkSource implements Connector {
         control.throwIfStopped();
         if (!raws) break;
         decoders ??= this.decoders(fields ?? [], query.columns);
-        const rows: Row[] = new Array(raws.length);
-        for (let r = 0; r < raws.length; r++) {
-          const raw = raws[r];
-          const row: Row = new Array(raw.length);
-          for (let i = 0; i < raw.length; i++) {
-            const v = raw[i];
-            row[i] = v === null ? null : decoders[i](v);
-          }
-          rows[r] = row;
-        }
-        yield { rows };
+        yield { rows: decodeRows(raws, decoders) };
         control.throwIfStopped();
       }
     } finally {

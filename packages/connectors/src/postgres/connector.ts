@@ -23,7 +23,7 @@ import {
 import { NetworkSource } from '../runtime/network-source.js';
 import { pgDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
-import { coerce, sameRepresentation } from '../runtime/values.js';
+import { coerce, decodeRows, sameRepresentation } from '../runtime/values.js';
 import { sendCancelRequest } from './cancel.js';
 import { copyRows } from './copy.js';
 import { introspectPostgres, quoteIdent } from './introspect.js';
@@ -284,18 +284,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
         control.throwIfStopped();
         if (raw.rows.length > 0) {
           decoders ??= this.decoders(raw.fields, query.columns);
-          const rows = raw.rows;
-          const out: Row[] = new Array(rows.length);
-          for (let r = 0; r < rows.length; r++) {
-            const src = rows[r];
-            const row: Row = new Array(src.length);
-            for (let i = 0; i < src.length; i++) {
-              const v = src[i];
-              row[i] = v === null ? null : decoders[i](v);
-            }
-            out[r] = row;
-          }
-          yield { rows: out };
+          yield { rows: decodeRows(raw.rows, decoders) };
           control.throwIfStopped();
         }
         if (!raw.more) break;

@@ -1,4 +1,4 @@
-import type { JType, Value } from '../contract/types.js';
+import type { JType, Row, Value } from '../contract/types.js';
 
 /** Drops trailing zeros of a fractional second (and the dot when nothing is left): the canonical form. */
 export function trimFraction(text: string): string {
@@ -165,4 +165,22 @@ export function sameRepresentation(from: JType, to: JType): boolean {
   if (to.kind === 'string') return !to.fixed || (from.fixed === true && from.length === to.length);
   if (to.kind === 'decimal') return to.scale === undefined || from.scale === to.scale;
   return true;
+}
+
+/**
+ * Raw driver rows (text, bytes…) into Junction's values, one decoder per column; SQL NULL
+ * stays null. Plain loops: this runs for every value a source sends.
+ */
+export function decodeRows<R>(raws: readonly (readonly (R | null)[])[], decoders: readonly ((raw: R) => Value)[]): Row[] {
+  const out: Row[] = new Array(raws.length);
+  for (let r = 0; r < raws.length; r++) {
+    const raw = raws[r];
+    const row: Row = new Array(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      const v = raw[i];
+      row[i] = v === null ? null : decoders[i](v);
+    }
+    out[r] = row;
+  }
+  return out;
 }
