@@ -10,21 +10,8 @@ import { makeAccumulator } from '../src/expr/aggregates.js';
 import { MemoryTracker, type ExecContext } from '../src/exec/context.js';
 import { HashAggregateOp, type AggregateSpec } from '../src/exec/hash-aggregate/index.js';
 import { makeKeyFn } from '../src/exec/hash-key.js';
-import { Operator, type OperatorInfo } from '../src/exec/operator.js';
+import { InputOp } from './input-op.js';
 import { WorkerPool } from '../src/exec/workers/pool.js';
-
-class Input extends Operator {
-  readonly children = [];
-  constructor(private readonly batches: Row[][]) {
-    super();
-  }
-  info(): OperatorInfo {
-    return { operator: 'Input', runsIn: 'bench' };
-  }
-  protected async *run(): AsyncIterable<Row[]> {
-    yield* this.batches;
-  }
-}
 
 // columns: group key (int64), decimal(12,2) amount, float64 price, int32 quantity, text region, char(1) flag
 const TYPES: JType[] = [t.int64, t.decimal(12, 2), t.float64, t.int32, t.string, t.char(1)];
@@ -75,7 +62,7 @@ const ctx = (workers?: WorkerPool): ExecContext => ({
 
 async function time(input: Row[][], keys: number[], workers: boolean): Promise<{ ms: number; rows: number; chunks: number; fellBack: string | false }> {
   const types = keys.map((k) => TYPES[k]);
-  const op = new HashAggregateOp(new Input(input), keys, makeKeyFn(keys, types, true), AGGS, '', undefined, undefined, types);
+  const op = new HashAggregateOp(new InputOp(input), keys, makeKeyFn(keys, types, true), AGGS, '', undefined, undefined, types);
   const t0 = performance.now();
   let n = 0;
   for await (const b of op.execute(ctx(workers ? pool : undefined))) n += b.length;

@@ -9,20 +9,7 @@ import { MemoryTracker, type ExecContext } from '../src/exec/context.js';
 import { HashJoinOp } from '../src/exec/hash-join/index.js';
 import { WorkerPool } from '../src/exec/workers/pool.js';
 import { makeKeyFn } from '../src/exec/hash-key.js';
-import { Operator, type OperatorInfo } from '../src/exec/operator.js';
-
-class Input extends Operator {
-  readonly children = [];
-  constructor(private readonly batches: Row[][]) {
-    super();
-  }
-  info(): OperatorInfo {
-    return { operator: 'Input', runsIn: 'bench' };
-  }
-  protected async *run(): AsyncIterable<Row[]> {
-    yield* this.batches;
-  }
-}
+import { InputOp } from './input-op.js';
 
 function rows(n: number, keyRange: number, seed: number): Row[][] {
   const out: Row[][] = [];
@@ -51,8 +38,8 @@ const ctx = (workers?: WorkerPool): ExecContext => ({
 
 async function time(build: Row[][], probe: Row[][], workers: boolean): Promise<{ ms: number; rows: number }> {
   const op = new HashJoinOp(
-    new Input(probe),
-    new Input(build),
+    new InputOp(probe),
+    new InputOp(build),
     { type: 'inner', buildSide: 'right', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 3, rightWidth: 3 },
     '',
   );
