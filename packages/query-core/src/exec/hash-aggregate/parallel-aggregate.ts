@@ -157,6 +157,8 @@ export class ParallelAggregate {
       checkAborted(signal);
       throw e;
     });
+    // it may fail (a cancel) while nobody awaits it yet: mergeOldest or close() sees the error
+    result.catch(() => undefined);
     this.inflight.push({ result, bytes });
     this.report.chunks++;
   }

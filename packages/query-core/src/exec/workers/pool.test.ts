@@ -18,4 +18,11 @@ describe('WorkerPool', () => {
     const r = await pool.run<{ groups: number }>('aggregate', { rows: 0, columns: [], keyColumns: [], keyTypes: [], aggregates: [] }, []);
     expect(r).toEqual({ groups: 0, keys: [], states: [] });
   });
+
+  it('survives the answer of a task aborted while it ran (Piscina reports it as an error event)', async () => {
+    const piscina = (pool as unknown as { pool: { emit(event: string, e: Error): boolean } }).pool;
+    expect(() => piscina.emit('error', new Error('Unexpected message from Worker'))).not.toThrow();
+    const r = await pool.run<{ groups: number }>('aggregate', { rows: 0, columns: [], keyColumns: [], keyTypes: [], aggregates: [] }, []);
+    expect(r.groups).toBe(0);
+  });
 });

@@ -20,6 +20,9 @@ export class WorkerPool {
       maxThreads: Math.max(1, size),
       idleTimeout: 30_000,
     });
+    // a task aborted while running (a cancelled query) may still answer; Piscina reports that
+    // answer as an 'error' event, which must not crash the server: the result is dropped
+    this.pool.on('error', () => undefined);
   }
 
   private started = false;
