@@ -50,9 +50,12 @@ export class ParallelProbe {
         else nulls[i] = 1;
       }
       const task: ProbeTask = { table: this.table, probe: keys, probeNulls: nulls };
-      inflight.push(
-        this.pool.run<{ probeIdx: Int32Array; buildIdx: Int32Array }>('probe', task, [keys.buffer as ArrayBuffer, nulls.buffer as ArrayBuffer], ctx.signal).then((r) => this.assemble(rows, r.probeIdx, r.buildIdx)),
-      );
+      const done = this.pool
+        .run<{ probeIdx: Int32Array; buildIdx: Int32Array }>('probe', task, [keys.buffer as ArrayBuffer, nulls.buffer as ArrayBuffer], ctx.signal)
+        .then((r) => this.assemble(rows, r.probeIdx, r.buildIdx));
+      // it may fail (a cancel) before the loop awaits it: that must not count as unhandled
+      done.catch(() => undefined);
+      inflight.push(done);
     };
     try {
       for await (const batch of probe) {
