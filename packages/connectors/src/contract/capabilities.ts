@@ -27,6 +27,8 @@ export interface Capabilities {
   readonly subqueryInFrom: boolean;
   /** correlated [NOT] EXISTS (SELECT …) in WHERE/HAVING: semi and anti joins */
   readonly existsSubquery: boolean;
+  /** set operations between two SELECTs, as a subquery in FROM; `union_all` is UNION ALL */
+  readonly setOps: Readonly<Partial<Record<'union' | 'union_all' | 'intersect' | 'intersect_all' | 'except' | 'except_all', true>>>;
   /**
    * String semantics, decided from the probed collation. Exact means code-point order,
    * case- and accent-sensitive, trailing blanks significant for varchar/text and ignored for
@@ -68,6 +70,7 @@ export const NO_CAPABILITIES: Capabilities = {
   offset: false,
   subqueryInFrom: false,
   existsSubquery: false,
+  setOps: {},
   exactStringEquality: false,
   exactStringOrdering: false,
   caseSensitiveLike: false,

@@ -45,7 +45,18 @@ export type RemoteFrom =
       readonly right: RemoteFrom;
       readonly on?: RemoteExpr;
     }
-  | { readonly kind: 'subquery'; readonly alias: string; readonly query: RemoteQuery };
+  | { readonly kind: 'subquery'; readonly alias: string; readonly query: RemoteQuery }
+  /** `(left UNION|INTERSECT|EXCEPT [ALL] right) alias`: columns by position, named by the left's aliases */
+  | {
+      readonly kind: 'setop';
+      readonly alias: string;
+      readonly op: SetOpKind;
+      readonly all: boolean;
+      readonly left: RemoteQuery;
+      readonly right: RemoteQuery;
+    };
+
+export type SetOpKind = 'union' | 'intersect' | 'except';
 
 export interface RemoteOrderKey {
   readonly expr: RemoteExpr;

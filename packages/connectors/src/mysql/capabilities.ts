@@ -64,6 +64,10 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     offset: true,
     subqueryInFrom: true,
     existsSubquery: true,
+    // INTERSECT and EXCEPT with their ALL forms: MariaDB 10.5 on (MySQL 8.0.31 too, not relied on)
+    setOps: mariadbAtLeast(semantics, 10, 5)
+      ? { union: true, union_all: true, intersect: true, intersect_all: true, except: true, except_all: true }
+      : { union: true, union_all: true },
     exactStringEquality: exact,
     exactStringOrdering: exact,
     caseSensitiveLike: exact,
@@ -71,4 +75,13 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     maxInList: 1000,
     maxIdentifierLength: semantics?.maxIdentifierLength ?? 64,
   };
+}
+
+/** A MariaDB server at least major.minor, read from the probed version ("10.11.6-MariaDB-…"). */
+function mariadbAtLeast(semantics: SourceSemantics | undefined, major: number, minor: number): boolean {
+  const v = semantics?.serverVersion ?? '';
+  const m = /^(\d+)\.(\d+)/.exec(v);
+  if (!m || !/mariadb/i.test(v)) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a > major || (a === major && b >= minor);
 }

@@ -227,6 +227,26 @@ export const CASES: Record<string, RemoteQuery> = {
       },
     ]),
   },
+  setOpUnionAll: {
+    select: [
+      { expr: col('u', 'k', t.int32), alias: 'k' },
+      { expr: agg('count_star', [], t.int64), alias: 'n' },
+    ],
+    from: {
+      kind: 'setop',
+      alias: 'u',
+      op: 'union',
+      all: true,
+      left: {
+        select: [{ expr: o('o_custkey'), alias: 'k' }],
+        from: table('orders', 'o'),
+        orderBy: [{ expr: o('o_totalprice', t.decimal(15, 2)), desc: true, nullsFirst: true }],
+        limit: 10,
+      },
+      right: { select: [{ expr: c('c_custkey'), alias: 'c_custkey' }], from: customer, where: call('lt', [c('c_custkey'), lit(5, t.int32)]) },
+    },
+    groupBy: [col('u', 'k', t.int32)],
+  },
   derivedOrderDropped: {
     select: [{ expr: col('s', 'k', t.int32), alias: 'k' }],
     from: {

@@ -303,6 +303,24 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
       params: [1n, 1],
     },
   },
+  setOpUnionAll: {
+    postgresql: {
+      sql: "SELECT \"u\".\"k\" AS \"k\", COUNT(*) AS \"n\" FROM (SELECT \"u_l\".\"k\" FROM (SELECT \"o\".\"o_custkey\" AS \"k\" FROM \"orders\" \"o\" ORDER BY \"o\".\"o_totalprice\" DESC LIMIT 10) \"u_l\" UNION ALL SELECT \"c\".\"c_custkey\" AS \"c_custkey\" FROM \"customer\" \"c\" WHERE (\"c\".\"c_custkey\" < $1::integer)) \"u\" GROUP BY \"u\".\"k\"",
+      params: [5],
+    },
+    mysql: {
+      sql: "SELECT `u`.`k` AS `k`, COUNT(*) AS `n` FROM (SELECT `u_l`.`k` FROM (SELECT `o`.`o_custkey` AS `k` FROM `orders` `o` ORDER BY CASE WHEN `o`.`o_totalprice` IS NULL THEN 0 ELSE 1 END, `o`.`o_totalprice` DESC LIMIT 10) `u_l` UNION ALL SELECT `c`.`c_custkey` AS `c_custkey` FROM `customer` `c` WHERE (`c`.`c_custkey` < ?)) `u` GROUP BY `u`.`k`",
+      params: [5],
+    },
+    sqlserver: {
+      sql: "SELECT [u].[k] AS [k], COUNT_BIG(*) AS [n] FROM (SELECT [u_l].[k] FROM (SELECT TOP (10) [o].[o_custkey] AS [k] FROM [orders] [o] ORDER BY CASE WHEN [o].[o_totalprice] IS NULL THEN 0 ELSE 1 END, [o].[o_totalprice] DESC) [u_l] UNION ALL SELECT [c].[c_custkey] AS [c_custkey] FROM [customer] [c] WHERE ([c].[c_custkey] < @p1)) [u] GROUP BY [u].[k]",
+      params: [5],
+    },
+    sqlite: {
+      sql: "SELECT \"u\".\"k\" AS \"k\", COUNT(*) AS \"n\" FROM (SELECT \"u_l\".\"k\" FROM (SELECT \"o\".\"o_custkey\" AS \"k\" FROM \"orders\" \"o\" ORDER BY \"o\".\"o_totalprice\" DESC NULLS FIRST LIMIT 10) \"u_l\" UNION ALL SELECT \"c\".\"c_custkey\" AS \"c_custkey\" FROM \"customer\" \"c\" WHERE (\"c\".\"c_custkey\" < ?)) \"u\" GROUP BY \"u\".\"k\"",
+      params: [5n],
+    },
+  },
   existsSemiAnti: {
     postgresql: {
       sql: "SELECT \"c\".\"c_custkey\" AS \"k\" FROM \"customer\" \"c\" WHERE (EXISTS (SELECT \"o\".\"o_orderkey\" AS \"o_orderkey\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_custkey\" = \"c\".\"c_custkey\")) AND NOT EXISTS (SELECT \"l\".\"l_orderkey\" AS \"l_orderkey\" FROM \"lineitem\" \"l\" WHERE ((\"l\".\"l_suppkey\" = \"c\".\"c_nationkey\") AND (\"l\".\"l_quantity\" > $1::integer))))",

@@ -84,6 +84,21 @@ class Generator {
     });
   }
 
+  /**
+   * One side of a set operation. SQLite takes no parentheses around it and ORDER BY/LIMIT
+   * there would apply to the whole operation: a side with a limit becomes a derived table.
+   */
+  private branch(q: RemoteQuery, alias: string): string {
+    if (q.limit === undefined && (q.offset ?? 0) === 0) return this.query(q, false);
+    return this.d.assemble({
+      distinct: false,
+      select: q.select.map((s) => `${this.d.quoteIdentifier(alias)}.${this.d.quoteIdentifier(s.alias)}`),
+      from: `(${this.query(q, false)}) ${this.d.quoteIdentifier(alias)}`,
+      groupBy: [],
+      orderBy: [],
+    });
+  }
+
   private orderOperand(e: RemoteExpr): string {
     const sql = this.expr(e, 'value');
     return e.type.kind === 'string' ? this.d.orderingOperand(sql, e.type) : sql;
@@ -95,6 +110,10 @@ class Generator {
         return `${this.d.qualifiedTable(f)} ${this.d.quoteIdentifier(f.alias)}`;
       case 'subquery':
         return `(${this.query(f.query, false)}) ${this.d.quoteIdentifier(f.alias)}`;
+      case 'setop': {
+        const op = `${f.op.toUpperCase()}${f.all ? ' ALL' : ''}`;
+        return `(${this.branch(f.left, `${f.alias}_l`)} ${op} ${this.branch(f.right, `${f.alias}_r`)}) ${this.d.quoteIdentifier(f.alias)}`;
+      }
       case 'join': {
         const keyword = this.d.joinKeywords[f.type];
         if (keyword === undefined) throw unsupported(`${f.type} join`, this.d.engine);

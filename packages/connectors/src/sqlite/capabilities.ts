@@ -49,6 +49,8 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     offset: true,
     subqueryInFrom: true,
     existsSubquery: true,
+    // no INTERSECT ALL / EXCEPT ALL in SQLite
+    setOps: { union: true, union_all: true, intersect: true, except: true },
     exactStringEquality: exact,
     exactStringOrdering: exact,
     caseSensitiveLike: exact,

@@ -45,6 +45,8 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     offset: true,
     subqueryInFrom: true,
     existsSubquery: true,
+    // no INTERSECT ALL / EXCEPT ALL in T-SQL
+    setOps: { union: true, union_all: true, intersect: true, except: true },
     exactStringEquality: false,
     exactStringOrdering: false,
     caseSensitiveLike: false,

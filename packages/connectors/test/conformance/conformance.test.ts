@@ -37,6 +37,18 @@ interface Case {
 }
 
 const words = (schema?: string) => table('words', 'w', schema);
+/** `SELECT u.x FROM (SELECT n AS x FROM words … <op> SELECT k FROM other) u` */
+const setop = (schema: string | undefined, op: 'union' | 'intersect' | 'except', all: boolean, words_: Partial<RemoteQuery> = {}): RemoteQuery => ({
+  select: [{ expr: col('u', 'x', t.int32), alias: 'x' }],
+  from: {
+    kind: 'setop',
+    alias: 'u',
+    op,
+    all,
+    left: { select: [{ expr: w('n'), alias: 'x' }], from: words(schema), ...words_ },
+    right: { select: [{ expr: o('k'), alias: 'k' }], from: table('other', 'o', schema) },
+  },
+});
 const idsWhere = (where: RemoteExpr, orderBy = [byId]) => (schema?: string): RemoteQuery => ({
   select: [{ expr: w('id'), alias: 'id' }],
   from: words(schema),
@@ -533,6 +545,42 @@ const CASES: Case[] = [
         type: t.bool,
       })(schema),
     rows: ids(2, 3, 4, 5, 6, 7, 8, 9),
+  },
+  {
+    name: 'UNION ALL keeps duplicates, and a limited side stays limited',
+    query: (schema) => setop(schema, 'union', true, { where: call('gt', [w('n'), int(2)]), orderBy: [byId], limit: 2 }),
+    rows: [[7], [5], [7], [99], [null], [3]],
+  },
+  {
+    name: 'UNION removes duplicates, NULLs counting as equal',
+    query: (schema) => setop(schema, 'union', false),
+    rows: [[7], [-7], [0], [null], [2], [-1], [5], [3], [99]],
+  },
+  {
+    name: 'INTERSECT',
+    query: (schema) => setop(schema, 'intersect', false),
+    rows: [[7], [3], [null]],
+  },
+  {
+    name: 'EXCEPT ALL subtracts as many as the other side has',
+    query: (schema) => setop(schema, 'except', true),
+    rows: [[-7], [0], [2], [-1], [5], [3]],
+    undeclaredOn: ['sqlite', 'sqlserver'],
+  },
+  {
+    name: 'UNION of strings compares them exactly (trailing blanks and case count)',
+    query: (schema) => ({
+      select: [{ expr: col('u', 'x', t.varchar(10)), alias: 'x' }],
+      from: {
+        kind: 'setop',
+        alias: 'u',
+        op: 'union',
+        all: false,
+        left: { select: [{ expr: w('v'), alias: 'x' }], from: words(schema) },
+        right: { select: [{ expr: o('s'), alias: 's' }], from: table('other', 'o', schema) },
+      },
+    }),
+    rows: [['abc'], ['ABC'], ['abc '], ['Abc'], ['b'], [null], ['a'], ['é'], ['e'], ['x'], ['y'], ['z'], ['w']],
   },
   {
     name: 'subquery in FROM with its own ORDER BY and LIMIT',

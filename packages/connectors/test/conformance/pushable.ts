@@ -80,6 +80,11 @@ export function undeclared(caps: Capabilities, q: RemoteQuery): string[] {
     } else if (f.kind === 'subquery') {
       need(caps.subqueryInFrom, 'subqueryInFrom');
       out.push(...undeclared(caps, f.query).filter((x) => !out.includes(x)));
+    } else if (f.kind === 'setop') {
+      need(caps.subqueryInFrom, 'subqueryInFrom');
+      need(caps.setOps[f.all ? (`${f.op}_all` as const) : f.op] === true, `${f.op}${f.all ? ' all' : ''}`);
+      if (!f.all && f.left.select.some((s) => isString(s.expr))) need(caps.exactStringEquality, 'exactStringEquality');
+      for (const side of [f.left, f.right]) out.push(...undeclared(caps, side).filter((x) => !out.includes(x)));
     }
   };
 
