@@ -9,6 +9,7 @@ import { absorbFilterIntoRemote } from './rules/absorb-filter-into-remote.js';
 import { absorbJoinIntoRemote } from './rules/absorb-join-into-remote.js';
 import { absorbLimitIntoRemote } from './rules/absorb-limit-into-remote.js';
 import { absorbProjectIntoRemote } from './rules/absorb-project-into-remote.js';
+import { absorbSetOpIntoRemote } from './rules/absorb-set-op-into-remote.js';
 import { absorbSortIntoRemote } from './rules/absorb-sort-into-remote.js';
 import { chooseJoinStrategy } from './rules/choose-join-strategy.js';
 import { inferPredicatesThroughJoinKeys } from './rules/infer-predicates-through-join-keys.js';
@@ -103,6 +104,7 @@ export const PHASES: readonly Phase[] = [
       // a residual the source cannot evaluate must not keep a same-source join out of it
       r('lift-residual-filter-above-join', liftResidualFilterAboveJoin),
       r('absorb-join-into-remote', absorbJoinIntoRemote),
+      r('absorb-set-op-into-remote', absorbSetOpIntoRemote),
       r('absorb-aggregate-into-remote', absorbAggregateIntoRemote),
       r('absorb-distinct-into-remote', absorbDistinctIntoRemote),
       r('absorb-sort-into-remote', absorbSortIntoRemote),

@@ -232,6 +232,7 @@ export const PG_CAPS: Capabilities = {
   offset: true,
   subqueryInFrom: true,
   existsSubquery: true,
+  setOps: { union: true, union_all: true, intersect: true, intersect_all: true, except: true, except_all: true },
   exactStringEquality: true,
   exactStringOrdering: true,
   caseSensitiveLike: true,

@@ -7,6 +7,7 @@ import {
   type Value,
 } from '@junction/connectors';
 import type { Expr, LogicalPlan } from '../plan/logical.js';
+import { outputFields } from '../plan/fields.js';
 import {
   EMPTY_SHAPE,
   applyOp,
@@ -214,6 +215,29 @@ class Builder {
           aggregated: false,
           distinct: false,
           shape: { ...EMPTY_SHAPE, where: where.length > 0, computed: l.shape.computed || r.shape.computed },
+        };
+      }
+      case 'SetOp': {
+        const side = (p: LogicalPlan) => this.finish(this.convert(p), outputFields(p), true);
+        const left = side(plan.left);
+        const right = side(plan.right);
+        const alias = this.alias('u');
+        const scope = new Map<number, RemoteExpr>();
+        // the set operation's columns are named by its left SELECT
+        const output = plan.fields.map((f, i) => {
+          const expr: RemoteExpr = { kind: 'column', table: alias, column: left.select[i].alias, type: f.type };
+          scope.set(f.id, expr);
+          return { id: f.id, name: f.name, expr };
+        });
+        return {
+          from: { kind: 'setop', alias, op: plan.op, all: plan.all, left, right },
+          scope,
+          output,
+          where: [],
+          having: [],
+          aggregated: false,
+          distinct: false,
+          shape: EMPTY_SHAPE,
         };
       }
       default:
