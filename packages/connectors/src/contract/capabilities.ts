@@ -1,4 +1,4 @@
-import type { AggFn, JoinType, ScalarFn } from './functions.js';
+import type { AggFn, JoinType, ScalarFn, WindowFn } from './functions.js';
 import type { TypeKind } from './types.js';
 
 /**
@@ -29,6 +29,8 @@ export interface Capabilities {
   readonly existsSubquery: boolean;
   /** set operations between two SELECTs, as a subquery in FROM; `union_all` is UNION ALL */
   readonly setOps: Readonly<Partial<Record<'union' | 'union_all' | 'intersect' | 'intersect_all' | 'except' | 'except_all', true>>>;
+  /** window functions with the default frame; aggregates over windows follow `aggregates` */
+  readonly windowFunctions: Readonly<Partial<Record<WindowFn, true>>>;
   /**
    * String semantics, decided from the probed collation. Exact means code-point order,
    * case- and accent-sensitive, trailing blanks significant for varchar/text and ignored for
@@ -71,6 +73,7 @@ export const NO_CAPABILITIES: Capabilities = {
   subqueryInFrom: false,
   existsSubquery: false,
   setOps: {},
+  windowFunctions: {},
   exactStringEquality: false,
   exactStringOrdering: false,
   caseSensitiveLike: false,

@@ -1,4 +1,4 @@
-import type { AggFn, JoinType, ScalarFn } from './functions.js';
+import type { AggFn, JoinType, ScalarFn, WindowFn } from './functions.js';
 import type { ColumnMeta, JType, Value } from './types.js';
 
 /**
@@ -26,7 +26,19 @@ export type RemoteExpr =
    * [NOT] EXISTS (query), a semi or anti join: the query may read columns of the enclosing
    * SELECT's tables by their aliases (correlated). Needs `existsSubquery`.
    */
-  | { readonly kind: 'exists'; readonly query: RemoteQuery; readonly negated: boolean; readonly type: JType };
+  | { readonly kind: 'exists'; readonly query: RemoteQuery; readonly negated: boolean; readonly type: JType }
+  /**
+   * fn(args) OVER (PARTITION BY … ORDER BY …) with the default frame, in a select list or
+   * ORDER BY only. An aggregate fn needs `aggregates`, the others `windowFunctions`.
+   */
+  | {
+      readonly kind: 'window';
+      readonly fn: WindowFn | AggFn;
+      readonly args: readonly RemoteExpr[];
+      readonly partitionBy: readonly RemoteExpr[];
+      readonly orderBy: readonly RemoteOrderKey[];
+      readonly type: JType;
+    };
 
 export type RemoteFrom =
   | {

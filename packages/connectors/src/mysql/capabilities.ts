@@ -64,6 +64,8 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     offset: true,
     subqueryInFrom: true,
     existsSubquery: true,
+    // window functions: MariaDB 10.2 and MySQL 8.0 on
+    windowFunctions: mariadbAtLeast(semantics, 10, 2) || mysqlAtLeast8(semantics) ? { row_number: true, rank: true, dense_rank: true, lag: true, lead: true, first_value: true, last_value: true, ntile: true } : {},
     // INTERSECT and EXCEPT with their ALL forms: MariaDB 10.5 on (MySQL 8.0.31 too, not relied on)
     setOps: mariadbAtLeast(semantics, 10, 5)
       ? { union: true, union_all: true, intersect: true, intersect_all: true, except: true, except_all: true }
@@ -84,4 +86,9 @@ function mariadbAtLeast(semantics: SourceSemantics | undefined, major: number, m
   if (!m || !/mariadb/i.test(v)) return false;
   const [a, b] = [Number(m[1]), Number(m[2])];
   return a > major || (a === major && b >= minor);
+}
+
+function mysqlAtLeast8(semantics: SourceSemantics | undefined): boolean {
+  const v = semantics?.serverVersion ?? '';
+  return !/mariadb/i.test(v) && Number(/^(\d+)\./.exec(v)?.[1] ?? 0) >= 8;
 }

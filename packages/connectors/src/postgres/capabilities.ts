@@ -41,6 +41,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     offset: true,
     subqueryInFrom: true,
     existsSubquery: true,
+    windowFunctions: { row_number: true, rank: true, dense_rank: true, lag: true, lead: true, first_value: true, last_value: true, ntile: true },
     setOps: { union: true, union_all: true, intersect: true, intersect_all: true, except: true, except_all: true },
     exactStringEquality: true,
     exactStringOrdering: true,

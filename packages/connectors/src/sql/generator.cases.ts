@@ -247,6 +247,24 @@ export const CASES: Record<string, RemoteQuery> = {
     },
     groupBy: [col('u', 'k', t.int32)],
   },
+  windows: {
+    select: [
+      { expr: o('o_orderkey'), alias: 'k' },
+      {
+        expr: {
+          kind: 'window',
+          fn: 'row_number',
+          args: [],
+          partitionBy: [o('o_custkey')],
+          orderBy: [{ expr: o('o_totalprice', t.decimal(15, 2)), desc: true, nullsFirst: false }],
+          type: t.int64,
+        },
+        alias: 'rn',
+      },
+      { expr: { kind: 'window', fn: 'sum', args: [o('o_totalprice', t.decimal(15, 2))], partitionBy: [], orderBy: [], type: t.decimal(undefined, 2) }, alias: 'total' },
+    ],
+    from: table('orders', 'o'),
+  },
   derivedOrderDropped: {
     select: [{ expr: col('s', 'k', t.int32), alias: 'k' }],
     from: {

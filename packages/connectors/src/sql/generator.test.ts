@@ -303,6 +303,24 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
       params: [1n, 1],
     },
   },
+  windows: {
+    postgresql: {
+      sql: "SELECT \"o\".\"o_orderkey\" AS \"k\", ROW_NUMBER() OVER (PARTITION BY \"o\".\"o_custkey\" ORDER BY \"o\".\"o_totalprice\" DESC NULLS LAST) AS \"rn\", SUM(\"o\".\"o_totalprice\") OVER () AS \"total\" FROM \"orders\" \"o\"",
+      params: [],
+    },
+    mysql: {
+      sql: "SELECT `o`.`o_orderkey` AS `k`, ROW_NUMBER() OVER (PARTITION BY `o`.`o_custkey` ORDER BY `o`.`o_totalprice` DESC) AS `rn`, SUM(`o`.`o_totalprice`) OVER () AS `total` FROM `orders` `o`",
+      params: [],
+    },
+    sqlserver: {
+      sql: "SELECT [o].[o_orderkey] AS [k], ROW_NUMBER() OVER (PARTITION BY [o].[o_custkey] ORDER BY [o].[o_totalprice] DESC) AS [rn], SUM([o].[o_totalprice]) OVER () AS [total] FROM [orders] [o]",
+      params: [],
+    },
+    sqlite: {
+      sql: "SELECT \"o\".\"o_orderkey\" AS \"k\", ROW_NUMBER() OVER (PARTITION BY \"o\".\"o_custkey\" ORDER BY \"o\".\"o_totalprice\" DESC) AS \"rn\", SUM(\"o\".\"o_totalprice\") OVER () AS \"total\" FROM \"orders\" \"o\"",
+      params: [],
+    },
+  },
   setOpUnionAll: {
     postgresql: {
       sql: "SELECT \"u\".\"k\" AS \"k\", COUNT(*) AS \"n\" FROM (SELECT \"u_l\".\"k\" FROM (SELECT \"o\".\"o_custkey\" AS \"k\" FROM \"orders\" \"o\" ORDER BY \"o\".\"o_totalprice\" DESC LIMIT 10) \"u_l\" UNION ALL SELECT \"c\".\"c_custkey\" AS \"c_custkey\" FROM \"customer\" \"c\" WHERE (\"c\".\"c_custkey\" < $1::integer)) \"u\" GROUP BY \"u\".\"k\"",

@@ -1,6 +1,7 @@
 import { JunctionError } from '../contract/errors.js';
 import type { RemoteExpr, RemoteFrom, RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { ColumnMeta, JType, Value } from '../contract/types.js';
+import { AGGREGATE_FUNCTIONS, type AggFn } from '../contract/functions.js';
 import { fillTemplate, ORDERING_FNS, PREDICATE_FNS, unsupported, type Dialect } from './dialect.js';
 
 type Mode = 'value' | 'predicate';
@@ -159,6 +160,16 @@ class Generator {
         }
         if (e.else) sql += ` ELSE ${this.expr(e.else, 'value')}`;
         return { sql: `${sql} END`, predicate: false };
+      }
+      case 'window': {
+        const sql = e.args.map((a) => this.expr(a, 'value'));
+        const call = (AGGREGATE_FUNCTIONS as readonly string[]).includes(e.fn)
+          ? this.d.aggregate(e.fn as AggFn, false, sql, e.args, e.type)
+          : `${e.fn.toUpperCase()}(${sql.join(', ')})`;
+        const over: string[] = [];
+        if (e.partitionBy.length > 0) over.push(`PARTITION BY ${e.partitionBy.map((p) => this.expr(p, 'value')).join(', ')}`);
+        if (e.orderBy.length > 0) over.push(`ORDER BY ${e.orderBy.flatMap((k) => this.d.orderKeys(this.orderOperand(k.expr), k.desc, k.nullsFirst)).join(', ')}`);
+        return { sql: `${call} OVER (${over.join(' ')})`, predicate: false };
       }
       case 'exists':
         return { sql: `${e.negated ? 'NOT ' : ''}EXISTS (${this.query(e.query, false)})`, predicate: true };

@@ -49,6 +49,8 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     offset: true,
     subqueryInFrom: true,
     existsSubquery: true,
+    // window functions since 3.25 (2018); older files are read by an older library only
+    windowFunctions: modern ? { row_number: true, rank: true, dense_rank: true, lag: true, lead: true, first_value: true, last_value: true, ntile: true } : {},
     // no INTERSECT ALL / EXCEPT ALL in SQLite
     setOps: { union: true, union_all: true, intersect: true, except: true },
     exactStringEquality: exact,

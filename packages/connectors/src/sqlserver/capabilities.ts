@@ -45,6 +45,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     offset: true,
     subqueryInFrom: true,
     existsSubquery: true,
+    windowFunctions: { row_number: true, rank: true, dense_rank: true, lag: true, lead: true, first_value: true, last_value: true, ntile: true },
     // no INTERSECT ALL / EXCEPT ALL in T-SQL
     setOps: { union: true, union_all: true, intersect: true, except: true },
     exactStringEquality: false,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineName } from '../../src/contract/connector.js';
-import type { RemoteExpr, RemoteQuery } from '../../src/contract/remote-query.js';
+import type { AggFn, WindowFn } from '../../src/contract/functions.js';
+import type { RemoteExpr, RemoteOrderKey, RemoteQuery } from '../../src/contract/remote-query.js';
 import { t, type JType, type Row, type Value } from '../../src/contract/types.js';
 import { agg, call, col, lit, table } from '../../src/sql/ir-builders.js';
 import { HOSTILE, loadFixture, startMysql, startPostgres, startSqlite, startSqlServer, type EngineUnderTest } from './engines.js';
@@ -37,6 +38,15 @@ interface Case {
 }
 
 const words = (schema?: string) => table('words', 'w', schema);
+const win = (fn: WindowFn | AggFn, args: RemoteExpr[], partitionBy: RemoteExpr[], orderBy: RemoteOrderKey[], type: JType): RemoteExpr => ({
+  kind: 'window',
+  fn,
+  args,
+  partitionBy,
+  orderBy,
+  type,
+});
+
 /** `SELECT u.x FROM (SELECT n AS x FROM words … <op> SELECT k FROM other) u` */
 const setop = (schema: string | undefined, op: 'union' | 'intersect' | 'except', all: boolean, words_: Partial<RemoteQuery> = {}): RemoteQuery => ({
   select: [{ expr: col('u', 'x', t.int32), alias: 'x' }],
@@ -581,6 +591,34 @@ const CASES: Case[] = [
       },
     }),
     rows: [['abc'], ['ABC'], ['abc '], ['Abc'], ['b'], [null], ['a'], ['é'], ['e'], ['x'], ['y'], ['z'], ['w']],
+  },
+  {
+    name: 'row_number() per partition, NULLs one partition',
+    query: (schema) => ({
+      select: [{ expr: w('id'), alias: 'id' }, { expr: win('row_number', [], [w('flag')], [byId], t.int64), alias: 'rn' }],
+      from: words(schema),
+    }),
+    rows: [[1, 1n], [4, 2n], [7, 3n], [9, 4n], [2, 1n], [5, 2n], [8, 3n], [3, 1n], [6, 2n]],
+  },
+  {
+    name: 'rank() ordered ascending puts NULLs last and shares ties',
+    query: (schema) => ({
+      select: [{ expr: w('id'), alias: 'id' }, { expr: win('rank', [], [], [{ expr: w('n'), desc: false, nullsFirst: false }], t.int64), alias: 'r' }],
+      from: words(schema),
+    }),
+    rows: [[2, 1n], [6, 2n], [3, 3n], [5, 4n], [8, 5n], [9, 5n], [7, 7n], [1, 8n], [4, 9n]],
+  },
+  {
+    name: 'lag() and count(*) over windows',
+    query: (schema) => ({
+      select: [
+        { expr: w('id'), alias: 'id' },
+        { expr: win('lag', [w('n')], [], [byId], t.int32), alias: 'prev' },
+        { expr: win('count_star', [], [w('flag')], [], t.int64), alias: 'peers' },
+      ],
+      from: words(schema),
+    }),
+    rows: [[1, null, 4n], [2, 7, 3n], [3, -7, 2n], [4, 0, 4n], [5, null, 3n], [6, 2, 2n], [7, -1, 4n], [8, 5, 3n], [9, 3, 4n]],
   },
   {
     name: 'subquery in FROM with its own ORDER BY and LIMIT',

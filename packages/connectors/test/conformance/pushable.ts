@@ -55,6 +55,15 @@ export function undeclared(caps: Capabilities, q: RemoteQuery): string[] {
         need(caps.casts.includes(e.type.kind), `cast to ${e.type.kind}`);
         expr(e.expr);
         return;
+      case 'window':
+        need(e.fn in caps.windowFunctions ? caps.windowFunctions[e.fn as keyof typeof caps.windowFunctions] === true : caps.aggregates[e.fn as keyof typeof caps.aggregates] === true, `${e.fn} over a window`);
+        if (e.partitionBy.some(isString)) need(caps.exactStringEquality, 'exactStringEquality');
+        if (e.orderBy.length > 0) need(caps.nullsOrdering, 'nullsOrdering');
+        if (e.orderBy.some((k) => isString(k.expr))) need(caps.exactStringOrdering, 'exactStringOrdering');
+        e.args.forEach(expr);
+        e.partitionBy.forEach(expr);
+        e.orderBy.forEach((k) => expr(k.expr));
+        return;
       case 'exists':
         need(caps.existsSubquery, 'existsSubquery');
         out.push(...undeclared(caps, e.query).filter((x) => !out.includes(x)));
