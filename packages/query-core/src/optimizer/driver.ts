@@ -11,6 +11,7 @@ import { absorbLimitIntoRemote } from './rules/absorb-limit-into-remote.js';
 import { absorbProjectIntoRemote } from './rules/absorb-project-into-remote.js';
 import { absorbSetOpIntoRemote } from './rules/absorb-set-op-into-remote.js';
 import { absorbSortIntoRemote } from './rules/absorb-sort-into-remote.js';
+import { absorbWindowIntoRemote } from './rules/absorb-window-into-remote.js';
 import { chooseJoinStrategy } from './rules/choose-join-strategy.js';
 import { inferPredicatesThroughJoinKeys } from './rules/infer-predicates-through-join-keys.js';
 import { liftResidualFilterAboveJoin } from './rules/lift-residual-filter-above-join.js';
@@ -106,6 +107,7 @@ export const PHASES: readonly Phase[] = [
       r('absorb-join-into-remote', absorbJoinIntoRemote),
       r('absorb-set-op-into-remote', absorbSetOpIntoRemote),
       r('absorb-aggregate-into-remote', absorbAggregateIntoRemote),
+      r('absorb-window-into-remote', absorbWindowIntoRemote),
       r('absorb-distinct-into-remote', absorbDistinctIntoRemote),
       r('absorb-sort-into-remote', absorbSortIntoRemote),
       r('absorb-limit-into-remote', absorbLimitIntoRemote),

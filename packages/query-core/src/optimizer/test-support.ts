@@ -233,6 +233,7 @@ export const PG_CAPS: Capabilities = {
   subqueryInFrom: true,
   existsSubquery: true,
   setOps: { union: true, union_all: true, intersect: true, intersect_all: true, except: true, except_all: true },
+  windowFunctions: { row_number: true, rank: true, dense_rank: true, lag: true, lead: true, first_value: true, last_value: true, ntile: true },
   exactStringEquality: true,
   exactStringOrdering: true,
   caseSensitiveLike: true,

@@ -217,6 +217,24 @@ class Builder {
           shape: { ...EMPTY_SHAPE, where: where.length > 0, computed: l.shape.computed || r.shape.computed },
         };
       }
+      case 'Window': {
+        const s = this.prepare(this.convert(plan.input), 'Window');
+        const windows = plan.windows.map((w) => {
+          const expr: RemoteExpr = {
+            kind: 'window',
+            fn: w.fn,
+            args: w.args.map((a) => this.expr(a, s.scope)),
+            partitionBy: w.partitionBy.map((p) => this.expr(p, s.scope)),
+            orderBy: w.orderBy.map((k) => ({ expr: this.expr(k.expr, s.scope), desc: k.desc, nullsFirst: k.nullsFirst })),
+            type: w.field.type,
+          };
+          return { id: w.field.id, name: w.field.name, expr };
+        });
+        for (const o of windows) s.scope.set(o.id, o.expr);
+        s.output = [...s.output, ...windows];
+        s.shape = applyOp(s.shape, plan);
+        return s;
+      }
       case 'SetOp': {
         const side = (p: LogicalPlan) => this.finish(this.convert(p), outputFields(p), true);
         const left = side(plan.left);

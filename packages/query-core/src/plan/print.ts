@@ -79,7 +79,13 @@ function header(plan: LogicalPlan, names: Map<number, string>): string {
       return `${plan.op.toUpperCase()}${plan.all ? ' ALL' : ''} [${plan.fields.map(fieldText).join(', ')}]`;
     case 'Window':
       return `Window ${plan.windows
-        .map((w) => `${fieldText(w.field)} := ${w.fn}(${w.args.map(e).join(', ')}) OVER (PARTITION BY ${w.partitionBy.map(e).join(', ')} ORDER BY ${w.orderBy.map((k) => sortText(k, names)).join(', ')})`)
+        .map((w) => {
+          const over = [
+            ...(w.partitionBy.length > 0 ? [`PARTITION BY ${w.partitionBy.map(e).join(', ')}`] : []),
+            ...(w.orderBy.length > 0 ? [`ORDER BY ${w.orderBy.map((k) => sortText(k, names)).join(', ')}`] : []),
+          ];
+          return `${fieldText(w.field)} := ${w.fn}(${w.args.map(e).join(', ')}) OVER (${over.join(' ')})`;
+        })
         .join(', ')}`;
     case 'Values':
       return `Values ${plan.rows.length} rows [${plan.fields.map(fieldText).join(', ')}]`;

@@ -1,5 +1,6 @@
 import type { Capabilities, JType, ScalarFn } from '@junction/connectors';
-import type { AggregateCall, Expr, Field, SortKey } from '../../plan/logical.js';
+import { AGGREGATE_FUNCTIONS, type AggFn } from '@junction/connectors';
+import type { AggregateCall, Expr, Field, SortKey, WindowCall } from '../../plan/logical.js';
 
 /**
  * The one pushability check every absorb rule uses. It answers from the source's declared
@@ -96,6 +97,34 @@ export function canPushAggregate(a: AggregateCall, caps: Capabilities): PushChec
     return no(stringOrderingReason);
   if (a.distinct && a.args.some((x) => isString(x.type)) && !caps.exactStringEquality) return no(stringEqualityReason);
   return all(a.args, caps);
+}
+
+/**
+ * A window function with the default frame. Ranking and offset functions need an ORDER BY
+ * (without one their answer is arbitrary, and SQL Server refuses them); an aggregate over a
+ * window follows the aggregate's own capability.
+ */
+export function canPushWindow(w: WindowCall, caps: Capabilities): PushCheck {
+  const what = `${w.fn} over a window`;
+  if (w.frame !== undefined) return no(`${what} with an explicit frame is evaluated in Junction`);
+  if ((AGGREGATE_FUNCTIONS as readonly string[]).includes(w.fn)) {
+    const check = canPushAggregate({ fn: w.fn as AggFn, args: w.args, distinct: false, field: w.field }, caps);
+    if (!check.ok) return check;
+  } else {
+    if (!caps.windowFunctions[w.fn as keyof Capabilities['windowFunctions']]) return no(`${what} not supported by source`);
+    if (w.orderBy.length === 0) return no(`${what} without ORDER BY is evaluated in Junction`);
+    const args = all(w.args, caps);
+    if (!args.ok) return args;
+  }
+  for (const p of w.partitionBy) {
+    const check = canPushGroupKey(p, caps);
+    if (!check.ok) return check;
+  }
+  for (const k of w.orderBy) {
+    const check = canPushSortKey(k, caps);
+    if (!check.ok) return check;
+  }
+  return OK;
 }
 
 export function canPushSortKey(k: SortKey, caps: Capabilities): PushCheck {

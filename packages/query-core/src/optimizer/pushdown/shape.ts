@@ -14,6 +14,8 @@ export interface SelectShape {
   readonly distinct: boolean;
   readonly ordered: boolean;
   readonly limited: boolean;
+  /** the select list holds window functions (evaluated after WHERE, GROUP BY and HAVING) */
+  readonly windowed: boolean;
 }
 
 export const EMPTY_SHAPE: SelectShape = {
@@ -23,19 +25,23 @@ export const EMPTY_SHAPE: SelectShape = {
   distinct: false,
   ordered: false,
   limited: false,
+  windowed: false,
 };
 
-export type ShapeOp = 'Filter' | 'Project' | 'Aggregate' | 'Sort' | 'Limit' | 'Distinct';
+export type ShapeOp = 'Filter' | 'Project' | 'Aggregate' | 'Sort' | 'Limit' | 'Distinct' | 'Window';
 
 /** SQL evaluates FROM, WHERE, GROUP BY, HAVING, SELECT, DISTINCT, ORDER BY, LIMIT in that order. */
 export function needsSubquery(s: SelectShape, op: ShapeOp): boolean {
   switch (op) {
     case 'Filter':
-      return s.limited;
+      return s.limited || s.windowed;
+    case 'Window':
+      // windows see the rows before DISTINCT and LIMIT, and one window may read another's value
+      return s.limited || s.distinct || s.windowed;
     case 'Project':
       return s.distinct;
     case 'Aggregate':
-      return s.aggregated || s.limited || s.distinct || s.ordered;
+      return s.aggregated || s.limited || s.distinct || s.ordered || s.windowed;
     case 'Sort':
       return s.limited;
     case 'Limit':
@@ -62,6 +68,8 @@ export function applyOp(s: SelectShape, node: LogicalPlan): SelectShape {
       return { ...base, limited: true };
     case 'Distinct':
       return { ...base, distinct: true };
+    case 'Window':
+      return { ...base, windowed: true, computed: true };
     default:
       return EMPTY_SHAPE;
   }
@@ -84,7 +92,7 @@ export function sideRole(type: string, side: 'left' | 'right'): SideRole {
 }
 
 export function sideNeedsSubquery(s: SelectShape, role: SideRole): boolean {
-  if (s.aggregated || s.distinct || s.limited) return true;
+  if (s.aggregated || s.distinct || s.limited || s.windowed) return true;
   // computed columns of a null-supplying side must become NULL for unmatched rows, not be recomputed
   if (s.computed && (role === 'null-supplying' || role === 'both')) return true;
   return s.where && role === 'both';
@@ -117,6 +125,7 @@ export function shapeOf(plan: LogicalPlan): SelectShape {
     case 'Sort':
     case 'Limit':
     case 'Distinct':
+    case 'Window':
       return applyOp(shapeOf(plan.input), plan);
     default:
       return EMPTY_SHAPE;

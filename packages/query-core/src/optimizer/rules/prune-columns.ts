@@ -83,8 +83,20 @@ function narrow(plan: LogicalPlan, needed: ReadonlySet<number>): LogicalPlan {
       const right = narrow(plan.right, pick(all, plan.right));
       return left === plan.left && right === plan.right ? plan : { ...plan, left, right };
     }
+    case 'Window': {
+      const windows = plan.windows.filter((w) => needed.has(w.field.id));
+      // no window value is read: the rows pass through unchanged
+      if (windows.length === 0) return narrow(plan.input, needed);
+      const used = refsOfAll(
+        windows.flatMap((w) => [...w.args, ...w.partitionBy, ...w.orderBy.map((k) => k.expr)]),
+        new Set(needed),
+      );
+      const input = narrow(plan.input, used);
+      if (windows.length === plan.windows.length && input === plan.input) return plan;
+      return { ...plan, windows, input };
+    }
     default:
-      // Distinct, SetOp, Window, Values and Remote: every input column matters (or is fixed)
+      // Distinct, SetOp, Values and Remote: every input column matters (or is fixed)
       return plan;
   }
 }

@@ -218,7 +218,7 @@ describe('binder: grouping, ordering, limits, set operations', () => {
     ).toBe(
       lines(
         'Project c_nationkey#4 := c_nationkey#4, sum#9 := sum#9, rank#10 := rank#10',
-        '  Window rank#10 := rank() OVER (PARTITION BY  ORDER BY sum#9 DESC NULLS FIRST)',
+        '  Window rank#10 := rank() OVER (ORDER BY sum#9 DESC NULLS FIRST)',
         '    Aggregate group=[c_nationkey#4 := c_nationkey#4] aggs=[sum#9 := sum(c_acctbal#6)]',
         '      Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
         '-- c_nationkey int32, sum decimal NULL, rank int64',
