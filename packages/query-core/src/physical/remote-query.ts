@@ -3,6 +3,7 @@ import {
   type RemoteExpr,
   type RemoteFrom,
   type RemoteOrderKey,
+  type JType,
   type RemoteQuery,
   type Value,
 } from '@junction/connectors';
@@ -240,23 +241,11 @@ class Builder {
         const left = side(plan.left);
         const right = side(plan.right);
         const alias = this.alias('u');
-        const scope = new Map<number, RemoteExpr>();
         // the set operation's columns are named by its left SELECT
-        const output = plan.fields.map((f, i) => {
-          const expr: RemoteExpr = { kind: 'column', table: alias, column: left.select[i].alias, type: f.type };
-          scope.set(f.id, expr);
-          return { id: f.id, name: f.name, expr };
-        });
-        return {
-          from: { kind: 'setop', alias, op: plan.op, all: plan.all, left, right },
-          scope,
-          output,
-          where: [],
-          having: [],
-          aggregated: false,
-          distinct: false,
-          shape: EMPTY_SHAPE,
-        };
+        return this.derived(
+          { kind: 'setop', alias, op: plan.op, all: plan.all, left, right },
+          plan.fields.map((f, i) => ({ id: f.id, name: f.name, type: f.type, column: left.select[i].alias })),
+        );
       }
       default:
         throw internal(`${plan.kind} cannot be sent to a source`);
@@ -300,22 +289,21 @@ class Builder {
       s.output.map((o) => ({ id: o.id, name: o.name })),
       true,
     );
+    return this.derived(
+      { kind: 'subquery', alias, query },
+      s.output.map((o, i) => ({ id: o.id, name: o.name, type: o.expr.type, column: query.select[i].alias })),
+    );
+  }
+
+  /** A fresh SELECT over a derived table, each field read as one of its columns. */
+  private derived(from: Extract<RemoteFrom, { alias: string }>, fields: readonly { id: number; name: string; type: JType; column: string }[]): State {
     const scope = new Map<number, RemoteExpr>();
-    const output = s.output.map((o, i) => {
-      const expr: RemoteExpr = { kind: 'column', table: alias, column: query.select[i].alias, type: o.expr.type };
-      scope.set(o.id, expr);
-      return { id: o.id, name: o.name, expr };
+    const output = fields.map((f) => {
+      const expr: RemoteExpr = { kind: 'column', table: from.alias, column: f.column, type: f.type };
+      scope.set(f.id, expr);
+      return { id: f.id, name: f.name, expr };
     });
-    return {
-      from: { kind: 'subquery', alias, query },
-      scope,
-      output,
-      where: [],
-      having: [],
-      aggregated: false,
-      distinct: false,
-      shape: EMPTY_SHAPE,
-    };
+    return { from, scope, output, where: [], having: [], aggregated: false, distinct: false, shape: EMPTY_SHAPE };
   }
 
   finish(s: State, fields: readonly { id: number; name: string }[], nested = false): RemoteQuery {
