@@ -7,10 +7,9 @@
  */
 import { t, type AggFn, type JType, type Row } from '@junction/connectors';
 import { makeAccumulator } from '../src/expr/aggregates.js';
-import { MemoryTracker, type ExecContext } from '../src/exec/context.js';
 import { HashAggregateOp, type AggregateSpec } from '../src/exec/hash-aggregate/index.js';
 import { makeKeyFn } from '../src/exec/hash-key.js';
-import { InputOp } from './input-op.js';
+import { InputOp, benchContext } from './support.js';
 import { WorkerPool } from '../src/exec/workers/pool.js';
 
 // columns: group key (int64), decimal(12,2) amount, float64 price, int32 quantity, text region, char(1) flag
@@ -51,14 +50,7 @@ function agg(fn: AggFn, arg?: number): AggregateSpec {
 // a TPC-H Q1-like aggregate list (float sums stay in-thread: their result depends on the merge order)
 const AGGS = [agg('count_star'), agg('sum', 1), agg('avg', 1), agg('min', 2), agg('max', 2), agg('sum', 3), agg('max', 1)];
 const pool = new WorkerPool();
-const ctx = (workers?: WorkerPool): ExecContext => ({
-  signal: new AbortController().signal,
-  memory: new MemoryTracker(2 ** 31),
-  statements: [],
-  spillDir: '/tmp',
-  batchSize: 1024,
-  workers,
-});
+const ctx = benchContext;
 
 async function time(input: Row[][], keys: number[], workers: boolean): Promise<{ ms: number; rows: number; chunks: number; fellBack: string | false }> {
   const types = keys.map((k) => TYPES[k]);

@@ -5,11 +5,10 @@
  * sizes: where the worker path starts paying (WORKER_MIN_BUILD_ROWS) comes from here.
  */
 import { t, type Row } from '@junction/connectors';
-import { MemoryTracker, type ExecContext } from '../src/exec/context.js';
 import { HashJoinOp } from '../src/exec/hash-join/index.js';
 import { WorkerPool } from '../src/exec/workers/pool.js';
 import { makeKeyFn } from '../src/exec/hash-key.js';
-import { InputOp } from './input-op.js';
+import { InputOp, benchContext } from './support.js';
 
 function rows(n: number, keyRange: number, seed: number): Row[][] {
   const out: Row[][] = [];
@@ -27,14 +26,7 @@ function rows(n: number, keyRange: number, seed: number): Row[][] {
 }
 
 const pool = new WorkerPool();
-const ctx = (workers?: WorkerPool): ExecContext => ({
-  signal: new AbortController().signal,
-  memory: new MemoryTracker(2 ** 31),
-  statements: [],
-  spillDir: '/tmp',
-  batchSize: 1024,
-  workers,
-});
+const ctx = benchContext;
 
 async function time(build: Row[][], probe: Row[][], workers: boolean): Promise<{ ms: number; rows: number }> {
   const op = new HashJoinOp(
