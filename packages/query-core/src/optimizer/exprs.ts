@@ -1,50 +1,11 @@
 import type { JType } from '@junction/connectors';
 import type { Expr, Field, LogicalPlan } from '../plan/logical.js';
 import { outputFields } from '../plan/fields.js';
-import { printExpr } from '../plan/print.js';
+import { fieldNames, printExpr } from '../plan/print.js';
 
 export const BOOL: JType = { kind: 'bool' };
 
-/** AND-ed parts of a predicate, flattened. */
-export function conjuncts(e: Expr): Expr[] {
-  if (e.kind === 'call' && e.fn === 'and') return e.args.flatMap(conjuncts);
-  return [e];
-}
-
-export function conjoin(parts: readonly Expr[]): Expr | undefined {
-  if (parts.length === 0) return undefined;
-  return parts.reduce((a, b) => ({ kind: 'call', fn: 'and', args: [a, b], type: BOOL }));
-}
-
-/** Field ids an expression reads (uncorrelated subqueries read nothing from the outer row). */
-export function refsOf(e: Expr, out: Set<number> = new Set()): Set<number> {
-  switch (e.kind) {
-    case 'ref':
-      out.add(e.id);
-      break;
-    case 'call':
-      for (const a of e.args) refsOf(a, out);
-      break;
-    case 'in':
-      refsOf(e.expr, out);
-      for (const a of e.list) refsOf(a, out);
-      break;
-    case 'case':
-      if (e.operand) refsOf(e.operand, out);
-      for (const w of e.whens) {
-        refsOf(w.when, out);
-        refsOf(w.then, out);
-      }
-      if (e.else) refsOf(e.else, out);
-      break;
-    case 'cast':
-      refsOf(e.expr, out);
-      break;
-    default:
-      break;
-  }
-  return out;
-}
+export { conjoin, conjuncts, refsOf } from '../plan/exprs.js';
 
 /** Replaces field references through `map`; unmapped refs stay. */
 export function replaceRefs(e: Expr, map: ReadonlyMap<number, Expr>): Expr {
@@ -99,15 +60,7 @@ export function isConstant(e: Expr): boolean {
 /** `name#id` names for every field at or below `plan`, for notPushed texts. */
 export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
   const names = new Map<number, string>();
-  const visit = (p: LogicalPlan): void => {
-    for (const f of outputFields(p)) names.set(f.id, f.name);
-    if (p.kind === 'Remote') visit(p.plan);
-    else if (p.kind === 'Join' || p.kind === 'SetOp') {
-      visit(p.left);
-      visit(p.right);
-    } else if (p.kind !== 'Scan' && p.kind !== 'Values') visit(p.input);
-  };
-  plans.forEach(visit);
+  for (const p of plans) fieldNames(p, names);
   return printExpr(e, names, { omitIds: true });
 }
 

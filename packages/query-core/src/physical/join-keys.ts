@@ -1,4 +1,5 @@
 import type { Expr } from '../plan/logical.js';
+import { conjuncts, refsOf } from '../plan/exprs.js';
 
 export interface EquiKey {
   readonly left: Expr;
@@ -20,8 +21,8 @@ export function splitJoinCondition(
   for (const c of conjuncts(condition)) {
     if (c.kind === 'call' && c.fn === 'eq' && c.args.length === 2) {
       const [a, b] = c.args;
-      const ra = refs(a);
-      const rb = refs(b);
+      const ra = refsOf(a);
+      const rb = refsOf(b);
       if (ra.size > 0 && rb.size > 0) {
         if (within(ra, leftIds) && within(rb, rightIds)) {
           keys.push({ left: a, right: b });
@@ -63,45 +64,6 @@ function disjuncts(e: Expr): Expr[] {
 
 function bigints(_k: string, v: unknown): unknown {
   return typeof v === 'bigint' ? `${v}n` : v;
-}
-
-export function conjuncts(e: Expr): Expr[] {
-  if (e.kind === 'call' && e.fn === 'and') return e.args.flatMap(conjuncts);
-  return [e];
-}
-
-export function conjoin(parts: readonly Expr[]): Expr | undefined {
-  if (parts.length === 0) return undefined;
-  return parts.reduce((a, b) => ({ kind: 'call', fn: 'and', args: [a, b], type: { kind: 'bool' } }));
-}
-
-export function refs(e: Expr, out: Set<number> = new Set()): Set<number> {
-  switch (e.kind) {
-    case 'ref':
-      out.add(e.id);
-      break;
-    case 'call':
-      for (const a of e.args) refs(a, out);
-      break;
-    case 'in':
-      refs(e.expr, out);
-      for (const a of e.list) refs(a, out);
-      break;
-    case 'case':
-      if (e.operand) refs(e.operand, out);
-      for (const w of e.whens) {
-        refs(w.when, out);
-        refs(w.then, out);
-      }
-      if (e.else) refs(e.else, out);
-      break;
-    case 'cast':
-      refs(e.expr, out);
-      break;
-    default:
-      break;
-  }
-  return out;
 }
 
 function within(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {

@@ -1,7 +1,7 @@
 import { JunctionError, type Connector, type Row, type Value } from '@junction/connectors';
 import type { AggregateCall, Expr, Field, LogicalPlan, WindowCall } from '../plan/logical.js';
 import { outputFields } from '../plan/fields.js';
-import { printExpr } from '../plan/print.js';
+import { fieldNames, printExpr } from '../plan/print.js';
 import type { Operator } from '../exec/operator.js';
 import type { RowFn } from '../exec/expr-fn.js';
 import type { AggregateSpec } from '../exec/hash-aggregate/index.js';
@@ -26,7 +26,8 @@ import type { SortKeySpec } from '../exec/sort-keys.js';
 import { WindowOp, type WindowSpec } from '../exec/window.js';
 import { toRemoteQuery } from './remote-query.js';
 import type { RenderCache, RenderedRemote } from './render-cache.js';
-import { conjoin, conjuncts as conjunctsOf, notInKeys, refs, splitJoinCondition } from './join-keys.js';
+import { conjoin, conjuncts as conjunctsOf } from '../plan/exprs.js';
+import { notInKeys, splitJoinCondition } from './join-keys.js';
 
 /** A side estimated at most this many rows is read whole rather than by key (dependent join). */
 export const TINY_SIDE_ROWS = 1000;
@@ -68,9 +69,7 @@ interface Planned {
 type RemoteNode = Extract<LogicalPlan, { kind: 'Remote' }>;
 
 export function planPhysical(plan: LogicalPlan, options: PhysicalOptions): PhysicalPlan {
-  const names = new Map<number, string>();
-  collectNames(plan, names);
-  const p = new Planner(options, names).plan(plan);
+  const p = new Planner(options, fieldNames(plan)).plan(plan);
   return { root: p.op, fields: p.fields };
 }
 
@@ -389,13 +388,4 @@ function pinsKey(plan: LogicalPlan, keys: readonly Expr[]): boolean {
   return visit(plan);
 }
 
-function collectNames(plan: LogicalPlan, names: Map<number, string>): void {
-  for (const f of outputFields(plan)) names.set(f.id, f.name);
-  if (plan.kind === 'Remote') collectNames(plan.plan, names);
-  else if (plan.kind === 'Join' || plan.kind === 'SetOp') {
-    collectNames(plan.left, names);
-    collectNames(plan.right, names);
-  } else if (plan.kind !== 'Scan' && plan.kind !== 'Values') collectNames(plan.input, names);
-}
 
-export { refs };

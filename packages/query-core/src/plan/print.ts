@@ -35,18 +35,14 @@ function walk(plan: LogicalPlan, depth: number, lines: string[]): void {
   walk(plan.input, depth + 1, lines);
 }
 
-/** Every field visible anywhere below `plan`, so refs print with their names. */
-function fieldNames(plan: LogicalPlan): Map<number, string> {
-  const names = new Map<number, string>();
-  const visit = (p: LogicalPlan): void => {
-    for (const f of outputFields(p)) names.set(f.id, f.name);
-    if (p.kind === 'Remote') visit(p.plan);
-    else if (p.kind === 'Join' || p.kind === 'SetOp') {
-      visit(p.left);
-      visit(p.right);
-    } else if (p.kind !== 'Scan' && p.kind !== 'Values') visit(p.input);
-  };
-  visit(plan);
+/** Every field visible anywhere below `plan` (its name by id), so refs print with their names. */
+export function fieldNames(plan: LogicalPlan, names: Map<number, string> = new Map()): Map<number, string> {
+  for (const f of outputFields(plan)) names.set(f.id, f.name);
+  if (plan.kind === 'Remote') fieldNames(plan.plan, names);
+  else if (plan.kind === 'Join' || plan.kind === 'SetOp') {
+    fieldNames(plan.left, names);
+    fieldNames(plan.right, names);
+  } else if (plan.kind !== 'Scan' && plan.kind !== 'Values') fieldNames(plan.input, names);
   return names;
 }
 

@@ -1,4 +1,5 @@
 import { JunctionError, t } from '@junction/connectors';
+import { conjuncts } from '../../plan/exprs.js';
 import type { JType, ScalarFn, Value } from '@junction/connectors';
 import type { Node } from 'sql-parser-cst';
 import type { Expr, Field } from '../../plan/logical.js';
@@ -132,40 +133,6 @@ export function and(parts: readonly Expr[]): Expr | undefined {
   return parts.reduce((a, b) => call('and', [a, b]));
 }
 
-/** Splits a predicate into its AND-ed parts. */
-export function conjuncts(e: Expr): Expr[] {
-  if (e.kind === 'call' && e.fn === 'and') return e.args.flatMap(conjuncts);
-  return [e];
-}
-
-export function refsOf(e: Expr, out = new Set<number>()): Set<number> {
-  switch (e.kind) {
-    case 'ref':
-      out.add(e.id);
-      break;
-    case 'call':
-      e.args.forEach((a) => refsOf(a, out));
-      break;
-    case 'in':
-      refsOf(e.expr, out);
-      e.list.forEach((a) => refsOf(a, out));
-      break;
-    case 'case':
-      if (e.operand) refsOf(e.operand, out);
-      e.whens.forEach((w) => {
-        refsOf(w.when, out);
-        refsOf(w.then, out);
-      });
-      if (e.else) refsOf(e.else, out);
-      break;
-    case 'cast':
-      refsOf(e.expr, out);
-      break;
-    default:
-      break;
-  }
-  return out;
-}
 
 /** Whether `e` can be NULL, given which fields can. */
 export function nullable(e: Expr, fieldNullable: (id: number) => boolean): boolean {

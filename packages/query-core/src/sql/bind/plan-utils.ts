@@ -1,6 +1,6 @@
 import type { Expr, Field, LogicalPlan } from '../../plan/logical.js';
 import { children, outputFields } from '../../plan/fields.js';
-import { refsOf } from './coerce.js';
+import { refsOf } from '../../plan/exprs.js';
 
 /** Every expression a node holds (not its children's). */
 export function nodeExprs(plan: LogicalPlan): Expr[] {

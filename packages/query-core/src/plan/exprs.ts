@@ -1,0 +1,42 @@
+import type { Expr } from './logical.js';
+
+/** AND-ed parts of a predicate, flattened. */
+export function conjuncts(e: Expr): Expr[] {
+  if (e.kind === 'call' && e.fn === 'and') return e.args.flatMap(conjuncts);
+  return [e];
+}
+
+export function conjoin(parts: readonly Expr[]): Expr | undefined {
+  if (parts.length === 0) return undefined;
+  return parts.reduce((a, b) => ({ kind: 'call', fn: 'and', args: [a, b], type: { kind: 'bool' } }));
+}
+
+/** Field ids an expression reads (uncorrelated subqueries read nothing from the outer row). */
+export function refsOf(e: Expr, out: Set<number> = new Set()): Set<number> {
+  switch (e.kind) {
+    case 'ref':
+      out.add(e.id);
+      break;
+    case 'call':
+      for (const a of e.args) refsOf(a, out);
+      break;
+    case 'in':
+      refsOf(e.expr, out);
+      for (const a of e.list) refsOf(a, out);
+      break;
+    case 'case':
+      if (e.operand) refsOf(e.operand, out);
+      for (const w of e.whens) {
+        refsOf(w.when, out);
+        refsOf(w.then, out);
+      }
+      if (e.else) refsOf(e.else, out);
+      break;
+    case 'cast':
+      refsOf(e.expr, out);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
