@@ -224,10 +224,7 @@ export class JunctionService {
           file: input.file ?? null,
           passwordEncrypted: input.password ? this.secrets.encrypt(input.password) : null,
           options: JSON.stringify(input.options ?? {}),
-          status: 'online',
-          semantics: JSON.stringify(live.semantics),
-          catalog: JSON.stringify(live.catalog),
-          introspectedAt: new Date(),
+          ...onlineColumns(live),
           demo: opts.demo ?? false,
         },
       });
@@ -284,11 +281,7 @@ export class JunctionService {
         file: merged.file,
         options: merged.options,
         passwordEncrypted: password ? this.secrets.encrypt(password) : null,
-        status: 'online',
-        statusMessage: null,
-        semantics: JSON.stringify(live.semantics),
-        catalog: JSON.stringify(live.catalog),
-        introspectedAt: new Date(),
+        ...onlineColumns(live),
       },
     });
     await this.#swap(updated.name, live);
@@ -347,11 +340,7 @@ export class JunctionService {
     const updated = await this.db.source.update({
       where: { id: row.id },
       data: {
-        status: 'online',
-        statusMessage: null,
-        semantics: JSON.stringify(live.semantics),
-        catalog: JSON.stringify(live.catalog),
-        introspectedAt: new Date(),
+        ...onlineColumns(live),
       },
     });
     await this.#swap(updated.name, live);
@@ -521,4 +510,15 @@ export class JunctionService {
     await Promise.all([...this.#live.values()].map((l) => l.connector.close().catch(() => undefined)));
     this.#live.clear();
   }
+}
+
+/** What a source row records after a successful connect and introspection. */
+function onlineColumns(live: Live) {
+  return {
+    status: 'online',
+    statusMessage: null,
+    semantics: JSON.stringify(live.semantics),
+    catalog: JSON.stringify(live.catalog),
+    introspectedAt: new Date(),
+  };
 }

@@ -1,22 +1,5 @@
 import type { JType, Row, Value } from '../contract/types.js';
-import { toHex } from '../runtime/values.js';
-
-const special = /[\\\t\n\r\0]/;
-
-function escapeText(s: string): string {
-  if (!special.test(s)) return s;
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '\\') out += '\\\\';
-    else if (c === '\t') out += '\\t';
-    else if (c === '\n') out += '\\n';
-    else if (c === '\r') out += '\\r';
-    else if (c === '\0') out += '\\0';
-    else out += c;
-  }
-  return out;
-}
+import { escapeTabText, toHex } from '../runtime/values.js';
 
 /** One field of LOAD DATA's default text format (tab-separated, backslash escapes, \N for NULL). */
 export function fieldEncoder(type: JType): (v: Value) => string {
@@ -26,7 +9,7 @@ export function fieldEncoder(type: JType): (v: Value) => string {
     switch (typeof v) {
       case 'string':
         // the session time zone is UTC, so a UTC instant is written as its wall-clock text
-        return timestamp ? v.replace('T', ' ').replace(/Z$/, '') : escapeText(v);
+        return timestamp ? v.replace('T', ' ').replace(/Z$/, '') : escapeTabText(v, true);
       case 'number':
         return String(v);
       case 'bigint':

@@ -1,28 +1,12 @@
 import type { Row, Value } from '../contract/types.js';
-import { toHex } from '../runtime/values.js';
-
-const special = /[\\\t\n\r]/;
-
-function escapeText(s: string): string {
-  if (!special.test(s)) return s;
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '\\') out += '\\\\';
-    else if (c === '\t') out += '\\t';
-    else if (c === '\n') out += '\\n';
-    else if (c === '\r') out += '\\r';
-    else out += c;
-  }
-  return out;
-}
+import { escapeTabText, toHex } from '../runtime/values.js';
 
 /** One value in COPY's text format: tab-separated, backslash-escaped, \N for NULL. */
 export function copyField(v: Value): string {
   if (v === null) return '\\N';
   switch (typeof v) {
     case 'string':
-      return escapeText(v);
+      return escapeTabText(v, false);
     case 'number':
       return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
     case 'bigint':

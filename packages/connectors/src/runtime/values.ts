@@ -184,3 +184,25 @@ export function decodeRows<R>(raws: readonly (readonly (R | null)[])[], decoders
   }
   return out;
 }
+
+const TAB_TEXT_SPECIAL = /[\\\t\n\r]/;
+const TAB_TEXT_SPECIAL_NUL = /[\\\t\n\r\0]/;
+
+/**
+ * A string in the tab-separated text of PostgreSQL's COPY and MySQL's LOAD DATA: backslash,
+ * tab, newline and carriage return backslash-escaped, and NUL too where the format allows it.
+ */
+export function escapeTabText(s: string, escapeNul: boolean): string {
+  if (!(escapeNul ? TAB_TEXT_SPECIAL_NUL : TAB_TEXT_SPECIAL).test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '\\') out += '\\\\';
+    else if (c === '\t') out += '\\t';
+    else if (c === '\n') out += '\\n';
+    else if (c === '\r') out += '\\r';
+    else if (c === '\0' && escapeNul) out += '\\0';
+    else out += c;
+  }
+  return out;
+}

@@ -64,15 +64,7 @@ export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
   return printExpr(e, names, { omitIds: true });
 }
 
-export function sameType(a: JType, b: JType): boolean {
-  return (
-    a.kind === b.kind &&
-    a.precision === b.precision &&
-    a.scale === b.scale &&
-    a.length === b.length &&
-    !!a.fixed === !!b.fixed
-  );
-}
+export { sameType } from '../expr/types.js';
 
 export function refExpr(f: Field): Expr {
   return { kind: 'ref', id: f.id, type: f.type };

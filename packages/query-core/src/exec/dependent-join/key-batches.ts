@@ -41,14 +41,7 @@ export function restrictToKeys(
   /** further key columns of a multi-column join, each restricted to its own values (a superset of the key tuples) */
   extra: readonly { readonly column: number; readonly lists: readonly (readonly Value[])[] }[] = [],
 ): RemoteQuery {
-  const needsWrap =
-    (query.groupBy?.length ?? 0) > 0 ||
-    query.having !== undefined ||
-    query.distinct === true ||
-    query.limit !== undefined ||
-    query.offset !== undefined ||
-    query.select.some((s) => s.expr.kind === 'agg');
-  const base = needsWrap ? wrap(query) : query;
+  const base = needsWrap(query) ? wrap(query) : query;
   let cond = inLists(base.select[column].expr, lists);
   for (const x of extra) {
     const c = inLists(base.select[x.column].expr, x.lists);
@@ -76,14 +69,19 @@ function inLists(keyExpr: RemoteExpr, lists: readonly (readonly Value[])[]): Rem
 
 /** Whether restrictToKeys can run on a source with these abilities. */
 export function canRestrict(query: RemoteQuery, subqueryInFrom: boolean): boolean {
-  const needsWrap =
+  return !needsWrap(query) || subqueryInFrom;
+}
+
+/** A key filter added to this SELECT's WHERE would act before its grouping, DISTINCT or LIMIT: it must wrap it. */
+function needsWrap(query: RemoteQuery): boolean {
+  return (
     (query.groupBy?.length ?? 0) > 0 ||
     query.having !== undefined ||
     query.distinct === true ||
     query.limit !== undefined ||
     query.offset !== undefined ||
-    query.select.some((s) => s.expr.kind === 'agg');
-  return !needsWrap || subqueryInFrom;
+    query.select.some((s) => s.expr.kind === 'agg')
+  );
 }
 
 function wrap(query: RemoteQuery): RemoteQuery {

@@ -71,27 +71,23 @@ export function right(s: string, n: number): string {
 }
 
 export function lpad(s: string, n: number, fill = ' '): string {
-  const cs = chars(s);
-  if (n <= 0) return '';
-  if (cs.length >= n) return cs.slice(0, n).join('');
-  const f = chars(fill);
-  if (f.length === 0) return s;
-  const padLen = n - cs.length;
-  const padding: string[] = [];
-  for (let i = 0; i < padLen; i++) padding.push(f[i % f.length]);
-  return padding.join('') + s;
+  return pad(s, n, fill, true);
 }
 
 export function rpad(s: string, n: number, fill = ' '): string {
+  return pad(s, n, fill, false);
+}
+
+/** PostgreSQL's lpad/rpad: cut to n characters, or filled to n with `fill` repeated (nothing to fill with: unchanged). */
+function pad(s: string, n: number, fill: string, left: boolean): string {
   const cs = chars(s);
   if (n <= 0) return '';
   if (cs.length >= n) return cs.slice(0, n).join('');
   const f = chars(fill);
   if (f.length === 0) return s;
-  const padLen = n - cs.length;
   const padding: string[] = [];
-  for (let i = 0; i < padLen; i++) padding.push(f[i % f.length]);
-  return s + padding.join('');
+  for (let i = 0; i < n - cs.length; i++) padding.push(f[i % f.length]);
+  return left ? padding.join('') + s : s + padding.join('');
 }
 
 /**
