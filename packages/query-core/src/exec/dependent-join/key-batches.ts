@@ -72,7 +72,10 @@ export function canRestrict(query: RemoteQuery, subqueryInFrom: boolean): boolea
   return !needsWrap(query) || subqueryInFrom;
 }
 
-/** A key filter added to this SELECT's WHERE would act before its grouping, DISTINCT or LIMIT: it must wrap it. */
+/**
+ * A key filter added to this SELECT's WHERE would act before its grouping, DISTINCT,
+ * LIMIT or window functions (which would then see fewer rows): it must wrap it.
+ */
 function needsWrap(query: RemoteQuery): boolean {
   return (
     (query.groupBy?.length ?? 0) > 0 ||
@@ -80,8 +83,26 @@ function needsWrap(query: RemoteQuery): boolean {
     query.distinct === true ||
     query.limit !== undefined ||
     query.offset !== undefined ||
-    query.select.some((s) => s.expr.kind === 'agg')
+    query.select.some((s) => s.expr.kind === 'agg' || hasWindow(s.expr))
   );
+}
+
+function hasWindow(e: RemoteExpr): boolean {
+  switch (e.kind) {
+    case 'window':
+      return true;
+    case 'call':
+    case 'agg':
+      return e.args.some(hasWindow);
+    case 'in':
+      return hasWindow(e.expr) || e.list.some(hasWindow);
+    case 'case':
+      return (e.operand !== undefined && hasWindow(e.operand)) || e.whens.some((w) => hasWindow(w.when) || hasWindow(w.then)) || (e.else !== undefined && hasWindow(e.else));
+    case 'cast':
+      return hasWindow(e.expr);
+    default:
+      return false;
+  }
 }
 
 function wrap(query: RemoteQuery): RemoteQuery {
