@@ -209,7 +209,8 @@ test('Cancel stops a long-running query', async ({ page }) => {
   await page.getByRole('button', { name: 'Run' }).click();
   await expect(page.getByTestId('run-status')).toHaveText(/^Running…/);
   await expect(page.getByRole('button', { name: 'Cancel' })).toBeEnabled();
-  await page.waitForTimeout(1500);
+  // cancel once the server runs it, so the cancel reaches a running query and not a request in flight
+  await expect.poll(async () => (await (await page.request.get('/api/v1/queries')).json()).length).toBe(1);
   await page.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByTestId('run-status')).toHaveText(/^Cancelled after 0 rows/);
   await expect(page.getByRole('button', { name: 'Run' })).toBeEnabled();
