@@ -5,6 +5,7 @@
 //   node scripts/self-contained.mjs [root]
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -53,7 +54,8 @@ export function outsidePaths(root, rel, text) {
       const target = path.resolve(fileDir, m[1]);
       if (path.relative(root, target).startsWith('..')) found.push({ line: i + 1, path: m[1] });
     }
-    if (parent !== '/') {
+    // beside a clone in the temporary directory lies everything else that uses it: no signal there
+    if (parent !== '/' && parent !== path.resolve(os.tmpdir())) {
       for (const m of line.matchAll(/(?<![\w.-])(\/[\w.@-]+(?:\/[\w.@-]+)*)/g)) {
         const p = m[1];
         if ((p === parent || p.startsWith(`${parent}/`)) && !`${p}/`.startsWith(`${path.resolve(root)}/`))
