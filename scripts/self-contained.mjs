@@ -50,7 +50,7 @@ export function outsidePaths(root, rel, text) {
   lines.forEach((line, i) => {
     // a path meant relative to another file says so on its line or the one before
     if (`${lines[i - 1] ?? ''}\n${line}`.includes('self-contained: relative to ')) return;
-    for (const m of line.matchAll(/(?<![\w.\/-])((?:\.\.\/)+[\w.@-]*(?:\/[\w.@-]+)*)/g)) {
+    for (const m of line.matchAll(/(?<![\w./-])((?:\.\.\/)+[\w.@-]*(?:\/[\w.@-]+)*)/g)) {
       const target = path.resolve(fileDir, m[1]);
       if (path.relative(root, target).startsWith('..')) found.push({ line: i + 1, path: m[1] });
     }
