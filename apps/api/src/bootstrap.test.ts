@@ -68,13 +68,13 @@ describe('registerDemo', () => {
     expect(await h.meta.db.grant.count()).toBe(4);
     const examples = (await h.as('viewer', { method: 'GET', url: '/api/v1/saved-queries' })).json();
     expect(examples.map((e: { name: string }) => e.name)).toEqual([
-      'A · Customers 1–100 from one source (dbB)',
-      'B · Cheap African suppliers of ordered tin parts (8-table join) (dbA + dbB + dbC + dbD)',
-      'C · Revenue of household orders still open on 1995-03-01, largest first (dbA + dbB)',
-      "D · Orders per customer, 'special accounts' comments left out (left join) (dbA + dbB)",
-      'E · Orders of low-balance customers in Argentina (dependent join) (dbA + dbB)',
-      'F · Low-balance customers of Argentina and Brazil from two sources (union) (dbB + dbD)',
-      'H · Everything one customer bought, with part, supplier and region (8-table join, $1 = customer key) (dbA + dbB + dbC + dbD)',
+      'A · Customers 1–100 from one source · dbB',
+      'B · Cheap African suppliers of ordered tin parts: an 8-table join · dbA + dbB + dbC + dbD',
+      'C · Revenue of household orders still open on 1995-03-01, largest first · dbA + dbB',
+      "D · Orders per customer, 'special accounts' comments left out: a left join · dbA + dbB",
+      'E · Orders of low-balance customers in Argentina: a dependent join · dbA + dbB',
+      'F · Low-balance customers of Argentina and Brazil: a union of two sources · dbB + dbD',
+      'H · Everything customer $1 bought, with part, supplier and region: an 8-table join · dbA + dbB + dbC + dbD',
     ]);
     const hq = examples.find((e: { name: string }) => e.name.startsWith('H ·'));
     expect(hq.params).toEqual([1]);

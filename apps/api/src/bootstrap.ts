@@ -35,7 +35,7 @@ export function demoExamples(sf: number): { name: string; description: string; s
   return jdvWorkload(sf)
     .queries.filter((q) => q.example)
     .map((q) => ({
-      name: `${q.id} · ${q.title} (${[...q.sources].sort().join(' + ')})`,
+      name: `${q.id} · ${q.title} · ${[...q.sources].sort().join(' + ')}`,
       description: [
         `JBoss Data Virtualization study, query ${q.id}: ${q.kind}; federated form.`,
         ...(q.params.length ? [`$1 is ${q.params.map((p) => p.name).join(', ')}.`] : []),
