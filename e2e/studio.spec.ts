@@ -65,6 +65,8 @@ test('every saved example answers with rows, and an empty answer says so', async
   await expect(page.getByTestId('run-status')).toHaveText(/^0 rows · /);
   await expect(page.getByTestId('results-empty')).toHaveText('No rows: the query ran to the end and its answer is empty.');
   await expect(page.getByTestId('results-grid').locator('thead th')).toHaveText([/^#/, /^c_name/]);
+  await page.getByRole('tab', { name: 'Saved' }).click();
+  await page.screenshot({ path: screenshotPath('examples-and-empty-result.png') });
 });
 
 test('JDV query A runs federated and streams exactly 100 rows', async ({ page }) => {
