@@ -176,11 +176,17 @@ describe('virtual schemas and views', () => {
       payload: { schema: 'sales', name: 'top', sql: 'SELECT c_name FROM SALES.Good_Customers WHERE c_acctbal > 50' },
     });
     expect(top.statusCode).toBe(201);
-    const graph = (await h.as('viewer', { method: 'GET', url: '/api/v1/views/graph' })).json();
+    const graph = (await h.as('analyst', { method: 'GET', url: '/api/v1/views/graph' })).json();
     expect(graph.edges).toEqual([
       { from: 'source:crm', to: 'view:sales.good_customers' },
       { from: 'view:sales.good_customers', to: 'view:sales.top' },
     ]);
+    // the viewer is granted good_customers only: neither crm nor top, nor the edges to them
+    const viewerGraph = (await h.as('viewer', { method: 'GET', url: '/api/v1/views/graph' })).json();
+    expect(viewerGraph).toEqual({
+      nodes: [{ id: 'view:sales.good_customers', kind: 'view', label: 'sales.good_customers' }],
+      edges: [],
+    });
     const blocked = await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${viewId}` });
     expect(blocked.statusCode).toBe(409);
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${top.json().id}` })).statusCode).toBe(200);
