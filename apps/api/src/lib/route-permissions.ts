@@ -118,6 +118,8 @@ export function routePermissionHook(registered: Set<string>): (route: RouteOptio
       if (method !== 'HEAD') registered.add(key);
     }
     route.config = { ...(route.config ?? {}), access };
+    // the OpenAPI document says the same: a public route needs no security scheme, others the global ones
+    if (access === 'public') route.schema = { ...(route.schema ?? {}), security: [] };
   };
 }
 
