@@ -120,9 +120,32 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
    * Which views the caller may see: the ones their grants let them read (a designer also those
    * whose SQL their source grants cover) and the ones they created. Every listing uses it.
    */
-  async function visibleViews(p: Principal): Promise<(v: { name: string; createdBy: string | null; schema: { name: string } }) => boolean> {
+  async function visibleViews(
+    p: Principal,
+  ): Promise<(v: { name: string; createdBy: string | null; schema: { name: string } }) => boolean> {
     const policy = await app.junction.accessPolicy(p);
     return (v) => v.createdBy === p.userId || policy.canReadView(v.schema.name, v.name);
+  }
+
+  /**
+   * Which virtual schemas the caller may see: those granted to them (a grant on the whole
+   * schema), those holding a view they may see, and, for designers, empty ones (to fill).
+   */
+  async function visibleSchemas(p: Principal) {
+    const policy = await app.junction.accessPolicy(p);
+    const visible = await visibleViews(p);
+    const schemas = await app.db.virtualSchema.findMany({
+      include: { views: { select: { name: true, createdBy: true } } },
+      orderBy: { name: 'asc' },
+    });
+    return schemas
+      .map((s) => ({ ...s, visibleViews: s.views.filter((v) => visible({ ...v, schema: { name: s.name } })).length }))
+      .filter(
+        (s) =>
+          s.visibleViews > 0 ||
+          policy.canReadView(s.name, '*') ||
+          (s.views.length === 0 && p.permissions.has('design')),
+      );
   }
 
   /**
@@ -167,24 +190,14 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: { tags: ['views'], summary: 'Virtual schemas', response: { 200: Type.Array(VSchema), ...errors() } },
     },
-    async (request) => {
-      // designers see every schema (they create views in them); others those holding a view
-      // they may see; counts are of the views the caller may see
-      const p = request.principal!;
-      const visible = await visibleViews(p);
-      const schemas = await app.db.virtualSchema.findMany({
-        include: { views: { select: { name: true, createdBy: true } } },
-        orderBy: { name: 'asc' },
-      });
-      return schemas
-        .map((s) => ({
-          id: s.id,
-          name: s.name,
-          description: s.description,
-          views: s.views.filter((v) => visible({ ...v, schema: { name: s.name } })).length,
-        }))
-        .filter((s) => p.permissions.has('design') || s.views > 0);
-    },
+    async (request) =>
+      // counts are of the views the caller may see
+      (await visibleSchemas(request.principal!)).map((s) => ({
+        id: s.id,
+        name: s.name,
+        description: s.description,
+        views: s.visibleViews,
+      })),
   );
 
   app.post<{ Body: { name: string; description?: string } }>(
@@ -275,7 +288,8 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const b = request.body;
-      const schema = await app.db.virtualSchema.findUnique({ where: { name: b.schema } });
+      // a schema the caller may not see is not there for them, as in GET /schemas
+      const schema = (await visibleSchemas(request.principal!)).find((s) => s.name === b.schema);
       if (!schema) throw notFound('schema', b.schema);
       if (await app.db.view.findUnique({ where: { schemaId_name: { schemaId: schema.id, name: b.name } } }))
         throw conflict('view_exists', `View ${b.schema}.${b.name} already exists.`);
