@@ -129,6 +129,11 @@ describe('routes × scopes × roles', () => {
       expect(anon.statusCode).toBe(401);
       expect(anon.json()).toMatchObject({ code: 'unauthenticated', kind: 'auth' });
     }
+    if (method === 'GET') {
+      // Fastify's automatic HEAD route is checked as its GET
+      const head = await h.app.inject({ method: 'HEAD', url: concrete(url) });
+      expect(head.statusCode).toBe(anon.statusCode);
+    }
     let checked = 0;
     for (const role of ROLES) {
       for (const scope of SCOPES) {
