@@ -120,11 +120,13 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
    * Which views the caller may see: the ones their grants let them read (a designer also those
    * whose SQL their source grants cover) and the ones they created. Every listing uses it.
    */
+  type ViewRef = { id?: string; name: string; createdBy: string | null; schema: { name: string } };
   async function visibleViews(
     p: Principal,
-  ): Promise<(v: { name: string; createdBy: string | null; schema: { name: string } }) => boolean> {
-    const policy = await app.junction.accessPolicy(p);
-    return (v) => v.createdBy === p.userId || policy.canReadView(v.schema.name, v.name);
+    policy?: Awaited<ReturnType<typeof app.junction.accessPolicy>>,
+  ): Promise<(v: ViewRef) => boolean> {
+    const access = policy ?? (await app.junction.accessPolicy(p));
+    return (v) => v.createdBy === p.userId || access.canReadView(v.schema.name, v.name);
   }
 
   /**
@@ -133,7 +135,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
    */
   async function visibleSchemas(p: Principal) {
     const policy = await app.junction.accessPolicy(p);
-    const visible = await visibleViews(p);
+    const visible = await visibleViews(p, policy);
     const schemas = await app.db.virtualSchema.findMany({
       include: { views: { select: { name: true, createdBy: true } } },
       orderBy: { name: 'asc' },
@@ -152,7 +154,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
    * Changing a view: its creator, the admin permission, or a design grant on its schema (or on
    * it) for the caller or their role. A view the caller cannot see is 404, as when reading it.
    */
-  async function assertEditable(p: Principal, v: { id: string; name: string; createdBy: string | null; schema: { name: string } }) {
+  async function assertEditable(p: Principal, v: ViewRef & { id: string }) {
     if (v.createdBy === p.userId || p.permissions.has('admin')) return;
     if (!(await visibleViews(p))(v)) throw notFound('view', v.id);
     const grant = await app.db.grant.findFirst({
@@ -375,7 +377,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       // only what the caller may see: granted sources, visible views, edges between them
       const policy = await app.junction.accessPolicy(request.principal!);
-      const visible = await visibleViews(request.principal!);
+      const visible = await visibleViews(request.principal!, policy);
       const sources = (await app.db.source.findMany({ select: { name: true } })).filter((s) =>
         policy.canReadSource(s.name),
       );
