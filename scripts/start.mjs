@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: build the studio's web app when its build is missing or stale, then run the
 // API (which serves it) with the environment passed through.
-//   PORT (8080), HOST (127.0.0.1), JUNCTION_DATA_DIR (./data) — see README.md for the rest.
+//   PORT (8080), HOST (127.0.0.1), JUNCTION_DATA_DIR (./data), JUNCTION_WEB_BUILD (0: never build)
+//   — see README.md for the rest.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -55,7 +56,7 @@ function buildWebIfStale() {
   process.exit(r.status ?? 1);
 }
 
-buildWebIfStale();
+if (process.env.JUNCTION_WEB_BUILD !== '0') buildWebIfStale();
 
 const env = {
   ...process.env,
@@ -64,19 +65,44 @@ const env = {
   JUNCTION_DATA_DIR: resolve(process.env.JUNCTION_DATA_DIR || './data'),
 };
 
+// The IPC channel is how the API learns that this launcher is gone, however it died (even
+// SIGKILL): the channel closes and the API stops itself, the embedded PostgreSQL included.
 const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps', 'api', 'src', 'main.ts')], {
   cwd: root,
   env,
-  stdio: 'inherit',
+  stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
 });
 
 // A terminal's Ctrl-C reaches the whole process group (npm, this script and the API); forward
-// anyway so `kill <this pid>` also works. The API stops once, however many copies arrive.
+// anyway so `kill <this pid>` also works. The API stops once, however many copies arrive; one
+// that has not stopped within its own deadline (20 s) and a margin is killed.
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const STOP_DEADLINE_MS = 30_000;
+let deadline;
 const forward = (signal) => {
-  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(signal);
+  deadline ??= setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
 };
 for (const s of SIGNALS) process.on(s, forward);
+
+// Under `npm start` npm runs `sh -c "exec node scripts/start.mjs"`: the shell becomes this
+// script, so npm's forwarding of SIGINT and SIGTERM reaches it (without `exec`, dash waits for
+// its child and never passes a SIGINT on, and dies of a SIGTERM leaving this script running).
+// When npm itself is gone (SIGKILL, or another script shell that does not exec), this script
+// is re-parented: under npm a changed parent means the launcher was stopped, so stop as for
+// SIGTERM. (Started directly, e.g. under nohup, a parent going away means nothing.)
+let parentWatch;
+if (process.env.npm_lifecycle_event) {
+  const parent = process.ppid;
+  parentWatch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(parentWatch);
+    console.error('start: npm stopped (its shell is gone); stopping Junction');
+    forward('SIGTERM');
+  }, 250);
+  parentWatch.unref();
+}
 
 child.on('error', (err) => {
   console.error(`start: could not run the API: ${err.message}`);
@@ -84,6 +110,8 @@ child.on('error', (err) => {
 });
 child.on('exit', (code, signal) => {
   for (const s of SIGNALS) process.removeListener(s, forward);
+  clearInterval(parentWatch);
+  clearTimeout(deadline);
   if (signal) process.kill(process.pid, signal);
   else process.exit(code ?? 1);
 });

@@ -11,7 +11,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from './db/client.js';
+import { JunctionError } from '@junction/connectors';
 import { installErrorHandler } from './lib/errors.js';
+import { checkRouteAccess, routePermissionHook } from './lib/route-permissions.js';
 import authPlugin, { CSRF_COOKIE, CSRF_HEADER } from './plugins/auth.js';
 import cryptoPlugin from './plugins/crypto.js';
 import dbPlugin from './plugins/db.js';
@@ -57,6 +59,16 @@ forbidden 403, not_found 404, conflict 409, unsupported 422, cancelled 499, inte
 resources 503 (with Retry-After), timeout 504. Running more
 queries at once than one user may is 429 Too Many Requests (code user_concurrency_limit, with Retry-After). A validation error names the field in details.field.`;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** every API route as `METHOD url`, each one checked against ROUTE_PERMISSIONS */
+    apiRoutes: ReadonlySet<string>;
+  }
+}
+
+/** Seconds a client is told to wait when it calls during shutdown (a restart, or another instance). */
+const SHUTDOWN_RETRY_SECONDS = 5;
+
 /** Builds the app: external plugins, then Junction's service plugins, then routes. Does not listen. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -67,8 +79,25 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // ids of log lines, not of anything a client could guess its way into
     genReqId: () => crypto.randomUUID(),
+    // requests arriving while the server closes get Junction's error body (below), not Fastify's
+    return503OnClosing: false,
   });
   installErrorHandler(app);
+  // before any route is registered: every API route must have an entry in ROUTE_PERMISSIONS
+  const apiRoutes = new Set<string>();
+  app.decorate('apiRoutes', apiRoutes);
+  app.addHook('onRoute', routePermissionHook(apiRoutes));
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new JunctionError('shutting_down', 'resources', 'The server is shutting down; try again shortly.', {
+      details: { retryAfterSeconds: SHUTDOWN_RETRY_SECONDS },
+    });
+  });
   // JSON only: a cross-site <form> can send text/plain or urlencoded bodies without a preflight
   app.removeContentTypeParser('text/plain');
 
@@ -123,6 +152,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(dbPlugin, { db: opts.db });
   await app.register(cryptoPlugin, { secretKey: opts.secretKey });
   await app.register(authPlugin);
+  // after the auth plugin's hook has found the caller, before the body is parsed or validated
+  app.addHook('onRequest', checkRouteAccess(app));
   await app.register(enginePlugin, {
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     engineFactory: opts.engineFactory,

@@ -46,6 +46,7 @@ describe('main.ts', () => {
     expect(m).not.toBeNull();
     expect(statSync(path.join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(dir, 'junction.db')).isFile()).toBe(true);
+    expect(statSync(path.join(dir, 'junction.db')).mode & 0o777).toBe(0o600);
     const second = await runOnce({});
     expect(second.code).toBe(0);
     expect(second.out).not.toContain('created with password');

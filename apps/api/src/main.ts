@@ -51,6 +51,12 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+// Started by scripts/start.mjs (npm start), the launcher holds an IPC channel to this process:
+// it closes when the launcher is gone, however it died, and then this server stops too.
+if (process.channel) {
+  process.channel.unref();
+  process.on('disconnect', () => void shutdown('launcher gone'));
+}
 
 try {
   if (meta.applied.length) app.log.info(`metadata migrations applied: ${meta.applied.join(', ')}`);

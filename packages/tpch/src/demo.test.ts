@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,20 @@ function alive(pid: number): boolean {
 
 async function postmasterPid(dir: string): Promise<number> {
   return Number((await readFile(join(dir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+}
+
+/** The watchdog shell startDemo leaves beside the postmaster, as a child of `parent`. */
+function watchdogOf(parent: number): number | undefined {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' });
+  const line = out.split('\n').find((l) => l.includes('junction-postgres-watchdog'));
+  return line ? Number(line.trim().split(/\s+/)[0]) : undefined;
+}
+
+/** Polls until `pid` is gone or `ms` have passed; true when it is gone. */
+async function gone(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (alive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  return !alive(pid);
 }
 
 async function counts(sources: SourceConfig[]): Promise<Record<string, bigint>> {
@@ -129,6 +143,11 @@ describe('startDemo', () => {
       const exited = new Promise<void>((res) => child.on('exit', () => res()));
       await new Promise<void>((res) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && res()));
       const orphan = await postmasterPid(childDir);
+      // an orphan needs its watchdog gone too (say, both killed at once)
+      const watchdog = watchdogOf(child.pid as number);
+      expect(watchdog).toBeDefined();
+      process.kill(watchdog as number, 'SIGKILL');
+      expect(await gone(watchdog as number, 5000)).toBe(true);
       child.kill('SIGKILL');
       await exited;
       expect(alive(orphan)).toBe(true);
@@ -142,6 +161,36 @@ describe('startDemo', () => {
       expect(alive(pid)).toBe(false);
     } finally {
       await second?.stop();
+      await rm(childDir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops embedded PostgreSQL when the parent process is killed with SIGKILL (its watchdog does)', async () => {
+    const childDir = await mkdtemp(join(tmpdir(), 'jt-tpch-demo-kill9-'));
+    let pid: number | undefined;
+    try {
+      const demoModule = fileURLToPath(new URL('./demo.ts', import.meta.url));
+      const code = `import { startDemo } from ${JSON.stringify(demoModule)};
+        await startDemo(${JSON.stringify(childDir)}, { sf: 0.001 });
+        process.stdout.write('ready\\n');
+        setInterval(() => {}, 1000);`;
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise<void>((res) => child.on('exit', () => res()));
+      await new Promise<void>((res) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && res()));
+      pid = await postmasterPid(childDir);
+      const watchdog = watchdogOf(child.pid as number);
+      expect(alive(pid)).toBe(true);
+      child.kill('SIGKILL');
+      await exited;
+      // bounded: a fast shutdown of an idle cluster takes well under a second
+      expect(await gone(pid, 15_000)).toBe(true);
+      expect(watchdog).toBeDefined();
+      expect(await gone(watchdog as number, 5_000)).toBe(true);
+    } finally {
+      // a failed run must not leave its PostgreSQL behind
+      if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGINT');
       await rm(childDir, { recursive: true, force: true });
     }
   });

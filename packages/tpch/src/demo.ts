@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -79,6 +80,7 @@ export async function startDemo(dataDir: string, opts: DemoOptions = {}): Promis
   }
   await pg.start();
   const pid = postgresPid(pg);
+  const watchdog = pid !== undefined ? watchPostmaster(pid, pgDir) : undefined;
   log(`demo: embedded PostgreSQL listening on 127.0.0.1:${port} (${Date.now() - started} ms)`);
 
   // The server must not outlive this process. On exit (process.exit(), the end of the event
@@ -105,6 +107,7 @@ export async function startDemo(dataDir: string, opts: DemoOptions = {}): Promis
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      watchdog?.kill('SIGKILL');
       await pg.stop();
       stopped = true;
       process.removeListener('exit', onExit);
@@ -231,6 +234,29 @@ async function stopOrphan(pgDir: string, log: (line: string) => void): Promise<v
   log(`demo: stopping a leftover embedded PostgreSQL (pid ${pid})`);
   process.kill(pid, 'SIGINT');
   for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+/**
+ * A process killed with SIGKILL runs no handler, and PostgreSQL does not watch its parent: the
+ * postmaster would keep serving, re-parented. So a tiny shell holds the read end of a pipe whose
+ * write end only this process has. However this process ends, the kernel closes that end, `read`
+ * returns, and the shell stops the postmaster (fast shutdown) if that pid is still this data
+ * directory's postmaster. No polling; stop() kills the watchdog first.
+ */
+function watchPostmaster(pid: number, pgDir: string): ChildProcess {
+  const script =
+    'read -r _; ' +
+    'if [ -r "/proc/$1/cmdline" ]; then ' +
+    'case "$(tr "\\000" " " < "/proc/$1/cmdline")" in *"$2"*) kill -INT "$1" 2>/dev/null;; esac; ' +
+    'else kill -INT "$1" 2>/dev/null; fi';
+  const watchdog = spawn('/bin/sh', ['-c', script, 'junction-postgres-watchdog', String(pid), pgDir], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  watchdog.on('error', () => undefined);
+  // neither the watchdog nor its pipe keeps this process alive
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return watchdog;
 }
 
 function alive(pid: number): boolean {

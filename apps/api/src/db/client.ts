@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from '../generated/prisma/client.js';
@@ -29,7 +30,18 @@ export async function openMetadata(config: MetadataConfig): Promise<OpenedDb> {
     }) as unknown as Db;
     return { db, provider: 'postgresql', applied, close: () => db.$disconnect() };
   }
+  ownerOnly(config.sqliteFile);
   const applied = await migrateSqlite(config.sqliteFile);
   const db = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: config.sqliteFile }) });
   return { db, provider: 'sqlite', applied, close: () => db.$disconnect() };
+}
+
+/**
+ * The metadata file holds password hashes and encrypted source credentials: owner-only (0600),
+ * created so and tightened when an older start left it readable to others. SQLite gives its
+ * -wal and -shm files the database file's mode.
+ */
+function ownerOnly(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
 }

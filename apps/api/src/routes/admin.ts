@@ -38,6 +38,11 @@ const CreateGrant = Type.Object(
     sourceName: Type.Optional(Type.Union([Name, Type.Literal('*')])),
     viewSchema: Type.Optional(Name),
     viewName: Type.Optional(Name),
+    privilege: Type.Optional(
+      Type.Union([Type.Literal('read'), Type.Literal('design')], {
+        description: 'read (default); design: also change the views of a virtual schema (viewSchema only)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -78,17 +83,15 @@ const userOut = (u: UserRow) => ({
 });
 
 export default async function adminRoutes(app: FastifyInstance): Promise<void> {
-  const admin = app.authorize('admin');
-
   app.get(
     '/users',
-    { schema: { tags: ['users'], response: { 200: Type.Array(User), ...errors() } }, preHandler: admin },
+    { schema: { tags: ['users'], response: { 200: Type.Array(User), ...errors() } } },
     async () => (await app.db.user.findMany({ orderBy: { username: 'asc' } })).map(userOut),
   );
 
   app.post<{ Body: Static<typeof CreateUser> }>(
     '/users',
-    { schema: { tags: ['users'], body: CreateUser, response: { 201: User, ...errors(409) } }, preHandler: admin },
+    { schema: { tags: ['users'], body: CreateUser, response: { 201: User, ...errors(409) } } },
     async (request, reply) => {
       const { username, password, role } = request.body;
       if (await app.db.user.findUnique({ where: { username } }))
@@ -105,7 +108,6 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
     '/users/:id',
     {
       schema: { tags: ['users'], params: IdParams, body: UpdateUser, response: { 200: User, ...errors(404) } },
-      preHandler: admin,
     },
     async (request) => {
       const user = await app.db.user.findUnique({ where: { id: request.params.id } });
@@ -134,7 +136,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: Static<typeof IdParams> }>(
     '/users/:id',
-    { schema: { tags: ['users'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin },
+    { schema: { tags: ['users'], params: IdParams, response: { 200: Ok, ...errors(404) } } },
     async (request) => {
       const user = await app.db.user.findUnique({ where: { id: request.params.id } });
       if (!user) throw notFound('user', request.params.id);
@@ -148,7 +150,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     '/grants',
-    { schema: { tags: ['grants'], response: { 200: Type.Array(Grant), ...errors() } }, preHandler: admin },
+    { schema: { tags: ['grants'], response: { 200: Type.Array(Grant), ...errors() } } },
     async () =>
       (await app.db.grant.findMany({ orderBy: { createdAt: 'asc' } })).map((g) => ({
         ...g,
@@ -159,7 +161,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Body: Static<typeof CreateGrant> }>(
     '/grants',
-    { schema: { tags: ['grants'], body: CreateGrant, response: { 201: Grant, ...errors(404) } }, preHandler: admin },
+    { schema: { tags: ['grants'], body: CreateGrant, response: { 201: Grant, ...errors(404) } } },
     async (request, reply) => {
       const b = request.body;
       if ((b.role === undefined) === (b.userId === undefined))
@@ -173,6 +175,10 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           'A grant names exactly one of sourceName or viewSchema (with an optional viewName).',
           { details: { field: 'body.sourceName' } },
         );
+      if (b.privilege === 'design' && b.viewSchema === undefined)
+        throw new JunctionError('grant_privilege', 'user', 'A design grant names a viewSchema (and optionally a viewName).', {
+          details: { field: 'body.privilege' },
+        });
       if (b.userId && !(await app.db.user.findUnique({ where: { id: b.userId } }))) throw notFound('user', b.userId);
       const g = await app.db.grant.create({
         data: {
@@ -182,7 +188,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           sourceName: b.sourceName ?? null,
           viewSchema: b.viewSchema ?? null,
           viewName: b.viewName ?? null,
-          privilege: 'read',
+          privilege: b.privilege ?? 'read',
         },
       });
       await app.audit(request, 'grant.create', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
@@ -197,7 +203,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: Static<typeof IdParams> }>(
     '/grants/:id',
-    { schema: { tags: ['grants'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin },
+    { schema: { tags: ['grants'], params: IdParams, response: { 200: Ok, ...errors(404) } } },
     async (request) => {
       const g = await app.db.grant.findUnique({ where: { id: request.params.id } });
       if (!g) throw notFound('grant', request.params.id);
@@ -221,7 +227,6 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         ),
         response: { 200: Type.Array(AuditEntry), ...errors() },
       },
-      preHandler: admin,
     },
     async (request) =>
       (
@@ -242,7 +247,6 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
   );
 
   // Tokens belong to their creator; any role may create one, capped by its own permissions.
-  const authed = app.authorize();
   type TokenRow = {
     id: string;
     name: string;
@@ -264,7 +268,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     '/tokens',
-    { schema: { tags: ['tokens'], response: { 200: Type.Array(Token), ...errors() } }, preHandler: authed },
+    { schema: { tags: ['tokens'], response: { 200: Type.Array(Token), ...errors() } } },
     async (request) =>
       (
         await app.db.apiToken.findMany({ where: { userId: request.principal!.userId }, orderBy: { createdAt: 'asc' } })
@@ -285,7 +289,6 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         body: CreateToken,
         response: { 201: Type.Intersect([Token, Type.Object({ token: Type.String() })]), ...errors() },
       },
-      preHandler: authed,
     },
     async (request, reply) => {
       const p = request.principal!;
@@ -309,11 +312,12 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: Static<typeof IdParams> }>(
     '/tokens/:id',
-    { schema: { tags: ['tokens'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: authed },
+    { schema: { tags: ['tokens'], params: IdParams, response: { 200: Ok, ...errors(404) } } },
     async (request) => {
       const p = request.principal!;
       const t = await app.db.apiToken.findUnique({ where: { id: request.params.id } });
-      if (!t || (t.userId !== p.userId && p.role !== 'admin')) throw notFound('token', request.params.id);
+      // another user's token: only with the admin permission (an admin's read-scoped token may not)
+      if (!t || (t.userId !== p.userId && !p.permissions.has('admin'))) throw notFound('token', request.params.id);
       await app.db.apiToken.update({ where: { id: t.id }, data: { revokedAt: t.revokedAt ?? new Date() } });
       await app.audit(request, 'token.revoke', t.name);
       return { ok: true };

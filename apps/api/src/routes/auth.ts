@@ -92,7 +92,6 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
     '/auth/me',
     {
       schema: { tags: ['auth'], summary: 'Who is signed in', response: { 200: Me, ...errors() } },
-      preHandler: app.authorize(),
     },
     async (request) => {
       const p = request.principal!;

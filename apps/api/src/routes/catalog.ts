@@ -51,8 +51,6 @@ const TableParams = Type.Object({
 
 /** Catalog browsing reads stored snapshots only: browsing never contacts a source. */
 export default async function catalogRoutes(app: FastifyInstance): Promise<void> {
-  const read = app.authorize('read');
-
   async function visibleSources(request: Parameters<typeof app.junction.accessPolicy>[0]) {
     const policy = await app.junction.accessPolicy(request);
     const rows = await app.db.source.findMany({ orderBy: { name: 'asc' } });
@@ -69,7 +67,6 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
         summary: 'Sources → schemas → tables',
         response: { 200: Type.Array(TreeSource), ...errors() },
       },
-      preHandler: read,
     },
     async (request) => {
       return (await visibleSources(request.principal!)).map(({ row, catalog }) => {
@@ -101,7 +98,6 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
         params: TableParams,
         response: { 200: TableDetail, ...errors(404) },
       },
-      preHandler: read,
     },
     async (request) => {
       const { source, schema, table } = request.params;
@@ -139,7 +135,6 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
         ),
         response: { 200: Type.Array(Hit), ...errors() },
       },
-      preHandler: read,
     },
     async (request) => {
       const q = request.query.q.toLowerCase();

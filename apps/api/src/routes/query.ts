@@ -231,7 +231,6 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         body: QueryBody,
         response: { 200: QueryReply, ...errors(404, 409, 422, 429, 499, 502, 503, 504) },
       },
-      preHandler: app.authorize('query'),
     },
     async (request, reply) => runQuery(app, request, reply, request.body),
   );
@@ -244,12 +243,11 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Running queries (yours; all for admins)',
         response: { 200: Type.Array(Running), ...errors() },
       },
-      preHandler: app.authorize('run'),
     },
     async (request) => {
       const p = request.principal!;
       return [...app.junction.running.values()]
-        .filter((q) => p.role === 'admin' || q.userId === p.userId)
+        .filter((q) => p.permissions.has('admin') || q.userId === p.userId)
         .map((q) => ({ id: q.id, sql: q.sql, startedAt: q.startedAt.toISOString(), user: q.userId }));
     },
   );
@@ -263,12 +261,11 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
         response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(404) },
       },
-      preHandler: app.authorize('run'),
     },
     async (request) => {
       const p = request.principal!;
       const q = app.junction.running.get(request.params.id);
-      if (!q || (q.userId !== p.userId && p.role !== 'admin')) throw notFound('query', request.params.id);
+      if (!q || (q.userId !== p.userId && !p.permissions.has('admin'))) throw notFound('query', request.params.id);
       q.cancel(`cancelled by ${p.username}`);
       return { ok: true };
     },
@@ -286,7 +283,6 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
           ...errors(404, 422, 429, 502, 503, 504),
         },
       },
-      preHandler: app.authorize('query'),
     },
     async (request) => {
       const out = await app.junction.explain(request.principal!, request.body.sql, {
@@ -306,7 +302,6 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         querystring: Type.Object({ limit: Type.Optional(Limit) }, { additionalProperties: false }),
         response: { 200: Type.Array(History), ...errors() },
       },
-      preHandler: app.authorize('run'),
     },
     async (request) =>
       (
@@ -336,7 +331,6 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Clear your query history',
         response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors() },
       },
-      preHandler: app.authorize('run'),
     },
     async (request) => {
       await app.db.queryHistory.deleteMany({ where: { userId: request.principal!.userId } });

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { forbidden, notFound } from '../lib/errors.js';
 import { errors, IdParams, Ok } from '../lib/schemas.js';
+import type { Principal } from '../plugins/auth.js';
 import { runQuery } from './query.js';
 
 const Param = Type.Union([Type.String({ maxLength: 100_000 }), Type.Number(), Type.Boolean(), Type.Null()]);
@@ -73,7 +74,6 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
     '/saved-queries',
     {
       schema: { tags: ['saved queries'], response: { 200: Type.Array(Saved), ...errors() } },
-      preHandler: app.authorize('run'),
     },
     async (request) =>
       (
@@ -89,7 +89,6 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
     '/saved-queries/:id',
     {
       schema: { tags: ['saved queries'], params: IdParams, response: { 200: Saved, ...errors(404) } },
-      preHandler: app.authorize('run'),
     },
     async (request) => {
       const q = await app.db.savedQuery.findFirst({
@@ -105,7 +104,6 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
     '/saved-queries',
     {
       schema: { tags: ['saved queries'], body: CreateSaved, response: { 201: Saved, ...errors() } },
-      preHandler: app.authorize('query'),
     },
     async (request, reply) => {
       const b = request.body;
@@ -125,12 +123,16 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  async function editable(id: string, userId: string, role: string) {
+  /**
+   * The owner may change a saved query, and the admin permission any. Another user's private
+   * query is 404 as for reading it (its existence is not yours to learn); one you can see is 403.
+   */
+  async function editable(id: string, p: Principal) {
     const q = await app.db.savedQuery.findUnique({ where: { id } });
     if (!q) throw notFound('saved_query', id);
-    if (q.ownerId !== userId && role !== 'admin')
-      throw forbidden('Only the owner or an admin may change this saved query.');
-    return q;
+    if (q.ownerId === p.userId || p.permissions.has('admin')) return q;
+    if (!q.shared && !q.example) throw notFound('saved_query', id);
+    throw forbidden('Only the owner or an admin may change this saved query.');
   }
 
   app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateSaved> }>(
@@ -142,11 +144,9 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
         body: UpdateSaved,
         response: { 200: Saved, ...errors(404) },
       },
-      preHandler: app.authorize('query'),
     },
     async (request) => {
-      const p = request.principal!;
-      await editable(request.params.id, p.userId, p.role);
+      await editable(request.params.id, request.principal!);
       const b = request.body;
       const q = await app.db.savedQuery.update({
         where: { id: request.params.id },
@@ -167,11 +167,9 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
     '/saved-queries/:id',
     {
       schema: { tags: ['saved queries'], params: IdParams, response: { 200: Ok, ...errors(404) } },
-      preHandler: app.authorize('query'),
     },
     async (request) => {
-      const p = request.principal!;
-      await editable(request.params.id, p.userId, p.role);
+      await editable(request.params.id, request.principal!);
       await app.db.savedQuery.delete({ where: { id: request.params.id } });
       return { ok: true };
     },
@@ -187,7 +185,6 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
         body: RunSaved,
         response: { ...errors(404, 422, 429, 499, 502, 503, 504) },
       },
-      preHandler: app.authorize('run'),
     },
     async (request, reply) => {
       const q = await app.db.savedQuery.findFirst({

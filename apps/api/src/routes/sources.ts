@@ -135,12 +135,9 @@ export function sourceDetail(s: SourceRow): Static<typeof SourceDetail> {
 }
 
 export default async function sourceRoutes(app: FastifyInstance): Promise<void> {
-  const admin = app.authorize('admin');
-  const read = app.authorize('read');
-
   app.get(
     '/sources',
-    { schema: { tags: ['sources'], response: { 200: Type.Array(SourceSummary), ...errors() } }, preHandler: read },
+    { schema: { tags: ['sources'], response: { 200: Type.Array(SourceSummary), ...errors() } } },
     async (request) => {
       const policy = await app.junction.accessPolicy(request.principal!);
       const rows = await app.db.source.findMany({ orderBy: { name: 'asc' } });
@@ -159,7 +156,6 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
         body: CreateSource,
         response: { 201: SourceDetail, ...errors(409, 502) },
       },
-      preHandler: admin,
     },
     async (request, reply) => {
       const row = await app.junction.createSource(request.body);
@@ -178,7 +174,6 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
     '/sources/:id',
     {
       schema: { tags: ['sources'], params: IdParams, response: { 200: SourceDetail, ...errors(404) } },
-      preHandler: read,
     },
     async (request) => {
       const row = await app.junction.findSource(request.params.id);
@@ -198,7 +193,6 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
         body: UpdateSource,
         response: { 200: SourceDetail, ...errors(404, 502) },
       },
-      preHandler: admin,
     },
     async (request) => {
       const row = await app.junction.updateSource(request.params.id, request.body);
@@ -213,7 +207,7 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
 
   app.delete<{ Params: Static<typeof IdParams> }>(
     '/sources/:id',
-    { schema: { tags: ['sources'], params: IdParams, response: { 200: Ok, ...errors(404) } }, preHandler: admin },
+    { schema: { tags: ['sources'], params: IdParams, response: { 200: Ok, ...errors(404) } } },
     async (request) => {
       const row = await app.junction.deleteSource(request.params.id);
       await app.audit(request, 'source.delete', row.name);
@@ -230,7 +224,6 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
         params: IdParams,
         response: { 200: Diagnosis, ...errors(404) },
       },
-      preHandler: admin,
     },
     async (request) => app.junction.testSource(request.params.id),
   );
@@ -244,7 +237,6 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
         params: IdParams,
         response: { 200: SourceDetail, ...errors(404, 502) },
       },
-      preHandler: admin,
     },
     async (request) => {
       const row = await app.junction.refreshSource(request.params.id);

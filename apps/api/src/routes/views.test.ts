@@ -176,11 +176,17 @@ describe('virtual schemas and views', () => {
       payload: { schema: 'sales', name: 'top', sql: 'SELECT c_name FROM SALES.Good_Customers WHERE c_acctbal > 50' },
     });
     expect(top.statusCode).toBe(201);
-    const graph = (await h.as('viewer', { method: 'GET', url: '/api/v1/views/graph' })).json();
+    const graph = (await h.as('analyst', { method: 'GET', url: '/api/v1/views/graph' })).json();
     expect(graph.edges).toEqual([
       { from: 'source:crm', to: 'view:sales.good_customers' },
       { from: 'view:sales.good_customers', to: 'view:sales.top' },
     ]);
+    // the viewer is granted good_customers only: neither crm nor top, nor the edges to them
+    const viewerGraph = (await h.as('viewer', { method: 'GET', url: '/api/v1/views/graph' })).json();
+    expect(viewerGraph).toEqual({
+      nodes: [{ id: 'view:sales.good_customers', kind: 'view', label: 'sales.good_customers' }],
+      edges: [],
+    });
     const blocked = await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${viewId}` });
     expect(blocked.statusCode).toBe(409);
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${top.json().id}` })).statusCode).toBe(200);
@@ -226,15 +232,15 @@ describe('view grants', () => {
     });
     expect(denied.statusCode).toBe(403);
     expect(denied.json().code).toBe('access_denied');
-    expect(
-      (
-        await h.as('analyst', {
-          method: 'POST',
-          url: '/api/v1/views',
-          payload: { schema: 'secret', name: 'copy', sql: 'SELECT * FROM secret.salaries' },
-        })
-      ).statusCode,
-    ).toBe(403);
+    // nor see the schema holding only that view: to them it is not there
+    const copy = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/views',
+      payload: { schema: 'secret', name: 'copy', sql: 'SELECT * FROM secret.salaries' },
+    });
+    expect(copy.statusCode).toBe(404);
+    expect(copy.json().code).toBe('schema_not_found');
+    expect((await h.as('analyst', { method: 'GET', url: '/api/v1/schemas' })).json().map((s: { name: string }) => s.name)).not.toContain('secret');
     await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', viewSchema: 'secret' } });
     const viewer = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${v.json().id}/run`, payload: {} });
     expect(viewer.statusCode).toBe(200);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { isJunctionError } from '@junction/connectors';
-import { conflict, notFound, toErrorBody } from '../lib/errors.js';
+import { conflict, forbidden, notFound, toErrorBody } from '../lib/errors.js';
 import { errors, ErrorReply, IdParams, Name, Ok } from '../lib/schemas.js';
 import { jsonColumns } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
@@ -105,9 +105,6 @@ export function referencedNames(sql: string): { qualifier: string; name: string 
 }
 
 export default async function viewRoutes(app: FastifyInstance): Promise<void> {
-  const design = app.authorize('design');
-  const read = app.authorize('read');
-
   /** What a view reads, as `<source or schema>.<table or view>`: the engine's binding, or the text's names when it fails. */
   async function readsOf(sql: string): Promise<{ qualifier: string; name: string }[]> {
     try {
@@ -117,6 +114,60 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     } catch {
       return referencedNames(sql);
     }
+  }
+
+  /**
+   * Which views the caller may see: the ones their grants let them read (a designer also those
+   * whose SQL their source grants cover) and the ones they created. Every listing uses it.
+   */
+  type ViewRef = { id?: string; name: string; createdBy: string | null; schema: { name: string } };
+  async function visibleViews(
+    p: Principal,
+    policy?: Awaited<ReturnType<typeof app.junction.accessPolicy>>,
+  ): Promise<(v: ViewRef) => boolean> {
+    const access = policy ?? (await app.junction.accessPolicy(p));
+    return (v) => v.createdBy === p.userId || access.canReadView(v.schema.name, v.name);
+  }
+
+  /**
+   * Which virtual schemas the caller may see: those granted to them (a grant on the whole
+   * schema), those holding a view they may see, and, for designers, empty ones (to fill).
+   */
+  async function visibleSchemas(p: Principal) {
+    const policy = await app.junction.accessPolicy(p);
+    const visible = await visibleViews(p, policy);
+    const schemas = await app.db.virtualSchema.findMany({
+      include: { views: { select: { name: true, createdBy: true } } },
+      orderBy: { name: 'asc' },
+    });
+    return schemas
+      .map((s) => ({ ...s, visibleViews: s.views.filter((v) => visible({ ...v, schema: { name: s.name } })).length }))
+      .filter(
+        (s) =>
+          s.visibleViews > 0 ||
+          policy.canReadView(s.name, '*') ||
+          (s.views.length === 0 && p.permissions.has('design')),
+      );
+  }
+
+  /**
+   * Changing a view: its creator, the admin permission, or a design grant on its schema (or on
+   * it) for the caller or their role. A view the caller cannot see is 404, as when reading it.
+   */
+  async function assertEditable(p: Principal, v: ViewRef & { id: string }) {
+    if (v.createdBy === p.userId || p.permissions.has('admin')) return;
+    if (!(await visibleViews(p))(v)) throw notFound('view', v.id);
+    const grant = await app.db.grant.findFirst({
+      where: {
+        privilege: 'design',
+        viewSchema: v.schema.name,
+        AND: [{ OR: [{ viewName: null }, { viewName: v.name }] }, { OR: [{ role: p.role }, { userId: p.userId }] }],
+      },
+    });
+    if (!grant)
+      throw forbidden(
+        `Only the creator of ${v.schema.name}.${v.name}, an admin, or a holder of a design grant on it may change it.`,
+      );
   }
 
   /** Plans the SQL with the caller's grants and reads its output columns; LIMIT 0 keeps sources idle. */
@@ -140,19 +191,14 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     '/schemas',
     {
       schema: { tags: ['views'], summary: 'Virtual schemas', response: { 200: Type.Array(VSchema), ...errors() } },
-      preHandler: read,
     },
-    async () =>
-      (
-        await app.db.virtualSchema.findMany({
-          include: { _count: { select: { views: true } } },
-          orderBy: { name: 'asc' },
-        })
-      ).map((s) => ({
+    async (request) =>
+      // counts are of the views the caller may see
+      (await visibleSchemas(request.principal!)).map((s) => ({
         id: s.id,
         name: s.name,
         description: s.description,
-        views: s._count.views,
+        views: s.visibleViews,
       })),
   );
 
@@ -167,7 +213,6 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         ),
         response: { 201: VSchema, ...errors(409) },
       },
-      preHandler: design,
     },
     async (request, reply) => {
       const { name, description } = request.body;
@@ -184,7 +229,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: Static<typeof IdParams> }>(
     '/schemas/:id',
-    { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } }, preHandler: design },
+    { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } } },
     async (request) => {
       const s = await app.db.virtualSchema.findUnique({ where: { id: request.params.id }, include: { views: true } });
       if (!s) throw notFound('schema', request.params.id);
@@ -197,27 +242,23 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     '/views',
-    { schema: { tags: ['views'], response: { 200: Type.Array(View), ...errors() } }, preHandler: read },
+    { schema: { tags: ['views'], response: { 200: Type.Array(View), ...errors() } } },
     async (request) => {
-      const policy = await app.junction.accessPolicy(request.principal!);
+      const visible = await visibleViews(request.principal!);
       const rows = await app.db.view.findMany({
         include: { schema: true },
         orderBy: [{ schemaId: 'asc' }, { name: 'asc' }],
       });
-      return rows
-        .filter((v) => request.principal!.permissions.has('design') || policy.canReadView(v.schema.name, v.name))
-        .map(viewOut);
+      return rows.filter(visible).map(viewOut);
     },
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/views/:id',
-    { schema: { tags: ['views'], params: IdParams, response: { 200: View, ...errors(404) } }, preHandler: read },
+    { schema: { tags: ['views'], params: IdParams, response: { 200: View, ...errors(404) } } },
     async (request) => {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
-      const policy = await app.junction.accessPolicy(request.principal!);
-      if (!v || (!request.principal!.permissions.has('design') && !policy.canReadView(v.schema.name, v.name)))
-        throw notFound('view', request.params.id);
+      if (!v || !(await visibleViews(request.principal!))(v)) throw notFound('view', request.params.id);
       return viewOut(v);
     },
   );
@@ -231,7 +272,6 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         body: Type.Object({ sql: Sql }, { additionalProperties: false }),
         response: { 200: Validation, ...errors() },
       },
-      preHandler: design,
     },
     async (request) => {
       try {
@@ -247,11 +287,11 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     '/views',
     {
       schema: { tags: ['views'], body: CreateView, response: { 201: View, ...errors(404, 409, 422, 429) } },
-      preHandler: design,
     },
     async (request, reply) => {
       const b = request.body;
-      const schema = await app.db.virtualSchema.findUnique({ where: { name: b.schema } });
+      // a schema the caller may not see is not there for them, as in GET /schemas
+      const schema = (await visibleSchemas(request.principal!)).find((s) => s.name === b.schema);
       if (!schema) throw notFound('schema', b.schema);
       if (await app.db.view.findUnique({ where: { schemaId_name: { schemaId: schema.id, name: b.name } } }))
         throw conflict('view_exists', `View ${b.schema}.${b.name} already exists.`);
@@ -278,11 +318,11 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     '/views/:id',
     {
       schema: { tags: ['views'], params: IdParams, body: UpdateView, response: { 200: View, ...errors(404, 422, 429) } },
-      preHandler: design,
     },
     async (request) => {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
       if (!v) throw notFound('view', request.params.id);
+      await assertEditable(request.principal!, v);
       const b = request.body;
       let columns: string | undefined;
       if (b.sql !== undefined && b.sql !== v.sql) {
@@ -305,10 +345,11 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: Static<typeof IdParams> }>(
     '/views/:id',
-    { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } }, preHandler: design },
+    { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } } },
     async (request) => {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
       if (!v) throw notFound('view', request.params.id);
+      await assertEditable(request.principal!, v);
       const others = (await app.db.view.findMany({ include: { schema: true } })).filter((o) => o.id !== v.id);
       const dependents: typeof others = [];
       for (const o of others)
@@ -332,11 +373,15 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Which views read which sources and views',
         response: { 200: Graph, ...errors() },
       },
-      preHandler: read,
     },
-    async () => {
-      const sources = await app.db.source.findMany({ select: { name: true } });
-      const views = await app.db.view.findMany({ include: { schema: true } });
+    async (request) => {
+      // only what the caller may see: granted sources, visible views, edges between them
+      const policy = await app.junction.accessPolicy(request.principal!);
+      const visible = await visibleViews(request.principal!, policy);
+      const sources = (await app.db.source.findMany({ select: { name: true } })).filter((s) =>
+        policy.canReadSource(s.name),
+      );
+      const views = (await app.db.view.findMany({ include: { schema: true } })).filter(visible);
       const sourceNames = new Set(sources.map((s) => s.name));
       const viewIds = new Map(views.map((v) => [`${v.schema.name}.${v.name}`, `view:${v.schema.name}.${v.name}`]));
       const nodes = [
@@ -377,7 +422,6 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         ),
         response: { ...errors(404, 429, 499, 502, 503, 504) },
       },
-      preHandler: app.authorize('run'),
     },
     async (request, reply) => {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });

@@ -1,0 +1,140 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { Permission } from './schemas.js';
+
+/**
+ * What a route needs: `public` (no credentials), `signed-in` (any session or token, whatever its
+ * scopes), or one permission. A principal's permissions are its role's for a session and, for a
+ * token, what the token's scopes imply capped by its owner's role (plugins/auth.ts), so one check
+ * covers roles and scopes alike.
+ */
+export type Access = 'public' | 'signed-in' | Permission;
+
+/**
+ * The one table of what every API route needs, keyed by `METHOD url` as registered (HEAD follows
+ * GET). buildApp refuses to start when an /api route is missing here, and the global check in
+ * app.ts is the only authorization at the route level: handlers add per-object rules (owners,
+ * grants), never the route's permission. Touching another user's tokens, running queries or
+ * saved queries additionally needs the `admin` permission (not merely the admin role).
+ */
+export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
+  'GET /api/v1/health': 'public',
+
+  // auth
+  'POST /api/v1/auth/login': 'public',
+  'POST /api/v1/auth/logout': 'signed-in',
+  'GET /api/v1/auth/me': 'signed-in',
+
+  // tokens: your own; another user's only with the admin permission
+  'GET /api/v1/tokens': 'read',
+  'POST /api/v1/tokens': 'read',
+  'DELETE /api/v1/tokens/:id': 'read',
+
+  // administration
+  'GET /api/v1/users': 'admin',
+  'POST /api/v1/users': 'admin',
+  'PATCH /api/v1/users/:id': 'admin',
+  'DELETE /api/v1/users/:id': 'admin',
+  'GET /api/v1/grants': 'admin',
+  'POST /api/v1/grants': 'admin',
+  'DELETE /api/v1/grants/:id': 'admin',
+  'GET /api/v1/audit': 'admin',
+
+  // sources: listing and detail filtered by grants
+  'GET /api/v1/sources': 'read',
+  'GET /api/v1/sources/:id': 'read',
+  'POST /api/v1/sources': 'admin',
+  'PATCH /api/v1/sources/:id': 'admin',
+  'DELETE /api/v1/sources/:id': 'admin',
+  'POST /api/v1/sources/:id/test': 'admin',
+  'POST /api/v1/sources/:id/refresh': 'admin',
+
+  // catalog: filtered by grants
+  'GET /api/v1/catalog': 'read',
+  'GET /api/v1/catalog/:source/:schema/:table': 'read',
+  'GET /api/v1/catalog/search': 'read',
+
+  // ad hoc SQL, running queries, history
+  'POST /api/v1/query': 'query',
+  'POST /api/v1/explain': 'query',
+  'GET /api/v1/queries': 'run',
+  'DELETE /api/v1/queries/:id': 'run',
+  'GET /api/v1/history': 'run',
+  'DELETE /api/v1/history': 'run',
+
+  // saved queries: yours, shared ones and the examples
+  'GET /api/v1/saved-queries': 'run',
+  'GET /api/v1/saved-queries/:id': 'run',
+  'POST /api/v1/saved-queries': 'query',
+  'PATCH /api/v1/saved-queries/:id': 'query',
+  'DELETE /api/v1/saved-queries/:id': 'query',
+  'POST /api/v1/saved-queries/:id/run': 'run',
+
+  // virtual schemas and views: reading filtered by grants, editing your own views (or granted ones)
+  'GET /api/v1/schemas': 'read',
+  'POST /api/v1/schemas': 'design',
+  'DELETE /api/v1/schemas/:id': 'design',
+  'GET /api/v1/views': 'read',
+  'GET /api/v1/views/graph': 'read',
+  'GET /api/v1/views/:id': 'read',
+  'POST /api/v1/views/validate': 'design',
+  'POST /api/v1/views': 'design',
+  'PATCH /api/v1/views/:id': 'design',
+  'DELETE /api/v1/views/:id': 'design',
+  'POST /api/v1/views/:id/run': 'run',
+};
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** set from ROUTE_PERMISSIONS for every /api route */
+    access?: Access;
+  }
+}
+
+/** Routes under /api that are the API's; the docs pages under /api/docs are public. */
+function isApiRoute(url: string): boolean {
+  return url.startsWith('/api/') && !url.startsWith('/api/docs');
+}
+
+export function routeKey(method: string, url: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${url}`;
+}
+
+/**
+ * onRoute: stamps each API route with its entry of ROUTE_PERMISSIONS and refuses a route without
+ * one, so a new route cannot be forgotten. Registered routes are recorded in `registered`.
+ */
+export function routePermissionHook(registered: Set<string>): (route: RouteOptions) => void {
+  return (route) => {
+    if (!isApiRoute(route.url)) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let access: Access | undefined;
+    for (const method of methods) {
+      const key = routeKey(method, route.url);
+      const entry = ROUTE_PERMISSIONS[key];
+      if (entry === undefined)
+        throw new Error(`route ${key} has no entry in ROUTE_PERMISSIONS (apps/api/src/lib/route-permissions.ts)`);
+      if (access !== undefined && access !== entry) throw new Error(`route ${key}: its methods need different access`);
+      access = entry;
+      if (method !== 'HEAD') registered.add(key);
+    }
+    route.config = { ...(route.config ?? {}), access };
+    // the OpenAPI document says the same: a public route needs no security scheme, others the global ones
+    if (access === 'public') route.schema = { ...(route.schema ?? {}), security: [] };
+  };
+}
+
+/**
+ * onRequest, after the auth plugin has found the principal: the route's access, checked before
+ * the body is parsed or validated (an anonymous caller gets 401 whatever it sent).
+ */
+export function checkRouteAccess(app: FastifyInstance): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    const access = request.routeOptions.config?.access;
+    if (access === undefined) {
+      // not an API route (docs, the web app); an unknown /api path falls to the JSON 404
+      return;
+    }
+    if (access === 'public') return;
+    await app.authorize(access === 'signed-in' ? undefined : access).call(app, request, undefined as never, () => {});
+  };
+}
