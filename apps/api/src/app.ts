@@ -16,6 +16,8 @@ import authPlugin, { CSRF_COOKIE, CSRF_HEADER } from './plugins/auth.js';
 import cryptoPlugin from './plugins/crypto.js';
 import dbPlugin from './plugins/db.js';
 import enginePlugin from './plugins/engine.js';
+import principalsPlugin from './plugins/principals.js';
+import recordsPlugin from './plugins/records.js';
 import adminRoutes from './routes/admin.js';
 import authRoutes from './routes/auth.js';
 import catalogRoutes from './routes/catalog.js';
@@ -23,6 +25,7 @@ import queryRoutes from './routes/query.js';
 import savedRoutes from './routes/saved.js';
 import sourceRoutes from './routes/sources.js';
 import viewRoutes from './routes/views.js';
+import type { RecordWriterOptions } from './lib/record-writer.js';
 import { DEFAULT_LIMITS, type ConnectorFactory, type EngineFactory, type JunctionLimits } from './services/junction.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,6 +44,8 @@ export interface AppOptions {
   bodyLimit?: number;
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean;
+  /** how query history and audit rows are batched (tests slow it down to see it) */
+  records?: RecordWriterOptions;
 }
 
 const API_DESCRIPTION = `Junction's REST API. Every route is under /api/v1.
@@ -122,6 +127,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // app plugins
   await app.register(dbPlugin, { db: opts.db });
   await app.register(cryptoPlugin, { secretKey: opts.secretKey });
+  await app.register(recordsPlugin, { options: opts.records });
+  await app.register(principalsPlugin);
   await app.register(authPlugin);
   await app.register(enginePlugin, {
     limits: { ...DEFAULT_LIMITS, ...opts.limits },

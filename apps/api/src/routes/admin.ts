@@ -123,6 +123,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       });
       // a changed password or a disabled account ends every session of that user
       if (password || disabled) await app.db.session.deleteMany({ where: { userId: user.id } });
+      app.principals.forgetUser(user.id); // cached tokens and sessions carry the old role and flags
       await app.audit(request, 'user.update', user.username, {
         ...(role ? { role } : {}),
         ...(disabled !== undefined ? { disabled } : {}),
@@ -140,6 +141,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       if (!user) throw notFound('user', request.params.id);
       if (user.id === request.principal!.userId) throw forbidden('You cannot delete yourself.');
       await app.db.user.delete({ where: { id: user.id } });
+      app.principals.forgetUser(user.id);
       await app.db.grant.deleteMany({ where: { userId: user.id } });
       await app.audit(request, 'user.delete', user.username);
       return { ok: true };
@@ -223,8 +225,9 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       },
       preHandler: admin,
     },
-    async (request) =>
-      (
+    async (request) => {
+      await app.records.flush(); // rows still waiting in the writer are part of the log
+      return (
         await app.db.auditLog.findMany({
           where: request.query.action ? { action: request.query.action } : {},
           orderBy: { createdAt: 'desc' },
@@ -238,7 +241,8 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         details: a.details ? JSON.parse(a.details) : null,
         ip: a.ip,
         createdAt: a.createdAt.toISOString(),
-      })),
+      }));
+    },
   );
 
   // Tokens belong to their creator; any role may create one, capped by its own permissions.
@@ -315,6 +319,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       const t = await app.db.apiToken.findUnique({ where: { id: request.params.id } });
       if (!t || (t.userId !== p.userId && p.role !== 'admin')) throw notFound('token', request.params.id);
       await app.db.apiToken.update({ where: { id: t.id }, data: { revokedAt: t.revokedAt ?? new Date() } });
+      app.principals.forgetToken(t.id);
       await app.audit(request, 'token.revoke', t.name);
       return { ok: true };
     },

@@ -114,6 +114,8 @@ export class JunctionService {
   readonly admission: Admission;
   readonly running = new Map<string, RunningQuery>();
   readonly #live = new Map<string, Live>();
+  /** when a query last reported each source reachable (noteSourcesReached) */
+  readonly #reachedAt = new Map<string, number>();
   #engine: EngineLike | undefined;
   /** set by the engine plugin to the app's logger */
   log: BackgroundLog = { error: () => undefined };
@@ -453,15 +455,22 @@ export class JunctionService {
     if (!isJunctionError(e) || e.kind !== 'external' || !UNREACHABLE_CODES.has(e.code)) return;
     const source = e.details?.source;
     if (typeof source !== 'string') return;
+    this.#reachedAt.delete(source);
     void this.db.source
       .updateMany({ where: { name: source }, data: { status: 'offline', statusMessage: e.message } })
       .catch((err: unknown) => this.log.error({ err, source }, 'could not mark source offline'));
   }
 
-  /** Sources a query read from are reachable again: offline ones go back online, in the background. */
+  /**
+   * Sources a query read from are reachable again: offline ones go back online, in the background.
+   * At most one such write per source per second: every query would otherwise cost a metadata
+   * UPDATE. A source this server marked offline is written back at its next success.
+   */
   noteSourcesReached(names: readonly string[]): void {
-    const unique = [...new Set(names)];
+    const now = Date.now();
+    const unique = [...new Set(names)].filter((n) => !(now - (this.#reachedAt.get(n) ?? -Infinity) < 1000));
     if (unique.length === 0) return;
+    for (const n of unique) this.#reachedAt.set(n, now);
     void this.db.source
       .updateMany({ where: { name: { in: unique }, status: 'offline' }, data: { status: 'online', statusMessage: null } })
       .catch((err: unknown) => this.log.error({ err, sources: unique }, 'could not mark sources online'));
