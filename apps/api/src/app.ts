@@ -21,6 +21,7 @@ import recordsPlugin from './plugins/records.js';
 import adminRoutes from './routes/admin.js';
 import authRoutes from './routes/auth.js';
 import catalogRoutes from './routes/catalog.js';
+import limitRoutes from './routes/limits.js';
 import queryRoutes from './routes/query.js';
 import savedRoutes from './routes/saved.js';
 import sourceRoutes from './routes/sources.js';
@@ -59,8 +60,10 @@ send the header \`${CSRF_HEADER}\` whose value is the CSRF token: it is in the l
 
 Errors: \`{code, kind, message, position?, details?}\`; kind decides the status: user 400, auth 401,
 forbidden 403, not_found 404, conflict 409, unsupported 422, cancelled 499, internal 500, external 502,
-resources 503 (with Retry-After), timeout 504. Running more
-queries at once than one user may is 429 Too Many Requests (code user_concurrency_limit, with Retry-After). A validation error names the field in details.field.`;
+resources 503 (with Retry-After), timeout 504. A query over its caller's concurrency limit (the
+token's, the user's, the role's or the default; see /api/v1/limits) waits in a bounded queue and, if no
+slot frees in time, is refused with 429 Too Many Requests (code user_concurrency_limit, with
+Retry-After). A validation error names the field in details.field.`;
 
 /** Builds the app: external plugins, then Junction's service plugins, then routes. Does not listen. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -152,6 +155,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       );
       await api.register(authRoutes);
       await api.register(adminRoutes);
+      await api.register(limitRoutes);
       await api.register(sourceRoutes);
       await api.register(catalogRoutes);
       await api.register(queryRoutes);

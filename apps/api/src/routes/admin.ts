@@ -140,7 +140,12 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       const user = await app.db.user.findUnique({ where: { id: request.params.id } });
       if (!user) throw notFound('user', request.params.id);
       if (user.id === request.principal!.userId) throw forbidden('You cannot delete yourself.');
+      const tokens = await app.db.apiToken.findMany({ where: { userId: user.id }, select: { id: true } });
       await app.db.user.delete({ where: { id: user.id } });
+      await app.junction.limitStore.forgetUser(
+        user.id,
+        tokens.map((t) => t.id),
+      );
       app.principals.forgetUser(user.id);
       await app.db.grant.deleteMany({ where: { userId: user.id } });
       await app.audit(request, 'user.delete', user.username);

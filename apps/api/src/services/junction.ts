@@ -24,6 +24,7 @@ import type {
 import type { Db } from '../db/client.js';
 import type { Source } from '../generated/prisma/client.js';
 import { Admission, type AdmissionLimits } from '../lib/admission.js';
+import { LimitStore } from '../lib/limits.js';
 import { notFound } from '../lib/errors.js';
 import type { SecretBox } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
@@ -66,6 +67,8 @@ export const DEFAULT_LIMITS: JunctionLimits = {
   maxQueued: 32,
   queueTimeoutMs: 10_000,
   perUser: 4,
+  perUserQueued: 16,
+  perUserQueueTimeoutMs: 5_000,
   memoryBudgetBytes: 256 * 1024 * 1024,
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: 60 * 60_000,
@@ -112,6 +115,8 @@ interface Live {
  */
 export class JunctionService {
   readonly admission: Admission;
+  /** the limits an admin set through the API over the environment's defaults (lib/limits.ts) */
+  readonly limitStore: LimitStore;
   readonly running = new Map<string, RunningQuery>();
   readonly #live = new Map<string, Live>();
   /** when a query last reported each source reachable (noteSourcesReached) */
@@ -128,6 +133,8 @@ export class JunctionService {
     readonly connectorFactory: ConnectorFactory = defaultConnectorFactory,
   ) {
     this.admission = new Admission(limits);
+    this.limitStore = new LimitStore(db, limits);
+    this.limitStore.onServerChange = (l) => this.admission.setServer(l);
   }
 
   async engine(): Promise<EngineLike> {
@@ -389,7 +396,7 @@ export class JunctionService {
     sql: string,
     opts: { params?: unknown[]; timeoutMs?: number; maxRows?: number; queryId?: string; signal: AbortSignal },
   ): Promise<{ id: string; result: QueryResult; release: () => void }> {
-    const release = await this.admission.acquire(p.userId);
+    const release = await this.admission.acquire(this.limitStore.bucketOf(p), opts.signal);
     const id = opts.queryId ?? randomUUID();
     try {
       if (this.running.has(id))
@@ -477,7 +484,7 @@ export class JunctionService {
   }
 
   async explain(p: Principal, sql: string, opts: { params?: unknown[]; analyze?: boolean }): Promise<ExplainResult> {
-    const release = await this.admission.acquire(p.userId);
+    const release = await this.admission.acquire(this.limitStore.bucketOf(p));
     try {
       const access = await this.accessPolicy(p);
       return await (
