@@ -37,6 +37,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
-    projects: [...workspaceProjects('packages'), ...workspaceProjects('apps')],
+    projects: [
+      ...workspaceProjects('packages'),
+      ...workspaceProjects('apps'),
+      // the repository's own scripts (checks the test run makes)
+      { extends: true, test: { name: 'scripts', include: ['scripts/**/*.test.ts'] } },
+    ],
   },
 });

@@ -48,10 +48,10 @@ export async function setSql(page: Page, sql: string): Promise<void> {
   await expect.poll(() => editorText(page)).toBe(sql);
 }
 
-/** Loads a saved JDV example ("A".."H") into the editor. */
+/** Loads a saved example by its JDV letter ("A".."H", named "A · …") into the editor. */
 export async function loadExample(page: Page, letter: string): Promise<void> {
   await page.getByRole('tab', { name: 'Saved' }).click();
-  await page.getByRole('button', { name: new RegExp(`^JDV ${letter}:`) }).click();
+  await page.getByRole('button', { name: new RegExp(`^${letter} · `) }).click();
 }
 
 /** Headers for a cookie-authenticated write made with page.request (double-submit CSRF). */

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What `npm test` runs: servers, typecheck, every Vitest project, then the Playwright suite.
+# What `npm test` runs: servers, the self-contained check, lint, typecheck, every Vitest
+# project, then the Playwright suite.
 # Stops at the first failing stage and exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,12 @@ stage() { printf '\n=== %s ===\n' "$*"; }
 
 stage 'services (scripts/services.sh)'
 bash scripts/services.sh
+
+stage 'nothing outside the repository (scripts/self-contained.mjs)'
+node scripts/self-contained.mjs
+
+stage 'lint (npm run lint)'
+npm run --silent lint -- --max-warnings 0
 
 stage 'typecheck (npm run typecheck)'
 npm run --silent typecheck

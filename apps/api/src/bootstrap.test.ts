@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceConfig } from '@junction/connectors';
 import { createPgDatabase, pgExec, startHarness, type Harness } from '../test/harness.js';
-import { ensureAdmin, JDV_EXAMPLES, registerDemo } from './bootstrap.js';
+import { demoExamples, ensureAdmin, registerDemo } from './bootstrap.js';
 import { verifyPassword } from './lib/secrets.js';
 
 let h: Harness;
@@ -57,9 +57,9 @@ describe('ensureAdmin', () => {
 });
 
 describe('registerDemo', () => {
-  it('registers the demo sources, grants them to analysts and viewers, and saves JDV A–H as examples; twice is once', async () => {
-    await registerDemo(h.app, sources);
-    await registerDemo(h.app, sources);
+  it('registers the demo sources, grants them to analysts and viewers, and saves the JDV examples; twice is once', async () => {
+    await registerDemo(h.app, sources, 0.01);
+    await registerDemo(h.app, sources, 0.01);
     const list = (await h.as('viewer', { method: 'GET', url: '/api/v1/sources' })).json();
     expect(list).toEqual([
       { id: expect.any(String), name: 'dbB', engine: 'postgresql', status: 'online', demo: true },
@@ -67,20 +67,42 @@ describe('registerDemo', () => {
     ]);
     expect(await h.meta.db.grant.count()).toBe(4);
     const examples = (await h.as('viewer', { method: 'GET', url: '/api/v1/saved-queries' })).json();
-    expect(examples.map((e: { name: string }) => e.name.slice(0, 5))).toEqual(
-      JDV_EXAMPLES.map((e) => `JDV ${e.letter}`),
-    );
-    const hq = examples.find((e: { name: string }) => e.name.startsWith('JDV H'));
+    expect(examples.map((e: { name: string }) => e.name)).toEqual([
+      'A · Customers 1–100 from one source · dbB',
+      'B · Cheap African suppliers of ordered tin parts: an 8-table join · dbA + dbB + dbC + dbD',
+      'C · Revenue of household orders still open on 1995-03-01, largest first · dbA + dbB',
+      "D · Orders per customer, 'special accounts' comments left out: a left join · dbA + dbB",
+      'E · Orders of low-balance customers in Argentina: a dependent join · dbA + dbB',
+      'F · Low-balance customers of Argentina and Brazil: a union of two sources · dbB + dbD',
+      'H · Everything customer $1 bought, with part, supplier and region: an 8-table join · dbA + dbB + dbC + dbD',
+    ]);
+    const hq = examples.find((e: { name: string }) => e.name.startsWith('H ·'));
     expect(hq.params).toEqual([1]);
     expect(hq.sql).toContain('c_custkey = $1');
-    expect(examples.find((e: { name: string }) => e.name.startsWith('JDV A')).sql).toBe(
+    expect(examples.find((e: { name: string }) => e.name.startsWith('A ·')).sql).toBe(
       'SELECT * FROM dbB.customer WHERE c_custkey <= 100',
     );
+    const b = examples.find((e: { name: string }) => e.name.startsWith('B ·'));
+    expect(b.sql).toContain('p_size BETWEEN 20 AND 24');
+    expect(b.description).toBe(
+      "JBoss Data Virtualization study, query B: single-user DSS, 8-table federated inner join (TPC-H Q2-like); federated form. Constants set for the demo's scale (SF 0.01): p_size = 22 → p_size BETWEEN 20 AND 24; ps_supplycost < 20 → ps_supplycost < 100.",
+    );
+  });
+
+  it('replaces examples an earlier version saved under other names or with other SQL', async () => {
+    await h.meta.db.savedQuery.create({
+      data: { id: 'old-c', name: 'JDV C: join + group by + order by', sql: 'SELECT 1', example: true, shared: true },
+    });
+    const a = demoExamples(0.01)[0];
+    await h.meta.db.savedQuery.updateMany({ where: { example: true, name: a.name }, data: { sql: 'SELECT 2' } });
+    await registerDemo(h.app, sources, 0.01);
+    const stored = await h.meta.db.savedQuery.findMany({ where: { example: true }, orderBy: { name: 'asc' } });
+    expect(stored.map((q) => [q.name, q.sql])).toEqual(demoExamples(0.01).map((e) => [e.name, e.sql]));
   });
 
   it('points a stored demo source at where the demo runs now', async () => {
     const moved = sources.map((s) => (s.name === 'dbB' ? { ...s, host: 'localhost' } : s));
-    await registerDemo(h.app, moved);
+    await registerDemo(h.app, moved, 0.01);
     const row = await h.meta.db.source.findUniqueOrThrow({ where: { name: 'dbB' } });
     expect(row.host).toBe('localhost');
   });

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { SourceConfig } from '@junction/connectors';
+import { jdvWorkload } from '@junction/tpch/workload';
 import type { Db } from './db/client.js';
 import { hashPassword, randomToken } from './lib/secrets.js';
 
@@ -28,24 +26,37 @@ export async function ensureAdmin(
   return { created: true, ...(generated ? { generatedPassword: generated } : {}) };
 }
 
-const JDV_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'demo', 'jdv');
-export const JDV_EXAMPLES: readonly { letter: string; title: string; params?: unknown[] }[] = [
-  { letter: 'A', title: 'single-user DSS: first 100 customers' },
-  { letter: 'B', title: '8-table federated inner join (TPC-H Q2-like)' },
-  { letter: 'C', title: 'join + group by + order by (revenue per order)' },
-  { letter: 'D', title: 'left outer join + group by (TPC-H Q13-like)' },
-  { letter: 'E', title: 'dependent join (orders of selected customers)' },
-  { letter: 'F', title: 'federated union of two customer tables' },
-  { letter: 'G', title: 'multi-user analytic (query B)' },
-  // the study draws c_custkey at random; 1 exists at every scale factor
-  { letter: 'H', title: 'OLTP 8-table join for one customer', params: [1] },
-];
+/**
+ * The demo's examples: the JDV workload's queries in their federated form, with the constants
+ * for the demo's scale (the study's select nothing at small scales), named by what they do and
+ * the sources they read. The letter keeps the study's order and name.
+ */
+export function demoExamples(sf: number): { name: string; description: string; sql: string; params: number[] | null }[] {
+  return jdvWorkload(sf)
+    .queries.filter((q) => q.example)
+    .map((q) => ({
+      name: `${q.id} · ${q.title} · ${[...q.sources].sort().join(' + ')}`,
+      description: [
+        `JBoss Data Virtualization study, query ${q.id}: ${q.kind}; federated form.`,
+        ...(q.params.length ? [`$1 is ${q.params.map((p) => p.name).join(', ')}.`] : []),
+        ...(q.adjusted.length
+          ? [`Constants set for the demo's scale (SF ${sf}): ${q.adjusted.map(([a, b]) => `${a} → ${b}`).join('; ')}.`]
+          : []),
+      ].join(' '),
+      sql: q.federated,
+      params: q.params.length ? q.params.map((p) => p.example) : null,
+    }));
+}
 
 /**
  * Registers the demo's sources (or points stored ones at where the demo runs now), lets analysts
- * and viewers read them, and saves the JDV study's federated queries as examples. Idempotent.
+ * and viewers read them, and saves the JDV workload's queries as examples. Idempotent.
  */
-export async function registerDemo(app: FastifyInstance, sources: readonly SourceConfig[]): Promise<void> {
+export async function registerDemo(
+  app: FastifyInstance,
+  sources: readonly SourceConfig[],
+  sf: number,
+): Promise<void> {
   for (const s of sources) {
     const existing = await app.db.source.findUnique({ where: { name: s.name } });
     if (!existing) {
@@ -78,20 +89,16 @@ export async function registerDemo(app: FastifyInstance, sources: readonly Sourc
       }
     }
   }
-  for (const ex of JDV_EXAMPLES) {
-    const name = `JDV ${ex.letter}: ${ex.title}`;
-    if (await app.db.savedQuery.findFirst({ where: { example: true, name } })) continue;
-    const sql = readFileSync(path.join(JDV_DIR, `${ex.letter}.federated.sql`), 'utf8').trim();
-    await app.db.savedQuery.create({
-      data: {
-        id: randomUUID(),
-        name,
-        description: `JBoss DV study query ${ex.letter}, federated form`,
-        sql,
-        params: ex.params ? JSON.stringify(ex.params) : null,
-        example: true,
-        shared: true,
-      },
-    });
+  // examples follow the workload: a renamed or changed one replaces what an earlier version saved
+  const examples = demoExamples(sf);
+  await app.db.savedQuery.deleteMany({ where: { example: true, name: { notIn: examples.map((e) => e.name) } } });
+  for (const ex of examples) {
+    const data = { description: ex.description, sql: ex.sql, params: ex.params ? JSON.stringify(ex.params) : null };
+    const stored = await app.db.savedQuery.findFirst({ where: { example: true, name: ex.name } });
+    if (!stored) {
+      await app.db.savedQuery.create({ data: { id: randomUUID(), name: ex.name, ...data, example: true, shared: true } });
+    } else if (stored.sql !== data.sql || stored.params !== data.params || stored.description !== data.description) {
+      await app.db.savedQuery.update({ where: { id: stored.id }, data });
+    }
   }
 }

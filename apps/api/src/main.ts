@@ -33,7 +33,7 @@ const app = await buildApp({
   },
 });
 
-let demo: { sources: SourceConfig[]; stop(): Promise<void> } | undefined;
+let demo: { sources: SourceConfig[]; sf: number; stop(): Promise<void> } | undefined;
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
@@ -69,12 +69,12 @@ try {
       startDemo(
         dir: string,
         opts: { log: (m: string) => void },
-      ): Promise<{ sources: SourceConfig[]; stop(): Promise<void> }>;
+      ): Promise<{ sources: SourceConfig[]; sf: number; stop(): Promise<void> }>;
     };
     try {
       demo = await startDemo(dataDir, { log: (m) => app.log.info(m) });
       if (stopping) await demo.stop();
-      else await registerDemo(app, demo.sources);
+      else await registerDemo(app, demo.sources, demo.sf);
     } catch (e) {
       // the studio stays useful without its demo: say why and carry on
       app.log.error({ err: e }, 'the demo federation could not start (JUNCTION_DEMO=0 skips it)');

@@ -4,9 +4,9 @@
  * EXPLAIN ANALYZE (with estimates) of JDV queries on the data `npm run bench` loaded: where
  * the time of a benchmark query goes, statement by statement.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createConnector, type Connector, type EngineName } from '@junction/connectors';
+import { jdvWorkload } from '@junction/tpch/workload';
 import { Engine } from '../src/engine.js';
 import { explainText } from '../src/explain/text.js';
 
@@ -41,7 +41,8 @@ else {
   engine.addSource(await source('dbD', MYSQL_URL, `${tag}_d`));
 }
 for (const q of args.query.split(',')) {
-  let sql = readFileSync(`/work/shared/workload/jdv/${q}.${single ? 'direct' : 'federated'}.sql`, 'utf8');
+  const query = jdvWorkload(Number(args.sf)).query(q);
+  let sql = single ? query.direct : query.federated;
   if (single) sql = sql.replace(/\b(FROM|JOIN|,)\s+(region|nation|supplier|partsupp|part|customer|orders|lineitem)\b/g, '$1 direct.$2');
   const params = sql.includes('$1') ? [Number(args.param)] : [];
   await engine.explain(sql, { analyze: true, params }); // warm-up

@@ -1,26 +1,27 @@
 /**
- * npm run bench -- [--sf 1] [--runs 5] [--h-seconds 10] [--skip-load] [--only A,B,H]
+ * npm run bench -- [--sf 1] [--runs 5] [--h-seconds 10] [--skip-load] [--only A,B,H] [--no-check]
  *
- * The JDV benchmark (workload/jdv): queries A–F single-user (1 warm-up, N timed, median),
- * H at 1, 4 and 16 concurrent clients (a random c_custkey per execution), and peak RSS
- * while 8 users run G. Each is measured direct (raw SQL on the one-database PostgreSQL
- * copy), through Junction over that single source (use case 1), and through Junction over
- * the four-source layout (dbA, dbB on PostgreSQL; dbC, dbD on MariaDB).
+ * The JDV benchmark (@junction/tpch's workload/jdv): queries A–F single-user (the first run,
+ * then the median of N warm runs), H at 1, 4 and 16 concurrent clients (a random c_custkey per
+ * execution), and peak RSS while 8 users run G. Each is measured direct (the native driver on
+ * the one-database PostgreSQL copy, prepared statements, values decoded as Junction decodes
+ * them), through Junction over that single source (use case 1), and through Junction over the
+ * four-source layout (dbA, dbB on PostgreSQL; dbC, dbD on MariaDB). Unless --no-check, every
+ * Junction answer is compared with the direct one (row count and an order-independent
+ * checksum) and a difference fails the run.
  * Data comes from @junction/tpch's loader into databases of the benchmark's own
  * (jbench_<sf>_a … _d, jbench_<sf>_direct), so tests loading the shared demo databases
  * never disturb it; a target already loaded at this scale is skipped.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createConnector, type Connector, type SourceConfig, type Value } from '@junction/connectors';
-import { LAYOUTS, loadTpch, type LoadTarget } from '@junction/tpch';
+import { LAYOUTS, jdvWorkload, loadTpch, paramMax, type LoadTarget } from '@junction/tpch';
 import mysql from 'mysql2/promise';
 import { Engine } from '../src/engine.js';
 import { rewriteOdbc } from '../src/sql/odbc.js';
+import { Digester, type AnswerDigest } from './answer.js';
 
-const workload = '/work/shared/workload/jdv';
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
 const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
 
@@ -32,14 +33,16 @@ const { values: args } = parseArgs({
     'skip-load': { type: 'boolean', default: false },
     only: { type: 'string' },
     verbose: { type: 'boolean', default: false },
-    check: { type: 'boolean', default: false },
+    check: { type: 'boolean', default: true },
   },
+  allowNegative: true,
 });
 const sf = Number(args.sf);
 const runs = Number(args.runs);
 const hSeconds = Number(args['h-seconds']);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const want = (q: string): boolean => !only || only.has(q);
+const workload = jdvWorkload(sf);
 
 function config(name: string, url: string, database: string): SourceConfig {
   const u = new URL(url);
@@ -56,7 +59,7 @@ function config(name: string, url: string, database: string): SourceConfig {
 }
 
 function sqlOf(q: string, kind: 'direct' | 'federated'): string {
-  return readFileSync(join(workload, `${q}.${kind}.sql`), 'utf8').trim();
+  return workload.query(q)[kind];
 }
 
 function median(xs: number[]): number {
@@ -72,11 +75,11 @@ async function drain(engine: Engine, sql: string, params: readonly Value[] = [])
   return n;
 }
 
-async function allRows(engine: Engine, sql: string): Promise<string[]> {
-  const r = await engine.query(sql);
-  const out: string[] = [];
-  for await (const b of r.rows) for (const row of b) out.push(JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
-  return out.sort();
+async function digestEngine(engine: Engine, sql: string, params: readonly Value[] = []): Promise<AnswerDigest> {
+  const r = await engine.query(sql, { params });
+  const d = new Digester();
+  for await (const b of r.rows) for (const row of b) d.add(row);
+  return d.digest();
 }
 
 async function timeIt(fn: () => Promise<number>): Promise<{ ms: number; rows: number }> {
@@ -86,11 +89,15 @@ async function timeIt(fn: () => Promise<number>): Promise<{ ms: number; rows: nu
 }
 
 /**
- * 1 warm-up each, then `runs` rounds, each round running every variant once in turn: on a
- * shared machine a burst of load then hits all variants alike instead of one block.
+ * The first run of each variant (Junction parses, binds and optimizes it then; the direct
+ * statement is prepared then), then `runs` rounds, each running every variant once in turn: on
+ * a shared machine a burst of load then hits all variants alike instead of one block.
  */
-async function measureInterleaved(fns: readonly (() => Promise<number>)[]): Promise<{ ms: number; rows: number }[]> {
-  for (const fn of fns) await fn();
+async function measureInterleaved(
+  fns: readonly (() => Promise<number>)[],
+): Promise<{ first: number; ms: number; rows: number }[]> {
+  const first: number[] = [];
+  for (const fn of fns) first.push((await timeIt(fn)).ms);
   const times = fns.map(() => [] as number[]);
   const rows = fns.map(() => 0);
   for (let i = 0; i < runs; i++) {
@@ -100,7 +107,7 @@ async function measureInterleaved(fns: readonly (() => Promise<number>)[]): Prom
       rows[v] = r.rows;
     }
   }
-  return fns.map((_, v) => ({ ms: median(times[v]), rows: rows[v] }));
+  return fns.map((_, v) => ({ first: first[v], ms: median(times[v]), rows: rows[v] }));
 }
 
 /**
@@ -165,9 +172,17 @@ async function main(): Promise<void> {
     u.pathname = '/' + dbName('direct');
     return u.toString();
   })(), max: 16 });
-  const direct = async (sql: string, params: readonly Value[] = []): Promise<number> => {
-    const r = await directPool.query({ text: sql, values: params as unknown[], rowMode: 'array' });
-    return r.rowCount ?? r.rows.length;
+  // The strongest baseline a program has: the native driver, a prepared statement per query
+  // (each connection prepares it on first use), rows as arrays, values decoded as Junction's
+  // connector decodes them (dates as text, not Date objects; int8 and numeric as text).
+  const directRows = async (q: string, sql: string, params: readonly Value[]): Promise<unknown[][]> =>
+    (await directPool.query({ name: `jdv_${q}`, text: sql, values: params as unknown[], rowMode: 'array', types: DIRECT_TYPES })).rows;
+  const direct = async (q: string, sql: string, params: readonly Value[] = []): Promise<number> =>
+    (await directRows(q, sql, params)).length;
+  const digestDirect = async (q: string, sql: string, params: readonly Value[] = []): Promise<AnswerDigest> => {
+    const d = new Digester();
+    for (const row of await directRows(q, sql, params)) d.add(row as Value[]);
+    return d.digest();
   };
   // Junction over the single source: the direct SQL with each table qualified by the source
   const singleSql = (q: string): string => sqlOf(q, 'direct').replace(/\b(FROM|JOIN|,)\s+(region|nation|supplier|partsupp|part|customer|orders|lineitem)\b/g, '$1 direct.$2');
@@ -177,46 +192,63 @@ async function main(): Promise<void> {
     lines.push(s);
     process.stdout.write(s + '\n');
   };
-  out(`JDV benchmark, SF ${sf}, median of ${runs} interleaved runs after 1 warm-up (ms)`);
-  out('query | rows | direct | Junction 1 source | ÷ direct | Junction 4 sources | ÷ direct');
+  const failures: string[] = [];
+  /** The answers of Junction over one and over four sources must be the direct answer. */
+  const check = async (q: string, params: readonly Value[], directSql: string, singleQuery: string, fedQuery: string): Promise<string> => {
+    if (!args.check) return '';
+    const [d, s, f] = [await digestDirect(q, directSql, params), await digestEngine(single, singleQuery, params), await digestEngine(fed, fedQuery, params)];
+    const bad = [['1 source', s], ['4 sources', f]].filter(([, x]) => (x as AnswerDigest).checksum !== d.checksum || (x as AnswerDigest).rows !== d.rows);
+    for (const [name, x] of bad) failures.push(`${q}${params.length ? ` ${JSON.stringify(params)}` : ''}: Junction ${name} answered ${(x as AnswerDigest).rows} rows (checksum ${(x as AnswerDigest).checksum}), direct ${d.rows} rows (checksum ${d.checksum})`);
+    if (d.rows === 0) return 'EMPTY (checks nothing)';
+    return bad.length ? 'DIFFERS' : 'same';
+  };
+
+  const adjusted = workload.queries.filter((q) => q.adjusted.length > 0).map((q) => q.id);
+  out(`JDV benchmark, SF ${sf}: first run, then the median of ${runs} interleaved warm runs (ms)`);
+  if (adjusted.length) out(`constants adjusted for SF < 1 (the study's select nothing there): ${adjusted.join(', ')}`);
+  out(`query | rows | direct first | direct | Junction 1 source first | Junction 1 source | ÷ direct | Junction 4 sources first | Junction 4 sources | ÷ direct${args.check ? ' | answers' : ''}`);
   let totalDirect = 0;
   let totalFed = 0;
   for (const q of ['A', 'B', 'C', 'D', 'E', 'F']) {
     if (!want(q)) continue;
+    const directSql = rewriteOdbc(sqlOf(q, 'direct')).text;
     const [d, s, f] = await measureInterleaved([
-      () => direct(rewriteOdbc(sqlOf(q, 'direct')).text),
+      () => direct(q, directSql),
       () => drain(single, singleSql(q)),
       () => drain(fed, sqlOf(q, 'federated')),
     ]);
     totalDirect += d.ms;
     totalFed += f.ms;
-    const rowsNote = d.rows === s.rows && d.rows === f.rows ? String(d.rows) : `${d.rows}/${s.rows}/${f.rows} MISMATCH`;
-    out(`${q} | ${rowsNote} | ${fmt(d.ms)} | ${fmt(s.ms)} | ${(s.ms / d.ms).toFixed(2)} | ${fmt(f.ms)} | ${(f.ms / d.ms).toFixed(2)}`);
-    if (args.check) {
-      // the federated answer must be the one-database answer, row for row
-      const [a, b] = [await allRows(single, singleSql(q)), await allRows(fed, sqlOf(q, 'federated'))];
-      const same = a.length === b.length && a.every((x, i) => x === b[i]);
-      out(`  ${q}: federated rows ${same ? 'equal' : 'DIFFER from'} the single-source rows`);
-    }
+    const rowsNote = d.rows === s.rows && d.rows === f.rows ? String(d.rows) : `${d.rows}/${s.rows}/${f.rows}`;
+    const answers = await check(q, [], directSql, singleSql(q), sqlOf(q, 'federated'));
+    out(`${q} | ${rowsNote} | ${fmt(d.first)} | ${fmt(d.ms)} | ${fmt(s.first)} | ${fmt(s.ms)} | ${(s.ms / d.ms).toFixed(2)} | ${fmt(f.first)} | ${fmt(f.ms)} | ${(f.ms / d.ms).toFixed(2)}${args.check ? ` | ${answers}` : ''}`);
     if (args.verbose) {
       const e = await fed.explain(sqlOf(q, 'federated'), { analyze: true });
       process.stdout.write(e.text + '\n');
     }
   }
-  if (totalDirect > 0) out(`A–F total | | ${fmt(totalDirect)} | | | ${fmt(totalFed)} | ${(totalFed / totalDirect).toFixed(2)}`);
+  if (totalDirect > 0) out(`A–F total (warm) | | | ${fmt(totalDirect)} | | | | | ${fmt(totalFed)} | ${(totalFed / totalDirect).toFixed(2)}`);
 
   if (want('H')) {
-    const customers = Math.round(150_000 * sf);
-    const key = (): number => 1 + Math.floor(Math.random() * customers);
-    out('');
-    out(`H (one random c_custkey per execution), executions/s over ${hSeconds} interleaved 1 s slices per variant`);
-    out('clients | direct | Junction 1 source | ÷ direct | Junction 4 sources | ÷ direct');
+    const [keyParam] = workload.query('H').params;
+    const customers = paramMax(keyParam, sf);
+    const key = (): number => keyParam.min + Math.floor(Math.random() * (customers - keyParam.min + 1));
     const hDirect = sqlOf('H', 'direct');
     const hSingle = singleSql('H');
     const hFed = sqlOf('H', 'federated');
+    if (args.check) {
+      const keys = [keyParam.example, key(), key()];
+      const results = [];
+      for (const k of keys) results.push(`${k}: ${await check('H', [k], hDirect, hSingle, hFed)}`);
+      out('');
+      out(`H answers for c_custkey ${results.join(', ')}`);
+    }
+    out('');
+    out(`H (one random c_custkey per execution), executions/s over ${hSeconds} interleaved 1 s slices per variant`);
+    out('clients | direct | Junction 1 source | ÷ direct | Junction 4 sources | ÷ direct');
     for (const clients of [1, 4, 16]) {
       const [d, s, f] = await throughputInterleaved(clients, hSeconds, [
-        () => direct(hDirect, [key()]),
+        () => direct('H', hDirect, [key()]),
         () => drain(single, hSingle, [key()]),
         () => drain(fed, hFed, [key()]),
       ]);
@@ -240,7 +272,17 @@ async function main(): Promise<void> {
   await fed.close();
   await directPool.end();
   await Promise.allSettled(connectors.map((c) => c.close()));
+  if (failures.length) throw new Error(`Junction's answers differ from the direct ones:\n  ${failures.join('\n  ')}`);
 }
+
+/** pg's parsers for the workload's types, as Junction's connector decodes them. */
+const DIRECT_TYPES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+    if (oid === pg.types.builtins.DATE) return (v: string) => v;
+    if (oid === pg.types.builtins.TIMESTAMP) return (v: string) => v.replace(' ', 'T');
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
 
 async function ensureDatabases(list: readonly (readonly [string, string])[]): Promise<void> {
   for (const [url, db] of list) {

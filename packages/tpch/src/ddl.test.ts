@@ -93,8 +93,8 @@ describe('renderTableDdl', () => {
 describe('load marker', () => {
   it('renders the marker table and its row per engine', () => {
     expect(renderMetaCreate('postgresql')).toEqual([
-      'create table "junction_tpch_meta" ("target" varchar(64) not null, "sf" varchar(16) not null, "seed" integer not null, ' +
-        '"tables" varchar(255) not null, "generator" varchar(16) not null, "loaded_at" varchar(32) not null, constraint "junction_tpch_meta_pkey" primary key ("target"))',
+      'create table "_junction_tpch_load" ("target" varchar(64) not null, "sf" varchar(16) not null, "seed" integer not null, ' +
+        '"tables" varchar(255) not null, "generator" varchar(16) not null, "loaded_at" varchar(32) not null, constraint "_junction_tpch_load_pkey" primary key ("target"))',
     ]);
     expect(
       renderMarkerInsert(
@@ -103,10 +103,10 @@ describe('load marker', () => {
         '2026-01-01T00:00:00.000Z',
       ),
     ).toBe(
-      "insert into `junction_tpch_meta` (`generator`, `loaded_at`, `seed`, `sf`, `tables`, `target`) values ('1', '2026-01-01T00:00:00.000Z', 7, '0.1', 'part,partsupp,supplier', 'dbC')",
+      "insert into `_junction_tpch_load` (`generator`, `loaded_at`, `seed`, `sf`, `tables`, `target`) values ('1', '2026-01-01T00:00:00.000Z', 7, '0.1', 'part,partsupp,supplier', 'dbC')",
     );
     expect(renderMarkerSelect('sqlserver')).toBe(
-      'select [target], [sf], [seed], [tables], [generator] from [junction_tpch_meta]',
+      'select [target], [sf], [seed], [tables], [generator] from [_junction_tpch_load]',
     );
   });
 });

@@ -1,4 +1,4 @@
-import type { EngineName, JType } from '@junction/connectors';
+import { BOOKKEEPING_PREFIX, type EngineName, type JType } from '@junction/connectors';
 import knex, { type Knex } from 'knex';
 import type { TableDef } from './schema.js';
 
@@ -120,8 +120,13 @@ export function analyzeSql(engine: EngineName, table: string): string {
   }
 }
 
-/** The marker that makes loading idempotent: one row per loaded target. */
-export const META_TABLE = 'junction_tpch_meta';
+/**
+ * The marker that makes loading idempotent: one row per loaded target. Its name starts with the
+ * connectors' BOOKKEEPING_PREFIX, so no catalog lists it.
+ */
+export const META_TABLE = `${BOOKKEEPING_PREFIX}tpch_load`;
+/** The marker's name before it was hidden from catalogs; dropped when the marker is recreated. */
+const LEGACY_META_TABLE = 'junction_tpch_meta';
 
 export interface LoadMarker {
   readonly target: string;
@@ -150,6 +155,7 @@ export function renderMetaCreate(engine: EngineName): string[] {
 export function renderMetaDrop(engine: EngineName): string[] {
   return sqlBuilder(engine)
     .schema.dropTableIfExists(META_TABLE)
+    .dropTableIfExists(LEGACY_META_TABLE)
     .toSQL()
     .map((q) => q.sql);
 }

@@ -22,6 +22,8 @@ export interface DemoOptions {
 
 export interface Demo {
   readonly sources: SourceConfig[];
+  /** the scale factor the data was loaded at */
+  readonly sf: number;
   stop(): Promise<void>;
 }
 
@@ -30,11 +32,14 @@ interface DemoState {
   readonly port?: number;
 }
 
+/** Small enough to load in about a second; the workload picks constants that select rows at it. */
+export const DEMO_SF = 0.01;
+
 const DEMO_USER = 'junction';
 const PG_DATABASES: Readonly<Record<string, string>> = { dbA: 'jdv_a', dbB: 'jdv_b' };
 
 export async function startDemo(dataDir: string, opts: DemoOptions = {}): Promise<Demo> {
-  const sf = opts.sf ?? 0.01;
+  const sf = opts.sf ?? DEMO_SF;
   const log = opts.log ?? (() => undefined);
   const dir = resolve(dataDir);
   const pgDir = join(dir, 'postgres');
@@ -146,7 +151,7 @@ export async function startDemo(dataDir: string, opts: DemoOptions = {}): Promis
     await stop();
     throw err;
   }
-  return { sources, stop };
+  return { sources, sf, stop };
 }
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

@@ -1,5 +1,6 @@
 import type { EngineName } from '@junction/connectors';
-import { TABLE_NAMES, type TableName } from './schema.js';
+import type { TableName } from './schema.js';
+import { jdvWorkload } from './workload.js';
 
 export type LayoutName = 'jdv' | 'single';
 
@@ -16,15 +17,10 @@ export interface LayoutTarget {
  * federation, with MariaDB standing in for its SQL Server where none is available.
  * "single" is the same data in one database, the reference for correctness and speed.
  */
-export const LAYOUTS: Readonly<Record<LayoutName, readonly LayoutTarget[]>> = {
-  jdv: [
-    { name: 'dbA', engine: 'postgresql', tables: ['orders', 'lineitem'] },
-    { name: 'dbB', engine: 'postgresql', tables: ['customer'] },
-    { name: 'dbC', engine: 'mysql', tables: ['part', 'supplier', 'partsupp'] },
-    { name: 'dbD', engine: 'mysql', tables: ['nation', 'region', 'customer'] },
-  ],
-  single: [{ name: 'direct', engine: 'postgresql', tables: TABLE_NAMES }],
-};
+export const LAYOUTS: Readonly<Record<LayoutName, readonly LayoutTarget[]>> = (() => {
+  const w = jdvWorkload();
+  return { jdv: w.sources, single: [w.direct] };
+})();
 
 /** Databases the CLI creates for each target. */
 export const TARGET_DATABASES: Readonly<Record<string, string>> = {

@@ -79,10 +79,12 @@ describe.each(servers)('loadTpch into $engine', ({ engine, url, create, drop }) 
       expect(names.sort()).toEqual(want);
     }
 
-    const marker = await target.execute('select target, sf, seed, tables from junction_tpch_meta');
+    const marker = await target.execute('select target, sf, seed, tables from _junction_tpch_load');
     expect(marker.rows).toEqual([
       ['direct', '0.001', 19920101, 'customer,lineitem,nation,orders,part,partsupp,region,supplier'],
     ]);
+    // the marker is bookkeeping: the source's catalog lists only the loaded tables
+    expect((await target.introspect()).tables.map((t) => t.name).sort()).toEqual([...TABLE_NAMES].sort());
     expect(events.filter((e) => e.kind === 'phase').map((e) => (e.kind === 'phase' ? e.phase : ''))).toEqual([
       'create',
       'index',
@@ -105,23 +107,23 @@ describe.each(servers)('loadTpch into $engine', ({ engine, url, create, drop }) 
     });
     expect(result.rows).toEqual({ customer: 300, nation: 25 });
     expect((await target.execute('select count(*) from customer')).rows[0][0]).toBe(300n);
-    const markers = await target.execute('select target, sf from junction_tpch_meta');
+    const markers = await target.execute('select target, sf from _junction_tpch_load');
     expect(markers.rows).toEqual([['direct', '0.002']]);
   });
 
   it('reloads over a marker table of an older shape (an earlier generator)', async () => {
-    await target.execute('drop table junction_tpch_meta');
+    await target.execute('drop table _junction_tpch_load');
     await target.execute(
-      'create table junction_tpch_meta (target varchar(64), sf varchar(16), seed integer, tables varchar(255))',
+      'create table _junction_tpch_load (target varchar(64), sf varchar(16), seed integer, tables varchar(255))',
     );
-    await target.execute(`insert into junction_tpch_meta values ('direct', '0.002', 19920101, 'customer,nation')`);
+    await target.execute(`insert into _junction_tpch_load values ('direct', '0.002', 19920101, 'customer,nation')`);
     await target.execute('delete from customer where c_custkey > 10');
     const [result] = await loadTpch([{ name: 'direct', connector: target, tables: ['customer', 'nation'] }], {
       sf: 0.002,
     });
     expect(result.skipped).toBe(false);
     expect((await target.execute('select count(*) from customer')).rows[0][0]).toBe(300n);
-    expect((await target.execute('select generator from junction_tpch_meta')).rows).toEqual([[GENERATOR_VERSION]]);
+    expect((await target.execute('select generator from _junction_tpch_load')).rows).toEqual([[GENERATOR_VERSION]]);
   });
 
   it('a target without tables still gets its marker and is skipped the second time', async () => {
@@ -129,7 +131,7 @@ describe.each(servers)('loadTpch into $engine', ({ engine, url, create, drop }) 
     expect({ skipped: first.skipped, rows: first.rows }).toEqual({ skipped: false, rows: {} });
     const [second] = await loadTpch([{ name: 'empty', connector: target, tables: [] }], { sf: SF });
     expect(second.skipped).toBe(true);
-    await target.execute(`delete from junction_tpch_meta where target = 'empty'`);
+    await target.execute(`delete from _junction_tpch_load where target = 'empty'`);
   });
 
   it('statistics are fresh after the load', async () => {

@@ -23,6 +23,7 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[] = [
       live = false;
     };
     // `load` is a fresh closure each render: reloading is driven by `version` and `deps` only
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [version, ...deps]);
   const reload = useCallback(() => setVersion((v) => v + 1), []);
   return { ...state, reload };

@@ -37,6 +37,17 @@ export interface TableInfo {
   readonly rowCount?: number;
 }
 
+/**
+ * Tables whose names start with this hold Junction's own bookkeeping inside a source (the TPC-H
+ * loader's marker): no catalog lists them. A leading underscore keeps user tables out of it.
+ */
+export const BOOKKEEPING_PREFIX = '_junction_';
+
+/** The snapshot without Junction's bookkeeping tables. */
+export function withoutBookkeeping<T extends { readonly tables: readonly TableInfo[] }>(snap: T): T {
+  return { ...snap, tables: snap.tables.filter((t) => !t.name.startsWith(BOOKKEEPING_PREFIX)) };
+}
+
 export interface CatalogSnapshot {
   /** the schema `source.table` resolves in (public, the MySQL database, dbo, main) */
   readonly defaultSchema: string;

@@ -1,7 +1,7 @@
 import mysql from 'mysql2';
 import { Readable } from 'node:stream';
 import type { Capabilities } from '../contract/capabilities.js';
-import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
+import { withoutBookkeeping, type CatalogSnapshot, type SourceSemantics } from '../contract/catalog.js';
 import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
@@ -270,7 +270,7 @@ export class MysqlConnector extends NetworkSource implements Connector {
       const db = schema ?? String((await q('SELECT DATABASE()'))[0][0] ?? '');
       const snap = await introspectMysql(q, db);
       this.warnings.push(...snap.warnings);
-      return snap;
+      return withoutBookkeeping(snap);
     } catch (err) {
       throw sourceError(this.name, err, this.secrets, 'introspection');
     } finally {

@@ -23,6 +23,18 @@ async function caught(p: Promise<unknown>): Promise<JunctionError> {
   throw new Error('expected a JunctionError');
 }
 
+/** Statements of this test database whose text starts as `like` says, running now. */
+async function countActive(like: string): Promise<number> {
+  const r = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE $2`, [db, like]);
+  return r.rows[0].n as number;
+}
+
+/** What the statement matching `like` waits for now ('none' while it computes, 'gone' when it is no longer running). */
+async function waitEventOf(like: string): Promise<string> {
+  const r = await admin.query(`SELECT wait_event FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE $2`, [db, like]);
+  return r.rows.length === 0 ? 'gone' : ((r.rows[0].wait_event as string | null) ?? 'none');
+}
+
 beforeAll(async () => {
   admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -449,13 +461,19 @@ describe('postgres connector', () => {
     for await (const b of conn.stream({ sql: `SELECT g FROM generate_series(1, 3000000) g`, params: [], columns }, { batchSize: 1000 })) {
       seen += b.rows.length;
       if (seen === 1000) {
-        await new Promise((r) => setTimeout(r, 500));
-        // the statement is still running, blocked writing to Junction's paused socket
-        const r = await admin.query(
-          `SELECT state, wait_event FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT g FROM generate_series(1, 3000000)%'`,
-          [db],
-        );
-        expect(r.rows).toEqual([{ state: 'active', wait_event: 'ClientWrite' }]);
+        // the statement stays running, blocked writing to Junction's paused socket
+        await expect
+          .poll(
+            async () =>
+              (
+                await admin.query(
+                  `SELECT state, wait_event FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT g FROM generate_series(1, 3000000)%'`,
+                  [db],
+                )
+              ).rows,
+            { timeout: 10_000, interval: 50 },
+          )
+          .toEqual([{ state: 'active', wait_event: 'ClientWrite' }]);
       }
     }
     expect(seen).toBe(3000000);
@@ -522,9 +540,9 @@ describe('postgres connector', () => {
         const sql = `SELECT g FROM generate_series(1, 5000) g WHERE g < 1500 OR pg_sleep(CASE WHEN g = 2000 THEN 30 ELSE 0 END) IS NOT NULL`;
         for await (const b of conn.stream({ sql, params: [], columns }, { signal: ac.signal, batchSize: 1000 })) {
           expect(b.rows.length).toBe(1000);
-          // the next batch is being fetched (and sleeps) while this consumer is slow
-          setTimeout(() => ac.abort(), 100);
-          await new Promise((r) => setTimeout(r, 600));
+          // this consumer is still busy with its batch when the server reaches the sleeping row
+          await expect.poll(() => waitEventOf('SELECT g FROM generate_series(1, 5000) g WHERE g < 1500%'), { timeout: 10_000, interval: 20 }).toBe('PgSleep');
+          ac.abort();
         }
       })(),
     );
@@ -536,7 +554,8 @@ describe('postgres connector', () => {
           { batchSize: 1000 },
         )) {
           expect(b.rows.length).toBe(1000);
-          await new Promise((r) => setTimeout(r, 300));
+          // busy until the server has failed the statement
+          await expect.poll(() => waitEventOf('SELECT 1 / (g - 1500)%'), { timeout: 10_000, interval: 20 }).toBe('gone');
         }
       })(),
     );
@@ -546,16 +565,16 @@ describe('postgres connector', () => {
   });
 
   it('a statement queued behind a full pool is cancelled while it waits', async () => {
-    const busy = [1, 2, 3].map(() => conn.execute(`SELECT pg_sleep(1.5)`));
-    await new Promise((r) => setTimeout(r, 200));
+    let busyDone = false;
+    const busy = Promise.all([1, 2, 3].map(() => conn.execute(`SELECT pg_sleep(1.5)`))).then(() => (busyDone = true));
+    await expect.poll(() => countActive('SELECT pg_sleep(1.5)%'), { timeout: 10_000, interval: 20 }).toBe(3);
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    const started = Date.now();
     const err = await caught(collect(conn.stream({ sql: `SELECT 1`, params: [], columns: [] }, { signal: ac.signal })));
     expect(err.kind).toBe('cancelled');
     // it did not wait for a connection to come free
-    expect(Date.now() - started).toBeLessThan(1000);
-    await Promise.all(busy);
+    expect(busyDone).toBe(false);
+    await busy;
     expect((await conn.execute(`SELECT 2`)).rows).toEqual([[2]]);
   });
 

@@ -3,7 +3,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Capabilities } from '../contract/capabilities.js';
-import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
+import { withoutBookkeeping, type CatalogSnapshot, type SourceSemantics } from '../contract/catalog.js';
 import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
@@ -241,7 +241,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
         this.config.options?.schema,
       );
       this.warnings.push(...snap.warnings);
-      return snap;
+      return withoutBookkeeping(snap);
     } catch (err) {
       throw sourceError(this.name, err, this.secrets, 'introspection');
     } finally {

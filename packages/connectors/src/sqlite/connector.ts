@@ -9,6 +9,7 @@ import type {
   SourceSemantics,
   TableInfo,
 } from '../contract/catalog.js';
+import { withoutBookkeeping } from '../contract/catalog.js';
 import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
@@ -271,7 +272,7 @@ export class SqliteConnector implements Connector {
         });
       }
       this.warnings.push(...warnings);
-      return { defaultSchema: 'main', tables, introspectedAt: new Date().toISOString(), warnings };
+      return withoutBookkeeping({ defaultSchema: 'main', tables, introspectedAt: new Date().toISOString(), warnings });
     } catch (err) {
       throw sourceError(this.name, err, [], 'introspection');
     } finally {

@@ -8,7 +8,7 @@ type ColumnMetadata = {
   dataLength?: number;
 };
 import type { Capabilities } from '../contract/capabilities.js';
-import type { CatalogSnapshot, SourceSemantics } from '../contract/catalog.js';
+import { withoutBookkeeping, type CatalogSnapshot, type SourceSemantics } from '../contract/catalog.js';
 import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
 import type { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
@@ -219,7 +219,7 @@ export class SqlServerConnector extends NetworkSource implements Connector {
         this.config.options?.schema,
       );
       this.warnings.push(...snap.warnings);
-      return snap;
+      return withoutBookkeeping(snap);
     } catch (err) {
       throw sourceError(this.name, err, this.secrets, 'introspection');
     } finally {

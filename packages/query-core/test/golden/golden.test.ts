@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Value } from '@junction/connectors';
+import { jdvWorkload } from '@junction/tpch/workload';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { sourcesFromRegistered } from '../../src/optimizer/context.js';
 import { optimize } from '../../src/optimizer/driver.js';
@@ -20,17 +21,24 @@ import { LAYOUTS, registeredSources } from './fixtures.js';
  * ids does not churn the files. UPDATE_GOLDEN=1 rewrites them; review the diff.
  */
 const here = dirname(fileURLToPath(import.meta.url));
-const jdvDir = join(here, '../../../../../shared/workload/jdv');
-const workload = existsSync(jdvDir) ? jdvDir : '/work/shared/workload/jdv';
+const workload = jdvWorkload();
 const update = process.env.UPDATE_GOLDEN === '1';
 
 /** $1 for query H: one customer key. */
 const PARAMS: Record<string, Value[]> = { H: [42] };
 
-const queries = readdirSync(workload)
-  .filter((f) => f.endsWith('.federated.sql'))
-  .map((f) => f.replace('.federated.sql', ''))
-  .sort();
+const queries = workload.queries.map((q) => q.id);
+
+/** Compares with the golden file; writes it only when asked, so a lost file fails instead of passing. */
+function expectGolden(file: string, text: string): void {
+  if (update) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  } else if (!existsSync(file)) {
+    throw new Error(`${file} is missing: run with UPDATE_GOLDEN=1 to write it, then review it`);
+  }
+  expect(text).toBe(readFileSync(file, 'utf8'));
+}
 
 describe.each(Object.keys(LAYOUTS))('JDV golden plans, layout %s', (layout) => {
   const registered = registeredSources(layout);
@@ -38,16 +46,11 @@ describe.each(Object.keys(LAYOUTS))('JDV golden plans, layout %s', (layout) => {
   const input = { sources: sourcesFromRegistered(registered), options: { pushdown: true } };
 
   it.each(queries)('query %s', (q) => {
-    const sql = readFileSync(join(workload, `${q}.federated.sql`), 'utf8').trim();
+    const sql = workload.query(q).federated;
     const bound = bind(sql, catalog, {});
     const plan = optimize(bound.plan, input);
     const text = goldenText(q, layout, sql, plan, PARAMS[q] ?? [], registered);
-    const file = join(here, 'jdv', layout, `${q}.plan`);
-    if (update || !existsSync(file)) {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, text);
-    }
-    expect(text).toBe(readFileSync(file, 'utf8'));
+    expectGolden(join(here, 'jdv', layout, `${q}.plan`), text);
   });
 });
 
@@ -61,12 +64,7 @@ describe('TPC-H golden plans, layout pg-mariadb', () => {
     const sql = qualify(TPCH_QUERIES[q]).trim();
     const plan = optimize(bind(sql, catalog, {}).plan, input);
     const text = goldenText(q, 'pg-mariadb', sql, plan, [], registered).replace('-- JDV query', '-- TPC-H query');
-    const file = join(here, 'tpch', `${q}.plan`);
-    if (update || !existsSync(file)) {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, text);
-    }
-    expect(text).toBe(readFileSync(file, 'utf8'));
+    expectGolden(join(here, 'tpch', `${q}.plan`), text);
   });
 });
 

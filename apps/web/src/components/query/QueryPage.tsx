@@ -181,7 +181,12 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
             <>
               {snap.error && <ErrorBox error={snap.error} />}
               {snap.columns.length > 0 && (
-                <ResultsGrid columns={snap.columns} rows={snap.rows} rowCount={snap.rowCount} />
+                <ResultsGrid
+                  columns={snap.columns}
+                  rows={snap.rows}
+                  rowCount={snap.rowCount}
+                  finished={snap.status === 'done'}
+                />
               )}
               {snap.status === 'idle' && (
                 <p className="j-muted j-pad">Run a query with Ctrl+Enter, or load a saved query.</p>

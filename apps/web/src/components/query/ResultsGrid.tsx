@@ -9,10 +9,13 @@ export function ResultsGrid({
   columns,
   rows,
   rowCount,
+  finished,
 }: {
   columns: readonly ResultColumn[];
   rows: readonly (readonly unknown[])[];
   rowCount: number;
+  /** the query ran to its end: no rows then means an empty answer, not rows still to come */
+  finished: boolean;
 }) {
   const [view, setView] = useState({ top: 0, height: 600 });
   // rowCount is in the props so new rows re-render even though the array grows in place
@@ -56,6 +59,11 @@ export function ResultsGrid({
           {end < total && <tr style={{ height: (total - end) * ROW_HEIGHT }} aria-hidden />}
         </tbody>
       </table>
+      {finished && total === 0 && (
+        <p className="j-grid-empty" role="status" data-testid="results-empty">
+          No rows: the query ran to the end and its answer is empty.
+        </p>
+      )}
     </div>
   );
 }

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { formatType } from '@junction/connectors';
+import { jdvWorkload } from '@junction/tpch/workload';
 import { printPlan } from '../../plan/print.js';
 import { jdvCatalog } from '../test-fixture.js';
 import { bind } from './bind.js';
@@ -13,12 +14,9 @@ import { bind } from './bind.js';
  * review the diff.
  */
 const here = dirname(fileURLToPath(import.meta.url));
-const workload = '/work/shared/workload/jdv';
 const update = process.env.UPDATE_GOLDEN === '1';
-const queries = readdirSync(workload)
-  .filter((f) => f.endsWith('.federated.sql'))
-  .map((f) => f.replace('.federated.sql', ''))
-  .sort();
+const workload = jdvWorkload();
+const queries = workload.queries.map((q) => q.id);
 
 describe('JDV federated queries bind to the expected logical plans', () => {
   const catalog = jdvCatalog();
@@ -26,7 +24,7 @@ describe('JDV federated queries bind to the expected logical plans', () => {
     expect(queries).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']);
   });
   it.each(queries)('query %s', (q) => {
-    const sql = readFileSync(join(workload, `${q}.federated.sql`), 'utf8').trim();
+    const sql = workload.query(q).federated;
     const bound = bind(sql, catalog);
     const text = [
       `-- ${q}.federated.sql`,
@@ -39,7 +37,8 @@ describe('JDV federated queries bind to the expected logical plans', () => {
       '',
     ].join('\n');
     const file = join(here, 'golden', `${q}.plan`);
-    if (update || !existsSync(file)) writeFileSync(file, text);
+    if (update) writeFileSync(file, text);
+    else if (!existsSync(file)) throw new Error(`${file} is missing: run with UPDATE_GOLDEN=1 to write it, then review it`);
     expect(text).toBe(readFileSync(file, 'utf8'));
   });
 });
