@@ -356,9 +356,14 @@ export class JunctionService {
     return updated;
   }
 
-  /** Grants decide per source and per view; an admin may read everything. Loaded once per query. */
+  /**
+   * Grants decide per source and per view; an admin may read everything. Loaded once per query.
+   * The policy's key names its decisions (engine plans bound under one key are reused under it,
+   * instead of parsing and binding every query again): 'all' for admins, else the granted
+   * sources and views and the views derived from them.
+   */
   async accessPolicy(p: Principal): Promise<AccessPolicy> {
-    if (p.role === 'admin') return { canReadSource: () => true, canReadView: () => true };
+    if (p.role === 'admin') return { key: 'all', canReadSource: () => true, canReadView: () => true };
     const grants = await this.db.grant.findMany({ where: { OR: [{ role: p.role }, { userId: p.userId }] } });
     const sources = new Set(grants.filter((g) => g.sourceName).map((g) => g.sourceName as string));
     const views = new Set(grants.filter((g) => g.viewSchema).map((g) => `${g.viewSchema}.${g.viewName ?? '*'}`));
@@ -371,9 +376,10 @@ export class JunctionService {
       canReadSource: (s) => sources.has(s) || sources.has('*'),
       canReadView: (schema, view) => granted(schema, view) || derived.has(`${schema}.${view}`),
     };
-    if (!p.permissions.has('design')) return policy;
+    const keyed = () => ({ ...policy, key: JSON.stringify([[...sources].sort(), [...views].sort(), [...derived].sort()]) });
+    if (!p.permissions.has('design')) return keyed();
     const stored = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
-    if (stored.length === 0) return policy;
+    if (stored.length === 0) return keyed();
     const engine = await this.engine();
     for (const v of stored) {
       if (granted(v.schema.name, v.name)) continue;
@@ -384,7 +390,7 @@ export class JunctionService {
         // not readable with these grants (or broken): stays denied
       }
     }
-    return policy;
+    return keyed();
   }
 
   /**
