@@ -58,12 +58,14 @@ export interface RestTargetOptions {
   /** concurrent queries the benchmark's token may run (set through the admin API) */
   tokenConcurrency?: number;
   log?: (line: string) => void;
+  /** extra node flags for the server (e.g. --cpu-prof to profile it) */
+  nodeArgs?: string[];
 }
 
 export async function startRestTarget(opts: RestTargetOptions): Promise<RestTarget> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'jbench-rest-'));
   const password = randomBytes(12).toString('hex');
-  const child = spawn(process.execPath, ['--import', 'tsx', mainTs], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', mainTs], {
     env: {
       ...process.env,
       JUNCTION_DATA_DIR: dir,

@@ -80,10 +80,19 @@ engine.query = async (sql, options) => {
 };
 
 const userId = randomUUID();
-await meta.db.user.create({ data: { id: userId, username: 'bench', role: 'admin', passwordHash: await hashPassword('x-bench-x') } });
+await meta.db.user.create({
+  data: { id: userId, username: 'bench', role: 'admin', passwordHash: await hashPassword('x-bench-x') },
+});
 const token = `jct_bench_${randomUUID()}`;
 await meta.db.apiToken.create({
-  data: { id: randomUUID(), userId, name: 'bench', tokenHash: sha256(token), prefix: token.slice(0, 10), scopes: '["admin"]' },
+  data: {
+    id: randomUUID(),
+    userId,
+    name: 'bench',
+    tokenHash: sha256(token),
+    prefix: token.slice(0, 10),
+    scopes: '["admin"]',
+  },
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const port = (app.server.address() as { port: number }).port;
@@ -92,7 +101,19 @@ const send = (method: string, url: string, body: unknown, accept?: string) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
     const text = JSON.stringify(body);
     const req = http.request(
-      { host: '127.0.0.1', port, path: url, method, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(accept ? { accept } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: url,
+        method,
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+          ...(accept ? { accept } : {}),
+        },
+      },
       (res) => {
         let s = '';
         res.setEncoding('utf8');
@@ -134,10 +155,22 @@ const q = (xs: number[], p: number) => {
 const show = (name: string, xs: number[]) =>
   process.stdout.write(`${name.padEnd(34)} p50 ${q(xs, 0.5).toFixed(3)} ms   p90 ${q(xs, 0.9).toFixed(3)} ms\n`);
 process.stdout.write(`${args.sql}  (${args.ndjson ? 'NDJSON' : 'JSON'}, ${all.length} requests after 200 warm-up)\n`);
-show('before the engine (request → call)', all.map((m) => m[1] - m[0]));
-show('engine (call → last batch)', all.map((m) => m[2] - m[1]));
-show('after the engine (last batch → sent)', all.map((m) => m[3] - m[2]));
-show('route cost (before + after)', all.map((m) => m[1] - m[0] + (m[3] - m[2])));
+show(
+  'before the engine (request → call)',
+  all.map((m) => m[1] - m[0]),
+);
+show(
+  'engine (call → last batch)',
+  all.map((m) => m[2] - m[1]),
+);
+show(
+  'after the engine (last batch → sent)',
+  all.map((m) => m[3] - m[2]),
+);
+show(
+  'route cost (before + after)',
+  all.map((m) => m[1] - m[0] + (m[3] - m[2])),
+);
 show('client round trip', client);
 
 agent.destroy();

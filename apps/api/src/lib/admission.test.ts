@@ -91,7 +91,10 @@ describe('Admission', () => {
     const a = new Admission(limits());
     const b = bucket('user:u', 1, 5, 30);
     const r1 = await a.acquire(b);
-    await expect(a.acquire(b)).rejects.toMatchObject({ code: 'user_concurrency_limit', details: { queueTimeoutMs: 30 } });
+    await expect(a.acquire(b)).rejects.toMatchObject({
+      code: 'user_concurrency_limit',
+      details: { queueTimeoutMs: 30 },
+    });
     r1();
     // the timed-out waiter left no slot behind
     const again = await a.acquire(b);

@@ -161,7 +161,12 @@ export class LimitStore {
   /** A deleted user's settings, and those of its tokens, go with it. */
   async forgetUser(userId: string, tokenIds: readonly string[]): Promise<void> {
     await this.db.concurrencyLimit.deleteMany({
-      where: { OR: [{ scope: 'user', subject: userId }, { scope: 'token', subject: { in: [...tokenIds] } }] },
+      where: {
+        OR: [
+          { scope: 'user', subject: userId },
+          { scope: 'token', subject: { in: [...tokenIds] } },
+        ],
+      },
     });
     this.#rows.delete(`user:${userId}`);
     for (const t of tokenIds) this.#rows.delete(`token:${t}`);

@@ -16,7 +16,9 @@ const me = (app: Harness['app'], headers: Record<string, string>) =>
 
 describe('cached tokens and sessions', () => {
   it('a revoked token is refused by the next request to the server that revoked it', async () => {
-    const made = (await h.as('analyst', { method: 'POST', url: '/api/v1/tokens', payload: { name: 't', scopes: ['query'] } })).json();
+    const made = (
+      await h.as('analyst', { method: 'POST', url: '/api/v1/tokens', payload: { name: 't', scopes: ['query'] } })
+    ).json();
     const auth = { authorization: `Bearer ${made.token}` };
     expect((await me(h.app, auth)).statusCode).toBe(200); // now cached
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/tokens/${made.id}` })).statusCode).toBe(200);
@@ -28,7 +30,9 @@ describe('cached tokens and sessions', () => {
     const other = await buildApp({ db: h.meta.db, secretKey: randomBytes(32), webDist: null });
     try {
       await other.ready();
-      const made = (await h.as('analyst', { method: 'POST', url: '/api/v1/tokens', payload: { name: 'u', scopes: ['query'] } })).json();
+      const made = (
+        await h.as('analyst', { method: 'POST', url: '/api/v1/tokens', payload: { name: 'u', scopes: ['query'] } })
+      ).json();
       const auth = { authorization: `Bearer ${made.token}` };
       expect((await me(other, auth)).statusCode).toBe(200); // cached on the other server
       expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/tokens/${made.id}` })).statusCode).toBe(200);
@@ -48,7 +52,11 @@ describe('cached tokens and sessions', () => {
       payload: { username: 'dora', password: 'dora-password', role: 'analyst' },
     });
     const id = created.json().id as string;
-    const login = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'dora', password: 'dora-password' } });
+    const login = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'dora', password: 'dora-password' },
+    });
     const cookie = `junction_session=${login.cookies.find((c) => c.name === 'junction_session')!.value}`;
     const made = await h.app.inject({
       method: 'POST',
@@ -68,10 +76,18 @@ describe('cached tokens and sessions', () => {
   });
 
   it('a signed-out session is refused at once', async () => {
-    const login = await h.as(null, { method: 'POST', url: '/api/v1/auth/login', payload: { username: 'viewer', password: h.passwords.viewer } });
+    const login = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'viewer', password: h.passwords.viewer },
+    });
     const cookie = `junction_session=${login.cookies.find((c) => c.name === 'junction_session')!.value}`;
     expect((await me(h.app, { cookie })).statusCode).toBe(200);
-    await h.app.inject({ method: 'POST', url: '/api/v1/auth/logout', headers: { cookie, 'x-junction-csrf': login.json().csrfToken } });
+    await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/logout',
+      headers: { cookie, 'x-junction-csrf': login.json().csrfToken },
+    });
     expect((await me(h.app, { cookie })).statusCode).toBe(401);
   });
 });

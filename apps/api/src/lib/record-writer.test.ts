@@ -50,9 +50,19 @@ describe('RecordWriter', () => {
     await w.history({ ...row(1), queryId: 'good-1' });
     await w.history({ ...row(2, 'no-such-user'), queryId: 'orphan' }); // a user deleted meanwhile
     await w.history({ ...row(3), queryId: 'good-2' });
-    await w.audit({ id: randomUUID(), actorId: null, actorName: null, action: 'x.test', target: null, details: null, ip: null });
+    await w.audit({
+      id: randomUUID(),
+      actorId: null,
+      actorName: null,
+      action: 'x.test',
+      target: null,
+      details: null,
+      ip: null,
+    });
     await w.flush();
-    const ids = (await meta.db.queryHistory.findMany({ where: { queryId: { in: ['good-1', 'orphan', 'good-2'] } } })).map((h) => h.queryId);
+    const ids = (
+      await meta.db.queryHistory.findMany({ where: { queryId: { in: ['good-1', 'orphan', 'good-2'] } } })
+    ).map((h) => h.queryId);
     expect(ids.sort()).toEqual(['good-1', 'good-2']);
     expect(warnings).toEqual(['could not record a queryHistory row']);
     expect(await meta.db.auditLog.count({ where: { action: 'x.test' } })).toBe(1);
@@ -83,7 +93,13 @@ describe('query history through the API', () => {
       await h.app.close();
       closed = true;
       const stored = await h.meta.db.queryHistory.findFirstOrThrow({ where: { queryId } });
-      expect(stored).toMatchObject({ userId: h.userIds.analyst, sql: 'SELECT 1 AS one', status: 'ok', rows: 1, errorCode: null });
+      expect(stored).toMatchObject({
+        userId: h.userIds.analyst,
+        sql: 'SELECT 1 AS one',
+        status: 'ok',
+        rows: 1,
+        errorCode: null,
+      });
     } finally {
       if (closed) {
         await h.meta.close();

@@ -136,7 +136,9 @@ export class RecordWriter {
     } catch {
       // one bad row (a history row of a user deleted meanwhile) must not take the batch with it
       for (const row of rows) {
-        await model.create({ data: row }).catch((err: unknown) => this.log.warn({ err, table }, `could not record a ${table} row`));
+        await model
+          .create({ data: row })
+          .catch((err: unknown) => this.log.warn({ err, table }, `could not record a ${table} row`));
       }
     }
   }

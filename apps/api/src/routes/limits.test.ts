@@ -41,7 +41,12 @@ afterAll(async () => {
 
 const tokenOf = async (userId: string) => (await h.meta.db.apiToken.findFirstOrThrow({ where: { userId } })).id;
 const bearer = (token: string, sql: string) =>
-  h.app.inject({ method: 'POST', url: '/api/v1/query', payload: { sql }, headers: { authorization: `Bearer ${token}` } });
+  h.app.inject({
+    method: 'POST',
+    url: '/api/v1/query',
+    payload: { sql },
+    headers: { authorization: `Bearer ${token}` },
+  });
 const put = (url: string, payload: object) => h.as('admin', { method: 'PUT', url, payload });
 /** Polls on the event loop until the server reaches a state (bounded by the test's timeout). */
 const until = async (cond: () => boolean) => {
@@ -51,7 +56,9 @@ const until = async (cond: () => boolean) => {
 describe('concurrency limits', () => {
   it('over its limit a query waits in a bounded queue, then gets 429 with Retry-After; a full queue refuses at once', async () => {
     const id = await tokenOf(h.userIds.admin);
-    expect((await put(`/api/v1/limits/token/${id}`, { maxConcurrent: 1, maxQueued: 1, queueTimeoutMs: 200 })).statusCode).toBe(200);
+    expect(
+      (await put(`/api/v1/limits/token/${id}`, { maxConcurrent: 1, maxQueued: 1, queueTimeoutMs: 200 })).statusCode,
+    ).toBe(200);
     const order: string[] = [];
     const send = (name: string) =>
       h.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.slow' } }).then((r) => {
@@ -97,11 +104,21 @@ describe('concurrency limits', () => {
   });
 
   it("a token's own limit is counted on its own, not against its user's", async () => {
-    const made = await h.as('analyst', { method: 'POST', url: '/api/v1/tokens', payload: { name: 'app', scopes: ['query'] } });
+    const made = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/tokens',
+      payload: { name: 'app', scopes: ['query'] },
+    });
     const app = made.json() as { id: string; token: string };
     expect((await put(`/api/v1/limits/token/${app.id}`, { maxConcurrent: 2 })).statusCode).toBe(200);
     expect(
-      (await h.app.inject({ method: 'GET', url: '/api/v1/limits/mine', headers: { authorization: `Bearer ${app.token}` } })).json(),
+      (
+        await h.app.inject({
+          method: 'GET',
+          url: '/api/v1/limits/mine',
+          headers: { authorization: `Bearer ${app.token}` },
+        })
+      ).json(),
     ).toEqual({ scope: 'token', maxConcurrent: 2, maxQueued: 0, queueTimeoutMs: 5_000 });
     // two on the application's token and one on the person's own token, all at once
     const started = [
@@ -168,8 +185,20 @@ describe('concurrency limits', () => {
     }
     const listed = (await h.as('admin', { method: 'GET', url: '/api/v1/limits' })).json();
     expect(listed.overrides.filter((o: { subject: string }) => o.subject === 'viewer' || o.subject === id)).toEqual([
-      expect.objectContaining({ scope: 'role', subject: 'viewer', maxConcurrent: null, maxQueued: 3, queueTimeoutMs: null }),
-      expect.objectContaining({ scope: 'token', subject: id, maxConcurrent: 7, maxQueued: null, queueTimeoutMs: 1_500 }),
+      expect.objectContaining({
+        scope: 'role',
+        subject: 'viewer',
+        maxConcurrent: null,
+        maxQueued: 3,
+        queueTimeoutMs: null,
+      }),
+      expect.objectContaining({
+        scope: 'token',
+        subject: id,
+        maxConcurrent: 7,
+        maxQueued: null,
+        queueTimeoutMs: 1_500,
+      }),
     ]);
     expect(listed.defaults).toEqual({
       server: { maxConcurrent: 16, maxQueued: 16, queueTimeoutMs: 10_000 },
@@ -185,7 +214,10 @@ describe('concurrency limits', () => {
   });
 
   it('only admins set limits; unknown subjects are 404, bad values 400', async () => {
-    expect((await h.as('analyst', { method: 'PUT', url: '/api/v1/limits/server', payload: { maxConcurrent: 99 } })).statusCode).toBe(403);
+    expect(
+      (await h.as('analyst', { method: 'PUT', url: '/api/v1/limits/server', payload: { maxConcurrent: 99 } }))
+        .statusCode,
+    ).toBe(403);
     expect((await h.as('analyst', { method: 'GET', url: '/api/v1/limits' })).statusCode).toBe(403);
     const noUser = await put('/api/v1/limits/user/nobody', { maxConcurrent: 2 });
     expect([noUser.statusCode, noUser.json().code]).toEqual([404, 'user_not_found']);
@@ -224,9 +256,18 @@ describe('limits from the environment', () => {
         JUNCTION_USER_QUEUED: '8',
         JUNCTION_USER_QUEUE_TIMEOUT_MS: '750',
       }),
-    ).toEqual({ maxConcurrent: 12, maxQueued: 0, queueTimeoutMs: 2500, perUser: 6, perUserQueued: 8, perUserQueueTimeoutMs: 750 });
+    ).toEqual({
+      maxConcurrent: 12,
+      maxQueued: 0,
+      queueTimeoutMs: 2500,
+      perUser: 6,
+      perUserQueued: 8,
+      perUserQueueTimeoutMs: 750,
+    });
     expect(limitsFromEnv({ JUNCTION_USER_CONCURRENCY: '' })).toEqual({});
-    expect(() => limitsFromEnv({ JUNCTION_USER_CONCURRENCY: '0' })).toThrow('JUNCTION_USER_CONCURRENCY must be a whole number from 1 (got "0")');
+    expect(() => limitsFromEnv({ JUNCTION_USER_CONCURRENCY: '0' })).toThrow(
+      'JUNCTION_USER_CONCURRENCY must be a whole number from 1 (got "0")',
+    );
     expect(() => limitsFromEnv({ JUNCTION_MAX_QUEUED: 'lots' })).toThrow('JUNCTION_MAX_QUEUED');
   });
 });
