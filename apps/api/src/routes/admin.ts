@@ -148,6 +148,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       );
       app.principals.forgetUser(user.id);
       await app.db.grant.deleteMany({ where: { userId: user.id } });
+      app.junction.invalidateAccess();
       await app.audit(request, 'user.delete', user.username);
       return { ok: true };
     },
@@ -192,6 +193,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           privilege: 'read',
         },
       });
+      app.junction.invalidateAccess();
       await app.audit(request, 'grant.create', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
         role: g.role,
         userId: g.userId,
@@ -209,6 +211,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       const g = await app.db.grant.findUnique({ where: { id: request.params.id } });
       if (!g) throw notFound('grant', request.params.id);
       await app.db.grant.delete({ where: { id: g.id } });
+      app.junction.invalidateAccess();
       await app.audit(request, 'grant.delete', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
         role: g.role,
         userId: g.userId,

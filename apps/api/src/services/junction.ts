@@ -95,6 +95,9 @@ export interface RunningQuery {
   cancel(reason?: string): void;
 }
 
+/** how long an access policy read from the grants is reused for the same caller */
+const POLICY_TTL_MS = 500;
+
 /** Error codes that mean the source could not be reached at all (not that a statement failed on it). */
 const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['source_unavailable']);
 
@@ -119,6 +122,8 @@ export class JunctionService {
   readonly limitStore: LimitStore;
   readonly running = new Map<string, RunningQuery>();
   readonly #live = new Map<string, Live>();
+  /** access policies of recent callers (accessPolicy) */
+  readonly #policies = new Map<string, { at: number; policy: Promise<AccessPolicy> }>();
   /** when a query last reported each source reachable (noteSourcesReached) */
   readonly #reachedAt = new Map<string, number>();
   #engine: EngineLike | undefined;
@@ -241,6 +246,7 @@ export class JunctionService {
       await (
         await this.engine()
       ).addSource({ name: row.name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+      this.invalidateAccess();
       return row;
     } catch (e) {
       this.#live.delete(input.name);
@@ -299,6 +305,7 @@ export class JunctionService {
 
   async #swap(name: string, live: Live): Promise<void> {
     const engine = await this.engine();
+    this.invalidateAccess();
     const old = this.#live.get(name);
     if (old) await engine.removeSource(name);
     this.#live.set(name, live);
@@ -316,6 +323,7 @@ export class JunctionService {
     }
     await this.db.source.delete({ where: { id: row.id } });
     await this.db.grant.deleteMany({ where: { sourceName: row.name } });
+    this.invalidateAccess();
     return row;
   }
 
@@ -364,6 +372,26 @@ export class JunctionService {
    */
   async accessPolicy(p: Principal): Promise<AccessPolicy> {
     if (p.role === 'admin') return { key: 'all', canReadSource: () => true, canReadView: () => true };
+    // Kept for POLICY_TTL_MS per caller, so a program's stream of queries does not read the
+    // grants (and, for designers, plan every stored view) before each one. Changing grants,
+    // views or sources forgets them at once (invalidateAccess); another server sharing the
+    // metadata database sees a grant change within the TTL.
+    const key = `${p.role}\u0000${p.userId}\u0000${p.permissions.has('design') ? 'd' : ''}`;
+    const hit = this.#policies.get(key);
+    if (hit && Date.now() - hit.at < POLICY_TTL_MS) return hit.policy;
+    if (this.#policies.size >= 10_000) this.#policies.clear();
+    const policy = this.#loadPolicy(p);
+    this.#policies.set(key, { at: Date.now(), policy });
+    policy.catch(() => this.#policies.delete(key));
+    return policy;
+  }
+
+  /** After grants, views or sources changed: the next query of everyone reads them again. */
+  invalidateAccess(): void {
+    this.#policies.clear();
+  }
+
+  async #loadPolicy(p: Principal): Promise<AccessPolicy> {
     const grants = await this.db.grant.findMany({ where: { OR: [{ role: p.role }, { userId: p.userId }] } });
     const sources = new Set(grants.filter((g) => g.sourceName).map((g) => g.sourceName as string));
     const views = new Set(grants.filter((g) => g.viewSchema).map((g) => `${g.viewSchema}.${g.viewName ?? '*'}`));
@@ -511,6 +539,7 @@ export class JunctionService {
 
   /** Asks the engine to plan the view; returns its output columns when the engine reports them. */
   async setView(schema: string, name: string, sql: string): Promise<readonly ColumnMeta[] | undefined> {
+    this.invalidateAccess();
     const out = (await (await this.engine()).setView({ schema, name, sql })) as
       { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
     if (Array.isArray(out)) return out as readonly ColumnMeta[];
@@ -523,6 +552,7 @@ export class JunctionService {
   }
 
   async dropView(schema: string, name: string): Promise<void> {
+    this.invalidateAccess();
     await (await this.engine()).dropView(schema, name);
   }
 
