@@ -210,6 +210,31 @@ describe('Engine', () => {
     expect((err as JunctionError).kind).toBe('timeout');
   });
 
+  it('asks an int32 column by the int64 keys of another source (SQLite INTEGER), dropping keys no int32 can hold', async () => {
+    const lite = createConnector({ name: 'lite', engine: 'sqlite', file: ':memory:' });
+    await lite.execute('CREATE TABLE picks (k INTEGER PRIMARY KEY)');
+    await lite.execute('INSERT INTO picks VALUES (2), (7), (3000000000)');
+    const local = new Engine({ workers: 1 });
+    try {
+      local.addSource(await registered(pgDb, 'pg2'));
+      local.addSource({ name: 'lite', connector: lite, catalog: await lite.introspect(), semantics: await lite.probe() });
+      const sql = `SELECT o_id, o_total FROM pg2.orders JOIN lite.picks ON o_id = k ORDER BY o_id`;
+      const r = await local.query(sql);
+      const got: Row[] = [];
+      for await (const b of r.rows) got.push(...b);
+      expect(got).toEqual([
+        [2, '2.50'],
+        [7, '8.75'],
+      ]);
+      const text = (await local.explain(sql, { analyze: true })).text;
+      // orders is not read whole: one statement asks for the two keys an int32 can hold
+      expect(text).toMatch(/"o_id" IN \(\$1::integer, \$2::integer\)/);
+      expect(text).toMatch(/RemoteQuery \[pg2\] \(actual rows=2 /);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('cancel() stops a running query', async () => {
     const r = await engine.query(`SELECT count(*) FROM pg.orders a JOIN pg.orders b ON a.o_id < b.o_id`, { pushdown: false });
     const it = r.rows[Symbol.asyncIterator]();

@@ -152,6 +152,13 @@ export function renderMetaCreate(engine: EngineName): string[] {
     .map((q) => q.sql);
 }
 
+/** Adopts a marker an earlier version wrote under the old name: its data stays loaded. */
+export function renderLegacyMetaRename(engine: EngineName): string[] {
+  // knex's types declare renameTable a Promise; it is the SchemaBuilder, as for every other call
+  const builder = sqlBuilder(engine).schema.renameTable(LEGACY_META_TABLE, META_TABLE) as unknown as Knex.SchemaBuilder;
+  return builder.toSQL().map((q) => q.sql);
+}
+
 export function renderMetaDrop(engine: EngineName): string[] {
   return sqlBuilder(engine)
     .schema.dropTableIfExists(META_TABLE)

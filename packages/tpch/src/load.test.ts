@@ -126,6 +126,17 @@ describe.each(servers)('loadTpch into $engine', ({ engine, url, create, drop }) 
     expect((await target.execute('select generator from _junction_tpch_load')).rows).toEqual([[GENERATOR_VERSION]]);
   });
 
+  it("adopts an earlier version's marker (junction_tpch_meta): the data stays, the marker leaves the catalog", async () => {
+    await target.execute('alter table _junction_tpch_load rename to junction_tpch_meta');
+    const [result] = await loadTpch([{ name: 'direct', connector: target, tables: ['customer', 'nation'] }], {
+      sf: 0.002,
+    });
+    expect(result).toEqual({ target: 'direct', skipped: true, rows: {}, seconds: 0 });
+    expect((await target.execute('select target, sf from _junction_tpch_load')).rows).toEqual([['direct', '0.002']]);
+    // the tables an earlier test loaded, and no marker
+    expect((await target.introspect()).tables.map((t) => t.name).sort()).toEqual([...TABLE_NAMES].sort());
+  });
+
   it('a target without tables still gets its marker and is skipped the second time', async () => {
     const [first] = await loadTpch([{ name: 'empty', connector: target, tables: [] }], { sf: SF });
     expect({ skipped: first.skipped, rows: first.rows }).toEqual({ skipped: false, rows: {} });

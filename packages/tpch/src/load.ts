@@ -3,6 +3,7 @@ import {
   META_TABLE,
   renderMarkerDelete,
   renderMarkerInsert,
+  renderLegacyMetaRename,
   renderMarkerSelect,
   renderMetaCreate,
   renderMetaDrop,
@@ -250,12 +251,24 @@ async function runPool(jobs: Job[], concurrency: number, run: (job: Job) => Prom
 }
 
 async function readMarker(target: LoadTarget): Promise<{ metaTable: boolean; marker?: LoadMarker }> {
+  const { connector } = target;
+  const select = async (): Promise<Row[]> => (await connector.execute(renderMarkerSelect(connector.engine))).rows;
   let rows: Row[];
   try {
-    rows = (await target.connector.execute(renderMarkerSelect(target.connector.engine))).rows;
+    rows = await select();
   } catch {
-    // no marker table (nothing loaded here yet) or one of an older shape: prepare() recreates it
-    return { metaTable: false };
+    try {
+      // a marker under its old name (an earlier version): adopt it rather than reload the data
+      for (const sql of renderLegacyMetaRename(connector.engine)) await connector.execute(sql);
+    } catch {
+      // none, or another loader renamed it first
+    }
+    try {
+      rows = await select();
+    } catch {
+      // no marker table (nothing loaded here yet) or one of an older shape: prepare() recreates it
+      return { metaTable: false };
+    }
   }
   const row = rows.find((r) => r[0] === target.name);
   if (!row) return { metaTable: true };

@@ -36,6 +36,9 @@ describe('the JDV workload', () => {
       expect(form).toContain('ps_supplycost < 100');
       expect(form).not.toContain('p_size = 22');
     }
+    const f = jdvWorkload(0.01).query('F');
+    expect(f.adjusted).toEqual([['c_acctbal < 200', 'c_acctbal < 2000']]);
+    expect(f.federated.split('c_acctbal < 2000')).toHaveLength(3);
     // both forms stay the same query: only the source prefixes differ
     for (const q of jdvWorkload(0.01).queries) expect(q.federated.replace(/\bdb[A-D]\./g, '')).toBe(q.direct);
   });

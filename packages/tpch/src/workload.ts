@@ -69,7 +69,8 @@ interface QueriesFile {
       title: string;
       example?: boolean;
       params?: WorkloadParam[];
-      smallScale?: { replace: [string, string][] };
+      /** [from, to] or [from, to, times]: `from` must occur once (or `times` times) */
+      smallScale?: { replace: ([string, string] | [string, string, number])[] };
     }
   >;
 }
@@ -93,14 +94,16 @@ function load(): NonNullable<typeof files> {
   return files;
 }
 
-/** Replaces each `from` that occurs exactly once; anything else means the SQL and queries.json drifted apart. */
-function adjust(id: string, form: string, sql: string, replace: readonly (readonly [string, string])[]): string {
+type Replacement = readonly [from: string, to: string, times?: number];
+
+/** Replaces each `from` that occurs as often as said; anything else means the SQL and queries.json drifted apart. */
+function adjust(id: string, form: string, sql: string, replace: readonly Replacement[]): string {
   let out = sql;
-  for (const [from, to] of replace) {
-    const count = out.split(from).length - 1;
-    if (count !== 1)
-      throw new Error(`workload/jdv: "${from}" occurs ${count} times in ${id}.${form}.sql (queries.json expects once)`);
-    out = out.replace(from, to);
+  for (const [from, to, times = 1] of replace) {
+    const parts = out.split(from);
+    if (parts.length - 1 !== times)
+      throw new Error(`workload/jdv: "${from}" occurs ${parts.length - 1} times in ${id}.${form}.sql (queries.json expects ${times})`);
+    out = parts.join(to);
   }
   return out;
 }
@@ -110,18 +113,18 @@ export function jdvWorkload(sf = SMALL_SCALE_BELOW): Workload {
   const { layout, meta, sql } = load();
   const queries = Object.entries(layout.queries).map(([id, q]): WorkloadQuery => {
     const m = meta.queries[id];
-    const adjusted = sf < SMALL_SCALE_BELOW ? (m.smallScale?.replace ?? []) : [];
-    const federated = adjust(id, 'federated', sql.get(`${id}.federated`)!, adjusted);
+    const replace = sf < SMALL_SCALE_BELOW ? (m.smallScale?.replace ?? []) : [];
+    const federated = adjust(id, 'federated', sql.get(`${id}.federated`)!, replace);
     return {
       id,
       kind: q.kind,
       title: m.title,
-      direct: adjust(id, 'direct', sql.get(`${id}.direct`)!, adjusted),
+      direct: adjust(id, 'direct', sql.get(`${id}.direct`)!, replace),
       federated,
       sources: [...new Set([...federated.matchAll(/\b(db[A-Z])\./g)].map((x) => x[1]))],
       params: m.params ?? [],
       example: m.example ?? true,
-      adjusted,
+      adjusted: replace.map(([from, to]) => [from, to] as const),
     };
   });
   return {

@@ -5,7 +5,7 @@ import { fieldNames, printExpr } from '../plan/print.js';
 
 export const BOOL: JType = { kind: 'bool' };
 
-export { conjoin, conjuncts, refsOf } from '../plan/exprs.js';
+export { conjoin, conjuncts, keyColumn, refsOf } from '../plan/exprs.js';
 
 /** Replaces field references through `map`; unmapped refs stay. */
 export function replaceRefs(e: Expr, map: ReadonlyMap<number, Expr>): Expr {
@@ -64,7 +64,7 @@ export function describe(e: Expr, plans: readonly LogicalPlan[]): string {
   return printExpr(e, names, { omitIds: true });
 }
 
-export { sameType } from '../expr/types.js';
+export { isInteger, sameType } from '../expr/types.js';
 
 export function refExpr(f: Field): Expr {
   return { kind: 'ref', id: f.id, type: f.type };

@@ -26,7 +26,7 @@ import type { SortKeySpec } from '../exec/sort-keys.js';
 import { WindowOp, type WindowSpec } from '../exec/window.js';
 import { toRemoteQuery } from './remote-query.js';
 import type { RenderCache, RenderedRemote } from './render-cache.js';
-import { conjoin, conjuncts as conjunctsOf } from '../plan/exprs.js';
+import { conjoin, conjuncts as conjunctsOf, keyColumn } from '../plan/exprs.js';
 import { notInKeys, splitJoinCondition } from './join-keys.js';
 
 /** A side estimated at most this many rows is read whole rather than by key (dependent join). */
@@ -350,8 +350,8 @@ class Planner {
     if (!caps.in || !canRestrict(side.op.query, caps.subqueryInFrom)) return undefined;
     const usable: { column: number; keyIndex: number }[] = [];
     for (let i = 0; i < sideKeys.length; i++) {
-      const k = sideKeys[i];
-      if (k.kind !== 'ref') continue;
+      const k = keyColumn(sideKeys[i]);
+      if (!k) continue;
       const column = side.layout.get(k.id);
       if (column === undefined) continue;
       const t = side.op.query.select[column].expr.type;
@@ -367,7 +367,7 @@ class Planner {
 
 /** Whether a filter inside `plan` fixes one of `keys` to a literal or parameter. */
 function pinsKey(plan: LogicalPlan, keys: readonly Expr[]): boolean {
-  const ids = new Set(keys.filter((k) => k.kind === 'ref').map((k) => (k as { id: number }).id));
+  const ids = new Set(keys.map(keyColumn).flatMap((k) => (k ? [k.id] : [])));
   if (ids.size === 0) return false;
   const constant = (e: Expr): boolean => e.kind === 'literal' || e.kind === 'param';
   const visit = (p: LogicalPlan): boolean => {

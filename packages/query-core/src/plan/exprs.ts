@@ -40,3 +40,20 @@ export function refsOf(e: Expr, out: Set<number> = new Set()): Set<number> {
   }
   return out;
 }
+
+const INTEGER_BITS: Readonly<Partial<Record<string, number>>> = { int16: 16, int32: 32, int64: 64 };
+
+/**
+ * The column a join key reads: the column itself, or one under a widening integer cast (an
+ * int32 column cast to int64 to meet an int64 key). Either way its values are the key's, so
+ * its source can be asked for rows by that column. undefined for any other expression.
+ */
+export function keyColumn(e: Expr): Extract<Expr, { kind: 'ref' }> | undefined {
+  if (e.kind === 'ref') return e;
+  if (e.kind === 'cast' && e.expr.kind === 'ref') {
+    const from = INTEGER_BITS[e.expr.type.kind];
+    const to = INTEGER_BITS[e.type.kind];
+    if (from !== undefined && to !== undefined && to >= from) return e.expr;
+  }
+  return undefined;
+}

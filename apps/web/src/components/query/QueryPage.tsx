@@ -3,6 +3,7 @@ import { api, type ExplainResponse } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { onCatalogChanged } from '../../lib/catalog-events.js';
 import { CatalogStore } from '../../lib/catalog-store.js';
+import { hasPlaceholders } from '../../lib/placeholders.js';
 import { QueryRun } from '../../lib/query-run.js';
 import { useAsync } from '../../lib/use-async.js';
 import type { SqlEditorHandle } from '../../editor/SqlEditor.js';
@@ -158,7 +159,11 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
               ref={editor}
               defaultValue={localStorage.getItem(DRAFT_KEY) ?? STARTER}
               catalog={completion}
-              onChange={(sql) => localStorage.setItem(DRAFT_KEY, sql)}
+              onChange={(sql) => {
+                localStorage.setItem(DRAFT_KEY, sql);
+                // a saved query's values go with its placeholders: other SQL must not get them
+                if (!hasPlaceholders(sql)) setParams(undefined);
+              }}
               onRun={onRun}
               onReady={() => {
                 if (pendingSql.current !== undefined) editor.current?.setValue(pendingSql.current);

@@ -1,4 +1,4 @@
-import type { Row, Value } from '@junction/connectors';
+import type { JType, Row, Value } from '@junction/connectors';
 import type { ExecContext } from '../context.js';
 import type { RemoteScanOp } from '../remote-scan.js';
 import { streamStatement } from '../remote-scan.js';
@@ -30,6 +30,10 @@ export async function* fetchByKeys(
   /** distinct values of further key columns (multi-column joins), by output column */
   extra: readonly { readonly column: number; readonly keys: readonly Value[] }[] = [],
 ): AsyncIterable<Row[]> {
+  // a key wider than the source's column (an int64 key for an int32 column) can match no row there
+  const fits = (col: number) => (v: Value) => fitsIntegerColumn(v, scan.query.select[col].expr.type);
+  keys = keys.filter(fits(column));
+  extra = extra.map((x) => ({ column: x.column, keys: x.keys.filter(fits(x.column)) }));
   report.keys += keys.length;
   if (keys.length === 0) return;
   const caps = scan.connector.capabilities();
@@ -122,4 +126,19 @@ export async function* mergeBounded(factories: readonly (() => AsyncIterable<Row
     for (const w of waitingProducers.splice(0)) w();
     await Promise.all([...open].map((it) => it.return?.(undefined).catch(() => undefined)));
   }
+}
+
+const INTEGER_RANGE: Readonly<Partial<Record<string, readonly [bigint, bigint]>>> = {
+  int16: [-(2n ** 15n), 2n ** 15n - 1n],
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+};
+
+/** Whether an integer key value lies in the range of an integer column type (other types: always). */
+export function fitsIntegerColumn(value: Value, type: JType): boolean {
+  const range = INTEGER_RANGE[type.kind];
+  if (!range || (typeof value !== 'bigint' && typeof value !== 'number')) return true;
+  if (typeof value === 'number' && !Number.isInteger(value)) return false;
+  const v = BigInt(value);
+  return v >= range[0] && v <= range[1];
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fire } from '../rule-test-helper.js';
-import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, param, remote, sources } from '../test-support.js';
+import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, param, parseType, remote, sources } from '../test-support.js';
 import { chooseJoinStrategy } from './choose-join-strategy.js';
 
 function join(smallRows: number, keyType = 'int64') {
@@ -41,6 +41,20 @@ describe('choose-join-strategy', () => {
         Remote dbB [c_custkey#1]
           Scan dbB.public.customer AS customer [c_custkey#1]"
     `);
+  });
+
+  it('asks by key through a widening integer cast (an int32 column meeting an int64 key), not through a narrowing one', () => {
+    const b = new PlanBuilder();
+    const p = b.scan('dbC', 'part', { p_partkey: 'int64' }, 100);
+    const l = b.scan('dbA', 'lineitem', { l_partkey: 'int32' }, 600_000);
+    const widened = { kind: 'cast' as const, expr: col(l, 'l_partkey'), type: parseType('int64') };
+    const j = b.join('inner', remote(l), remote(p), eq(widened, col(p, 'p_partkey')));
+    expect(fire(chooseJoinStrategy, j, sources({ dbA: PG_CAPS, dbC: PG_CAPS }))).toContain(
+      'strategy=dependent(driver=right, maxInList=1000, parallel=4)',
+    );
+    const narrowed = { kind: 'cast' as const, expr: col(p, 'p_partkey'), type: parseType('int32') };
+    const k = b.join('inner', remote(l), remote(p), eq(col(l, 'l_partkey'), narrowed));
+    expect(fire(chooseJoinStrategy, k, sources({ dbA: PG_CAPS, dbC: PG_CAPS }))).toContain('strategy=nested-loop');
   });
 
   it('does not fire on a join that has a strategy', () => {

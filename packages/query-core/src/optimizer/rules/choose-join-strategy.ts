@@ -1,6 +1,6 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { conjuncts, fieldIds, isConstant, sameType } from '../exprs.js';
+import { conjuncts, fieldIds, isConstant, isInteger, keyColumn, sameType } from '../exprs.js';
 import { estimateRows } from '../stats.js';
 import { knownPredicates } from './infer-predicates-through-join-keys.js';
 
@@ -26,9 +26,11 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
   const left = fieldIds(node.left);
   const keys: { l: number; r: number; type: Extract<LogicalPlan, { kind: 'Scan' }>['fields'][number]['type'] }[] = [];
   for (const c of node.condition ? conjuncts(node.condition) : []) {
-    if (c.kind !== 'call' || c.fn !== 'eq' || c.args[0].kind !== 'ref' || c.args[1].kind !== 'ref') continue;
-    const [a, b] = c.args;
-    if (!sameType(a.type, b.type)) continue;
+    if (c.kind !== 'call' || c.fn !== 'eq') continue;
+    // a column cast to a wider integer to meet the other side's key still restricts by IN lists
+    const [a, b] = c.args.map(keyColumn);
+    if (!a || !b) continue;
+    if (!sameType(a.type, b.type) && !(isInteger(a.type) && isInteger(b.type))) continue;
     keys.push(left.has(a.id) ? { l: a.id, r: b.id, type: a.type } : { l: b.id, r: a.id, type: a.type });
   }
   if (keys.length === 0) return { ...node, strategy: { kind: 'nested-loop' } };
