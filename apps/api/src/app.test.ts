@@ -261,6 +261,7 @@ describe('auth', () => {
     });
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await h.app.records.flush(); // audit rows are written in batches
     const failures = await h.meta.db.auditLog.count({ where: { action: 'auth.login_failed', target: 'viewer' } });
     expect(failures).toBe(5);
   });

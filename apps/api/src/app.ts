@@ -18,13 +18,17 @@ import authPlugin, { CSRF_COOKIE, CSRF_HEADER } from './plugins/auth.js';
 import cryptoPlugin from './plugins/crypto.js';
 import dbPlugin from './plugins/db.js';
 import enginePlugin from './plugins/engine.js';
+import principalsPlugin from './plugins/principals.js';
+import recordsPlugin from './plugins/records.js';
 import adminRoutes from './routes/admin.js';
 import authRoutes from './routes/auth.js';
 import catalogRoutes from './routes/catalog.js';
+import limitRoutes from './routes/limits.js';
 import queryRoutes from './routes/query.js';
 import savedRoutes from './routes/saved.js';
 import sourceRoutes from './routes/sources.js';
 import viewRoutes from './routes/views.js';
+import type { RecordWriterOptions } from './lib/record-writer.js';
 import { DEFAULT_LIMITS, type ConnectorFactory, type EngineFactory, type JunctionLimits } from './services/junction.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -43,6 +47,8 @@ export interface AppOptions {
   bodyLimit?: number;
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean;
+  /** how query history and audit rows are batched (tests slow it down to see it) */
+  records?: RecordWriterOptions;
 }
 
 const API_DESCRIPTION = `Junction's REST API. Every route is under /api/v1.
@@ -56,8 +62,10 @@ send the header \`${CSRF_HEADER}\` whose value is the CSRF token: it is in the l
 
 Errors: \`{code, kind, message, position?, details?}\`; kind decides the status: user 400, auth 401,
 forbidden 403, not_found 404, conflict 409, unsupported 422, cancelled 499, internal 500, external 502,
-resources 503 (with Retry-After), timeout 504. Running more
-queries at once than one user may is 429 Too Many Requests (code user_concurrency_limit, with Retry-After). A validation error names the field in details.field.`;
+resources 503 (with Retry-After), timeout 504. A query over its caller's concurrency limit (the
+token's, the user's, the role's or the default; see /api/v1/limits) waits in a bounded queue and, if no
+slot frees in time, is refused with 429 Too Many Requests (code user_concurrency_limit, with
+Retry-After). A validation error names the field in details.field.`;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -151,6 +159,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // app plugins
   await app.register(dbPlugin, { db: opts.db });
   await app.register(cryptoPlugin, { secretKey: opts.secretKey });
+  await app.register(recordsPlugin, { options: opts.records });
+  await app.register(principalsPlugin);
   await app.register(authPlugin);
   // after the auth plugin's hook has found the caller, before the body is parsed or validated
   app.addHook('onRequest', checkRouteAccess(app));
@@ -176,6 +186,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       );
       await api.register(authRoutes);
       await api.register(adminRoutes);
+      await api.register(limitRoutes);
       await api.register(sourceRoutes);
       await api.register(catalogRoutes);
       await api.register(queryRoutes);

@@ -89,6 +89,7 @@ export async function registerDemo(
       }
     }
   }
+  app.junction.invalidateAccess();
   // examples follow the workload: a renamed or changed one replaces what an earlier version saved
   const examples = demoExamples(sf);
   await app.db.savedQuery.deleteMany({ where: { example: true, name: { notIn: examples.map((e) => e.name) } } });

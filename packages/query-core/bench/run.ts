@@ -1,5 +1,6 @@
 /**
  * npm run bench -- [--sf 1] [--runs 5] [--h-seconds 10] [--skip-load] [--only A,B,H] [--no-check]
+ *                   [--rest [--rss-seconds 60]]
  *
  * The JDV benchmark (@junction/tpch's workload/jdv): queries A–F single-user (the first run,
  * then the median of N warm runs), H at 1, 4 and 16 concurrent clients (a random c_custkey per
@@ -12,6 +13,10 @@
  * Data comes from @junction/tpch's loader into databases of the benchmark's own
  * (jbench_<sf>_a … _d, jbench_<sf>_direct), so tests loading the shared demo databases
  * never disturb it; a target already loaded at this scale is skipped.
+ * --rest adds the REST API, as a program embedding Junction uses it (apps/api/bench/rest.ts:
+ * the real server in a child process, a Bearer token, keep-alive HTTP, JSON and NDJSON), to
+ * A–F and H in the same run, with H's p50/p99 and errors; --rss-seconds then runs H × 16
+ * through REST for that long and reports the server's peak RSS.
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -34,6 +39,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     check: { type: 'boolean', default: true },
+    rest: { type: 'boolean', default: false },
+    'rss-seconds': { type: 'string', default: '0' },
   },
   allowNegative: true,
 });
@@ -254,6 +261,27 @@ async function main(): Promise<void> {
       ]);
       out(`${clients} | ${d.toFixed(1)} | ${s.toFixed(1)} | ${(s / d).toFixed(2)} | ${f.toFixed(1)} | ${(f / d).toFixed(2)}`);
     }
+  }
+
+  if (args.rest) {
+    // loaded only for --rest: it starts the API server (apps/api/bench/rest.ts)
+    const { restSection } = await import('../../../apps/api/bench/rest.js');
+    out('');
+    await restSection({
+      sf,
+      runs,
+      hSeconds,
+      rssSeconds: Number(args['rss-seconds']),
+      want,
+      out,
+      workload,
+      sqlOf,
+      singleSql,
+      placement: Object.fromEntries(Object.entries(placement).map(([t, url]) => [t, [url, dbName(t)]])),
+      direct: (q, sql, params) => direct(q, sql, params),
+      fed: (sql, params) => drain(fed, sql, params),
+      single: (sql, params) => drain(single, sql, params),
+    });
   }
 
   if (want('G')) {

@@ -5,6 +5,13 @@ import type { ExplainNode } from './explain/explain-node.js';
 export interface AccessPolicy {
   canReadSource(source: string): boolean;
   canReadView(schema: string, view: string): boolean;
+  /**
+   * Names the decisions: two policies with the same key decide every source and view alike.
+   * With a key, a plan bound under this policy is cached and reused by later queries of the same
+   * SQL under the same key (a server answers one caller's repeated statement without parsing
+   * and binding it again); without one, every query binds afresh.
+   */
+  readonly key?: string;
 }
 
 export interface EngineOptions {

@@ -48,6 +48,29 @@ afterAll(async () => {
 });
 
 describe('Engine', () => {
+  it('reuses a plan bound under an access policy only under a policy with the same key', async () => {
+    let checks = 0;
+    const policy = (key: string | undefined, allowed: boolean) => ({
+      ...(key !== undefined ? { key } : {}),
+      canReadSource: () => (checks++, allowed),
+      canReadView: () => allowed,
+    });
+    const sql = 'SELECT c_name FROM pg.customer WHERE c_id = 2';
+    expect(await rows(sql, [], { access: policy('k1', true) })).toEqual([['bob']]);
+    const bound = checks;
+    expect(bound).toBeGreaterThan(0);
+    // same key: the cached plan, no second bind
+    expect(await rows(sql, [], { access: policy('k1', true) })).toEqual([['bob']]);
+    expect(checks).toBe(bound);
+    // another key binds afresh, so a policy that denies is asked and denies
+    await expect(rows(sql, [], { access: policy('k2', false) })).rejects.toMatchObject({ kind: 'forbidden' });
+    // no key: never cached
+    const before = checks;
+    await rows(sql, [], { access: policy(undefined, true) });
+    await rows(sql, [], { access: policy(undefined, true) });
+    expect(checks).toBe(before + 2 * bound);
+  });
+
   it('joins across PostgreSQL and MariaDB', async () => {
     expect(await rows(`SELECT c_name, n_name FROM pg.customer JOIN my.nation ON c_nation = n_id ORDER BY c_name`)).toEqual([
       ['ann', 'FRANCE'],

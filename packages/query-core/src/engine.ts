@@ -171,9 +171,11 @@ export class Engine {
   /** Parse, bind and optimize, or reuse the plan of an earlier run of the same SQL. */
   private prepare(sql: string, options: QueryOptions): Prepared {
     const pushdown = options.pushdown ?? true;
-    // an access policy is checked while binding, so such queries always bind afresh
-    const cacheable = options.access === undefined;
-    const key = `${this.version}\u0000${pushdown ? 1 : 0}\u0000${(options.searchPath ?? []).join('\u0001')}\u0000${sql}`;
+    // an access policy is checked while binding: a plan is reused only under a policy that
+    // decides alike (the same key), otherwise such queries bind afresh
+    const access = options.access;
+    const cacheable = access === undefined || access.key !== undefined;
+    const key = `${this.version}\u0000${pushdown ? 1 : 0}\u0000${access ? `\u0002${access.key}` : ''}\u0000${(options.searchPath ?? []).join('\u0001')}\u0000${sql}`;
     if (cacheable) {
       const hit = this.cache.get(key);
       if (hit) {

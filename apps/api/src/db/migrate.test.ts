@@ -43,6 +43,8 @@ async function exerciseAllModels(m: OpenedDb): Promise<void> {
   });
   await db.auditLog.create({ data: { id: 'a1', action: 'source.create', target: 'dbA' } });
   await db.benchmarkRun.create({ data: { id: 'b1', name: 'run', results: '{}' } });
+  await db.concurrencyLimit.create({ data: { id: 'l1', scope: 'token', subject: 't1', maxConcurrent: 16 } });
+  await expect(db.concurrencyLimit.create({ data: { id: 'l2', scope: 'token', subject: 't1' } })).rejects.toThrow();
   // cascades declared in the schema are in the SQL
   await db.user.delete({ where: { id: 'u1' } });
   expect(await db.session.count()).toBe(0);

@@ -89,7 +89,8 @@ export default fp(
       if (auth !== undefined) {
         const m = /^Bearer\s+(\S+)$/i.exec(auth);
         if (!m) throw unauthenticated('The Authorization header must be "Bearer <token>".');
-        const token = await app.db.apiToken.findUnique({ where: { tokenHash: sha256(m[1]) }, include: { user: true } });
+        // cached for at most half a second, forgotten at once on revoke (lib/principal-cache.ts)
+        const token = await app.principals.token(sha256(m[1]));
         if (!token || token.revokedAt || token.user.disabled)
           throw unauthenticated('This API token is unknown, revoked, or its user is disabled.');
         const scopes = JSON.parse(token.scopes) as Permission[];
@@ -104,13 +105,14 @@ export default fp(
         };
         // lastUsedAt at most once a minute per token keeps reads cheap
         if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > 60_000) {
-          await app.db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date() } });
+          token.lastUsedAt = new Date(); // the cached copy too, or every request would write until it expires
+          await app.db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: token.lastUsedAt } });
         }
         return;
       }
       const cookie = request.cookies[SESSION_COOKIE];
       if (!cookie) return;
-      const session = await app.db.session.findUnique({ where: { id: sha256(cookie) }, include: { user: true } });
+      const session = await app.principals.session(sha256(cookie));
       if (!session || session.expiresAt.getTime() < Date.now() || session.user.disabled) return;
       const role = session.user.role as Role;
       request.principal = {
@@ -180,19 +182,18 @@ export default fp(
     app.decorate(
       'audit',
       async (request: FastifyRequest, action: string, target?: string | null, details?: Record<string, unknown>) => {
-        await app.db.auditLog.create({
-          data: {
-            id: randomUUID(),
-            actorId: request.principal?.userId ?? null,
-            actorName: request.principal?.username ?? null,
-            action,
-            target: target ?? null,
-            details: details ? JSON.stringify(details) : null,
-            ip: request.ip,
-          },
+        // batched off the request path (plugins/records.ts); GET /audit flushes before it reads
+        await app.records.audit({
+          id: randomUUID(),
+          actorId: request.principal?.userId ?? null,
+          actorName: request.principal?.username ?? null,
+          action,
+          target: target ?? null,
+          details: details ? JSON.stringify(details) : null,
+          ip: request.ip,
         });
       },
     );
   },
-  { name: 'auth', dependencies: ['db'] },
+  { name: 'auth', dependencies: ['db', 'records', 'principals'] },
 );

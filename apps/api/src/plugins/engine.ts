@@ -23,6 +23,10 @@ export default fp<EnginePluginOptions>(
     const service = new JunctionService(app.db, app.secrets, opts.limits, opts.engineFactory, opts.connectorFactory);
     service.log = app.log;
     app.decorate('junction', service);
+    // stored limits (lib/limits.ts) apply from the first request
+    app.addHook('onReady', async () => {
+      await service.limitStore.load();
+    });
     app.addHook('onClose', async () => {
       await service.close();
     });

@@ -125,6 +125,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       });
       // a changed password or a disabled account ends every session of that user
       if (password || disabled) await app.db.session.deleteMany({ where: { userId: user.id } });
+      app.principals.forgetUser(user.id); // cached tokens and sessions carry the old role and flags
       await app.audit(request, 'user.update', user.username, {
         ...(role ? { role } : {}),
         ...(disabled !== undefined ? { disabled } : {}),
@@ -141,8 +142,15 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       const user = await app.db.user.findUnique({ where: { id: request.params.id } });
       if (!user) throw notFound('user', request.params.id);
       if (user.id === request.principal!.userId) throw forbidden('You cannot delete yourself.');
+      const tokens = await app.db.apiToken.findMany({ where: { userId: user.id }, select: { id: true } });
       await app.db.user.delete({ where: { id: user.id } });
+      await app.junction.limitStore.forgetUser(
+        user.id,
+        tokens.map((t) => t.id),
+      );
+      app.principals.forgetUser(user.id);
       await app.db.grant.deleteMany({ where: { userId: user.id } });
+      app.junction.invalidateAccess();
       await app.audit(request, 'user.delete', user.username);
       return { ok: true };
     },
@@ -191,6 +199,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           privilege: b.privilege ?? 'read',
         },
       });
+      app.junction.invalidateAccess();
       await app.audit(request, 'grant.create', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
         role: g.role,
         userId: g.userId,
@@ -208,6 +217,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       const g = await app.db.grant.findUnique({ where: { id: request.params.id } });
       if (!g) throw notFound('grant', request.params.id);
       await app.db.grant.delete({ where: { id: g.id } });
+      app.junction.invalidateAccess();
       await app.audit(request, 'grant.delete', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
         role: g.role,
         userId: g.userId,
@@ -228,8 +238,9 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(AuditEntry), ...errors() },
       },
     },
-    async (request) =>
-      (
+    async (request) => {
+      await app.records.flush(); // rows still waiting in the writer are part of the log
+      return (
         await app.db.auditLog.findMany({
           where: request.query.action ? { action: request.query.action } : {},
           orderBy: { createdAt: 'desc' },
@@ -243,7 +254,8 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         details: a.details ? JSON.parse(a.details) : null,
         ip: a.ip,
         createdAt: a.createdAt.toISOString(),
-      })),
+      }));
+    },
   );
 
   // Tokens belong to their creator; any role may create one, capped by its own permissions.
@@ -319,6 +331,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       // another user's token: only with the admin permission (an admin's read-scoped token may not)
       if (!t || (t.userId !== p.userId && !p.permissions.has('admin'))) throw notFound('token', request.params.id);
       await app.db.apiToken.update({ where: { id: t.id }, data: { revokedAt: t.revokedAt ?? new Date() } });
+      app.principals.forgetToken(t.id);
       await app.audit(request, 'token.revoke', t.name);
       return { ok: true };
     },

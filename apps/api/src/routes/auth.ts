@@ -51,13 +51,14 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
       const ok = await verifyPassword(password, user?.passwordHash ?? dummyHash);
       if (!user || !ok || user.disabled) {
         throttle.fail(key);
-        await app.db.auditLog.create({
-          data: {
-            id: crypto.randomUUID(),
-            action: 'auth.login_failed',
-            target: username.slice(0, 100),
-            ip: request.ip,
-          },
+        await app.records.audit({
+          id: crypto.randomUUID(),
+          actorId: null,
+          actorName: null,
+          action: 'auth.login_failed',
+          target: username.slice(0, 100),
+          details: null,
+          ip: request.ip,
         });
         return reply
           .status(401)
@@ -81,7 +82,10 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
     { schema: { tags: ['auth'], summary: 'End the session', response: { 200: Ok, ...errors() } } },
     async (request, reply) => {
       const cookie = request.cookies[SESSION_COOKIE];
-      if (cookie) await app.db.session.deleteMany({ where: { id: sha256(cookie) } });
+      if (cookie) {
+        await app.db.session.deleteMany({ where: { id: sha256(cookie) } });
+        app.principals.forgetSession(sha256(cookie));
+      }
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       reply.clearCookie(CSRF_COOKIE, { path: '/' });
       return { ok: true };

@@ -305,7 +305,8 @@ describe('POST /query', () => {
   });
 
   it('per-user concurrency limit', async () => {
-    const tight = await startHarness({ limits: { perUser: 1 } });
+    // no queue for the principal: the second is refused at once (routes/limits.test.ts covers waiting)
+    const tight = await startHarness({ limits: { perUser: 1, perUserQueued: 0 } });
     try {
       await tight.as('admin', {
         method: 'POST',

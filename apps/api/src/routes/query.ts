@@ -116,21 +116,18 @@ export async function runQuery(
   const queryId = input.queryId ?? randomUUID();
   const started = Date.now();
   const record = async (status: string, rows: number | null, errorCode: string | null) => {
-    await app.db.queryHistory
-      .create({
-        data: {
-          id: randomUUID(),
-          userId: p.userId,
-          queryId,
-          sql: input.sql,
-          params: input.params ? JSON.stringify(input.params) : null,
-          status,
-          rows,
-          elapsedMs: Date.now() - started,
-          errorCode,
-        },
-      })
-      .catch((e) => request.log.warn({ err: e }, 'could not record query history'));
+    // batched off the request path (plugins/records.ts): the reply does not wait for the metadata database
+    await app.records.history({
+      id: randomUUID(),
+      userId: p.userId,
+      queryId,
+      sql: input.sql,
+      params: input.params ? JSON.stringify(input.params) : null,
+      status,
+      rows,
+      elapsedMs: Date.now() - started,
+      errorCode,
+    });
   };
 
   const maxRows = ndjson
@@ -303,8 +300,9 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(History), ...errors() },
       },
     },
-    async (request) =>
-      (
+    async (request) => {
+      await app.records.flush(); // your latest queries may still wait in the writer
+      return (
         await app.db.queryHistory.findMany({
           where: { userId: request.principal!.userId },
           orderBy: { createdAt: 'desc' },
@@ -320,7 +318,8 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         elapsedMs: h.elapsedMs,
         errorCode: h.errorCode,
         createdAt: h.createdAt.toISOString(),
-      })),
+      }));
+    },
   );
 
   app.delete(
@@ -333,6 +332,7 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
+      await app.records.flush(); // else rows still waiting would come back after the clear
       await app.db.queryHistory.deleteMany({ where: { userId: request.principal!.userId } });
       return { ok: true };
     },

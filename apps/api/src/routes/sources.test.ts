@@ -225,6 +225,7 @@ describe('sources', () => {
   });
 
   it('never wrote a password into logs or the audit log', async () => {
+    await h.app.records.flush(); // audit rows are written in batches
     const audit = JSON.stringify(await h.meta.db.auditLog.findMany());
     expect(audit).toContain('source.create');
     for (const secret of [SECRET, NEW_SECRET]) {

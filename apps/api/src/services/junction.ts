@@ -24,6 +24,7 @@ import type {
 import type { Db } from '../db/client.js';
 import type { Source } from '../generated/prisma/client.js';
 import { Admission, type AdmissionLimits } from '../lib/admission.js';
+import { LimitStore } from '../lib/limits.js';
 import { notFound } from '../lib/errors.js';
 import type { SecretBox } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
@@ -66,6 +67,8 @@ export const DEFAULT_LIMITS: JunctionLimits = {
   maxQueued: 32,
   queueTimeoutMs: 10_000,
   perUser: 4,
+  perUserQueued: 16,
+  perUserQueueTimeoutMs: 5_000,
   memoryBudgetBytes: 256 * 1024 * 1024,
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: 60 * 60_000,
@@ -92,6 +95,9 @@ export interface RunningQuery {
   cancel(reason?: string): void;
 }
 
+/** how long an access policy read from the grants is reused for the same caller */
+const POLICY_TTL_MS = 500;
+
 /** Error codes that mean the source could not be reached at all (not that a statement failed on it). */
 const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['source_unavailable']);
 
@@ -112,8 +118,14 @@ interface Live {
  */
 export class JunctionService {
   readonly admission: Admission;
+  /** the limits an admin set through the API over the environment's defaults (lib/limits.ts) */
+  readonly limitStore: LimitStore;
   readonly running = new Map<string, RunningQuery>();
   readonly #live = new Map<string, Live>();
+  /** access policies of recent callers (accessPolicy) */
+  readonly #policies = new Map<string, { at: number; policy: Promise<AccessPolicy> }>();
+  /** when a query last reported each source reachable (noteSourcesReached) */
+  readonly #reachedAt = new Map<string, number>();
   #engine: EngineLike | undefined;
   /** set by the engine plugin to the app's logger */
   log: BackgroundLog = { error: () => undefined };
@@ -126,6 +138,8 @@ export class JunctionService {
     readonly connectorFactory: ConnectorFactory = defaultConnectorFactory,
   ) {
     this.admission = new Admission(limits);
+    this.limitStore = new LimitStore(db, limits);
+    this.limitStore.onServerChange = (l) => this.admission.setServer(l);
   }
 
   async engine(): Promise<EngineLike> {
@@ -232,6 +246,7 @@ export class JunctionService {
       await (
         await this.engine()
       ).addSource({ name: row.name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+      this.invalidateAccess();
       return row;
     } catch (e) {
       this.#live.delete(input.name);
@@ -290,6 +305,7 @@ export class JunctionService {
 
   async #swap(name: string, live: Live): Promise<void> {
     const engine = await this.engine();
+    this.invalidateAccess();
     const old = this.#live.get(name);
     if (old) await engine.removeSource(name);
     this.#live.set(name, live);
@@ -307,6 +323,7 @@ export class JunctionService {
     }
     await this.db.source.delete({ where: { id: row.id } });
     await this.db.grant.deleteMany({ where: { sourceName: row.name } });
+    this.invalidateAccess();
     return row;
   }
 
@@ -347,9 +364,34 @@ export class JunctionService {
     return updated;
   }
 
-  /** Grants decide per source and per view; an admin may read everything. Loaded once per query. */
+  /**
+   * Grants decide per source and per view; an admin may read everything. Loaded once per query.
+   * The policy's key names its decisions (engine plans bound under one key are reused under it,
+   * instead of parsing and binding every query again): 'all' for admins, else the granted
+   * sources and views and the views derived from them.
+   */
   async accessPolicy(p: Principal): Promise<AccessPolicy> {
-    if (p.role === 'admin') return { canReadSource: () => true, canReadView: () => true };
+    if (p.role === 'admin') return { key: 'all', canReadSource: () => true, canReadView: () => true };
+    // Kept for POLICY_TTL_MS per caller, so a program's stream of queries does not read the
+    // grants (and, for designers, plan every stored view) before each one. Changing grants,
+    // views or sources forgets them at once (invalidateAccess); another server sharing the
+    // metadata database sees a grant change within the TTL.
+    const key = `${p.role}\u0000${p.userId}\u0000${p.permissions.has('design') ? 'd' : ''}`;
+    const hit = this.#policies.get(key);
+    if (hit && Date.now() - hit.at < POLICY_TTL_MS) return hit.policy;
+    if (this.#policies.size >= 10_000) this.#policies.clear();
+    const policy = this.#loadPolicy(p);
+    this.#policies.set(key, { at: Date.now(), policy });
+    policy.catch(() => this.#policies.delete(key));
+    return policy;
+  }
+
+  /** After grants, views or sources changed: the next query of everyone reads them again. */
+  invalidateAccess(): void {
+    this.#policies.clear();
+  }
+
+  async #loadPolicy(p: Principal): Promise<AccessPolicy> {
     const grants = await this.db.grant.findMany({ where: { OR: [{ role: p.role }, { userId: p.userId }] } });
     const sources = new Set(grants.filter((g) => g.sourceName).map((g) => g.sourceName as string));
     const views = new Set(grants.filter((g) => g.viewSchema).map((g) => `${g.viewSchema}.${g.viewName ?? '*'}`));
@@ -362,9 +404,10 @@ export class JunctionService {
       canReadSource: (s) => sources.has(s) || sources.has('*'),
       canReadView: (schema, view) => granted(schema, view) || derived.has(`${schema}.${view}`),
     };
-    if (!p.permissions.has('design')) return policy;
+    const keyed = () => ({ ...policy, key: JSON.stringify([[...sources].sort(), [...views].sort(), [...derived].sort()]) });
+    if (!p.permissions.has('design')) return keyed();
     const stored = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
-    if (stored.length === 0) return policy;
+    if (stored.length === 0) return keyed();
     const engine = await this.engine();
     for (const v of stored) {
       if (granted(v.schema.name, v.name)) continue;
@@ -375,7 +418,7 @@ export class JunctionService {
         // not readable with these grants (or broken): stays denied
       }
     }
-    return policy;
+    return keyed();
   }
 
   /**
@@ -387,7 +430,7 @@ export class JunctionService {
     sql: string,
     opts: { params?: unknown[]; timeoutMs?: number; maxRows?: number; queryId?: string; signal: AbortSignal },
   ): Promise<{ id: string; result: QueryResult; release: () => void }> {
-    const release = await this.admission.acquire(p.userId);
+    const release = await this.admission.acquire(this.limitStore.bucketOf(p), opts.signal);
     const id = opts.queryId ?? randomUUID();
     try {
       if (this.running.has(id))
@@ -453,22 +496,29 @@ export class JunctionService {
     if (!isJunctionError(e) || e.kind !== 'external' || !UNREACHABLE_CODES.has(e.code)) return;
     const source = e.details?.source;
     if (typeof source !== 'string') return;
+    this.#reachedAt.delete(source);
     void this.db.source
       .updateMany({ where: { name: source }, data: { status: 'offline', statusMessage: e.message } })
       .catch((err: unknown) => this.log.error({ err, source }, 'could not mark source offline'));
   }
 
-  /** Sources a query read from are reachable again: offline ones go back online, in the background. */
+  /**
+   * Sources a query read from are reachable again: offline ones go back online, in the background.
+   * At most one such write per source per second: every query would otherwise cost a metadata
+   * UPDATE. A source this server marked offline is written back at its next success.
+   */
   noteSourcesReached(names: readonly string[]): void {
-    const unique = [...new Set(names)];
+    const now = Date.now();
+    const unique = [...new Set(names)].filter((n) => !(now - (this.#reachedAt.get(n) ?? -Infinity) < 1000));
     if (unique.length === 0) return;
+    for (const n of unique) this.#reachedAt.set(n, now);
     void this.db.source
       .updateMany({ where: { name: { in: unique }, status: 'offline' }, data: { status: 'online', statusMessage: null } })
       .catch((err: unknown) => this.log.error({ err, sources: unique }, 'could not mark sources online'));
   }
 
   async explain(p: Principal, sql: string, opts: { params?: unknown[]; analyze?: boolean }): Promise<ExplainResult> {
-    const release = await this.admission.acquire(p.userId);
+    const release = await this.admission.acquire(this.limitStore.bucketOf(p));
     try {
       const access = await this.accessPolicy(p);
       return await (
@@ -489,6 +539,7 @@ export class JunctionService {
 
   /** Asks the engine to plan the view; returns its output columns when the engine reports them. */
   async setView(schema: string, name: string, sql: string): Promise<readonly ColumnMeta[] | undefined> {
+    this.invalidateAccess();
     const out = (await (await this.engine()).setView({ schema, name, sql })) as
       { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
     if (Array.isArray(out)) return out as readonly ColumnMeta[];
@@ -501,6 +552,7 @@ export class JunctionService {
   }
 
   async dropView(schema: string, name: string): Promise<void> {
+    this.invalidateAccess();
     await (await this.engine()).dropView(schema, name);
   }
 

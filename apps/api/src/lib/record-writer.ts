@@ -1,0 +1,160 @@
+import type { Db } from '../db/client.js';
+
+export interface HistoryRow {
+  id: string;
+  userId: string;
+  queryId: string;
+  sql: string;
+  params: string | null;
+  status: string;
+  rows: number | null;
+  elapsedMs: number | null;
+  errorCode: string | null;
+  createdAt: Date;
+}
+
+export interface AuditRow {
+  id: string;
+  actorId: string | null;
+  actorName: string | null;
+  action: string;
+  target: string | null;
+  details: string | null;
+  ip: string | null;
+  createdAt: Date;
+}
+
+export interface RecordWriterOptions {
+  /** rows waiting at most this long before a write starts */
+  readonly flushDelayMs?: number;
+  /** a write starts at once when this many rows wait; also the size of one insert */
+  readonly batchSize?: number;
+  /** rows that may wait in memory; beyond it add() waits for the database (backpressure, nothing dropped) */
+  readonly maxPending?: number;
+}
+
+interface Log {
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * Query history and audit rows, written off the request path: a reply no longer waits for the
+ * metadata database. Rows wait in memory for at most `flushDelayMs` (or until `batchSize` of
+ * them wait) and go in with one multi-row insert per table, one write at a time so the metadata
+ * database sees a bounded load. The buffer is bounded: past `maxPending`, add() waits until a
+ * write has made room, so a slow database slows requests down rather than losing rows or
+ * growing memory without end. close() writes what is left; the server calls it on a clean stop
+ * (Fastify's onClose) before the database is closed. After close(), rows are written at once.
+ *
+ * createdAt is taken when the row is added, not when it is written, so history keeps the order
+ * queries finished in.
+ */
+export class RecordWriter {
+  readonly #history: HistoryRow[] = [];
+  readonly #audit: AuditRow[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #writing: Promise<void> | undefined;
+  #closed = false;
+  readonly #room: (() => void)[] = [];
+  readonly flushDelayMs: number;
+  readonly batchSize: number;
+  readonly maxPending: number;
+
+  constructor(
+    readonly db: Db,
+    readonly log: Log,
+    opts: RecordWriterOptions = {},
+  ) {
+    this.flushDelayMs = opts.flushDelayMs ?? 50;
+    this.batchSize = opts.batchSize ?? 500;
+    this.maxPending = opts.maxPending ?? 10_000;
+  }
+
+  get pending(): number {
+    return this.#history.length + this.#audit.length;
+  }
+
+  history(row: Omit<HistoryRow, 'createdAt'> & { createdAt?: Date }): Promise<void> {
+    return this.#add(this.#history, { ...row, createdAt: row.createdAt ?? new Date() });
+  }
+
+  audit(row: Omit<AuditRow, 'createdAt'> & { createdAt?: Date }): Promise<void> {
+    return this.#add(this.#audit, { ...row, createdAt: row.createdAt ?? new Date() });
+  }
+
+  async #add<T>(queue: T[], row: T): Promise<void> {
+    if (this.#closed) {
+      queue.push(row);
+      await this.flush();
+      return;
+    }
+    while (this.pending >= this.maxPending) {
+      this.#schedule(0);
+      await new Promise<void>((resolve) => this.#room.push(resolve));
+    }
+    queue.push(row);
+    this.#schedule(this.pending >= this.batchSize ? 0 : this.flushDelayMs);
+  }
+
+  #schedule(delay: number): void {
+    if (this.#writing) return; // the running write reschedules when it is done
+    if (this.#timer && delay > 0) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#drain();
+    }, delay);
+    // a pending write never keeps a process alive on its own; close() writes the rest
+    this.#timer.unref();
+  }
+
+  /** Writes until nothing waits; one drain at a time. */
+  #drain(): Promise<void> {
+    this.#writing ??= (async () => {
+      try {
+        while (this.pending > 0) {
+          const history = this.#history.splice(0, this.batchSize);
+          const audit = this.#audit.splice(0, this.batchSize);
+          if (history.length) await this.#write('queryHistory', history);
+          if (audit.length) await this.#write('auditLog', audit);
+          for (const wake of this.#room.splice(0)) wake();
+        }
+      } finally {
+        this.#writing = undefined;
+      }
+    })();
+    return this.#writing;
+  }
+
+  async #write(table: 'queryHistory' | 'auditLog', rows: (HistoryRow | AuditRow)[]): Promise<void> {
+    const model = this.db[table] as unknown as {
+      createMany(args: { data: unknown[] }): Promise<unknown>;
+      create(args: { data: unknown }): Promise<unknown>;
+    };
+    try {
+      await model.createMany({ data: rows });
+    } catch {
+      // one bad row (a history row of a user deleted meanwhile) must not take the batch with it
+      for (const row of rows) {
+        await model
+          .create({ data: row })
+          .catch((err: unknown) => this.log.warn({ err, table }, `could not record a ${table} row`));
+      }
+    }
+  }
+
+  /** Resolves when every row added so far is in the database (reads that must see them call this first). */
+  async flush(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    while (this.pending > 0 || this.#writing) await this.#drain();
+  }
+
+  /** Writes what is left; later rows are written as they come. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.flush();
+  }
+}

@@ -1,0 +1,13 @@
+-- CreateTable
+CREATE TABLE "ConcurrencyLimit" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "scope" TEXT NOT NULL,
+    "subject" TEXT NOT NULL,
+    "maxConcurrent" INTEGER,
+    "maxQueued" INTEGER,
+    "queueTimeoutMs" INTEGER,
+    "updatedAt" DATETIME NOT NULL
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ConcurrencyLimit_scope_subject_key" ON "ConcurrencyLimit"("scope", "subject");
