@@ -39,6 +39,14 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'DELETE /api/v1/grants/:id': 'admin',
   'GET /api/v1/audit': 'admin',
 
+  // concurrency limits: what your own requests get; settings are the admin's
+  'GET /api/v1/limits/mine': 'signed-in',
+  'GET /api/v1/limits': 'admin',
+  'PUT /api/v1/limits/server': 'admin',
+  'DELETE /api/v1/limits/server': 'admin',
+  'PUT /api/v1/limits/:scope/:subject': 'admin',
+  'DELETE /api/v1/limits/:scope/:subject': 'admin',
+
   // sources: listing and detail filtered by grants
   'GET /api/v1/sources': 'read',
   'GET /api/v1/sources/:id': 'read',
