@@ -4,6 +4,7 @@ import type { SourceConfig } from '@junction/connectors';
 import { buildApp } from './app.js';
 import { ensureAdmin, registerDemo } from './bootstrap.js';
 import { openMetadata } from './db/client.js';
+import { limitsFromEnv } from './lib/env-limits.js';
 import { loadSecretKey } from './lib/secrets.js';
 
 // Entry point: `node --import tsx apps/api/src/main.ts` (npm start runs it through scripts/start.mjs).
@@ -19,6 +20,7 @@ const meta = await openMetadata({
 const app = await buildApp({
   db: meta.db,
   secretKey: loadSecretKey(dataDir),
+  limits: limitsFromEnv(),
   trustProxy: process.env.JUNCTION_TRUST_PROXY === '1',
   corsOrigins: process.env.JUNCTION_CORS_ORIGINS ? process.env.JUNCTION_CORS_ORIGINS.split(',') : undefined,
   logger: {

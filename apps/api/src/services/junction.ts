@@ -25,6 +25,7 @@ import type { Db } from '../db/client.js';
 import type { Source } from '../generated/prisma/client.js';
 import { Admission, type AdmissionLimits } from '../lib/admission.js';
 import { notFound } from '../lib/errors.js';
+import { SharedConnector, SourceShare } from '../lib/source-share.js';
 import type { SecretBox } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
 
@@ -59,6 +60,10 @@ export interface JunctionLimits extends AdmissionLimits {
   readonly maxTimeoutMs: number;
   /** JSON replies hold every row in memory: this caps them (NDJSON streams have no cap) */
   readonly maxRowsJson: number;
+  /** ...and this caps their size in bytes (JUNCTION_MAX_JSON_BYTES) */
+  readonly maxJsonBytes: number;
+  /** queries one source may serve at once; default half of maxConcurrent (JUNCTION_SOURCE_SHARE) */
+  readonly perSource?: number;
 }
 
 export const DEFAULT_LIMITS: JunctionLimits = {
@@ -70,6 +75,7 @@ export const DEFAULT_LIMITS: JunctionLimits = {
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: 60 * 60_000,
   maxRowsJson: 100_000,
+  maxJsonBytes: 32 * 1024 * 1024,
 };
 
 export interface SourceInput {
@@ -133,6 +139,36 @@ export class JunctionService {
     return this.#engine;
   }
 
+  /**
+   * What the engine gets for a source: the connector behind its share of the server, with its
+   * health mirrored into the source's status (degraded with the reason; back online when a
+   * statement completes on it again).
+   */
+  #shared(connector: Connector): Connector {
+    // default: half the slots (at least 2, or all when there are fewer), so a hung source leaves
+    // the other half to everyone else
+    const max = this.limits.maxConcurrent;
+    const limit = Math.max(1, this.limits.perSource ?? Math.min(max, Math.max(2, Math.ceil(max / 2))));
+    // a short wait smooths a burst on a healthy source; longer would hold global slots (see SourceShare)
+    const share = new SourceShare(connector.name, limit, Math.min(1000, this.limits.queueTimeoutMs));
+    connector.onHealth = (h) => {
+      share.health = h;
+      const name = connector.name;
+      const update =
+        h.status === 'degraded'
+          ? this.db.source.updateMany({
+              where: { name, status: { not: 'offline' } },
+              data: { status: 'degraded', statusMessage: `The source stopped answering: it ${h.reason}.` },
+            })
+          : this.db.source.updateMany({
+              where: { name, status: 'degraded' },
+              data: { status: 'online', statusMessage: null },
+            });
+      void update.catch((err: unknown) => this.log.error({ err, source: name }, 'could not record source health'));
+    };
+    return new SharedConnector(connector, share);
+  }
+
   /** Registers stored sources and views without contacting any source: a source that is down fails only its queries. */
   async start(): Promise<void> {
     const engine = await this.engine();
@@ -145,7 +181,7 @@ export class JunctionService {
           catalog: JSON.parse(row.catalog),
           semantics: row.semantics ? JSON.parse(row.semantics) : undefined,
         };
-        await engine.addSource({ name: row.name, ...live });
+        await engine.addSource({ name: row.name, ...live, connector: this.#shared(live.connector) });
         this.#live.set(row.name, live);
       } catch (e) {
         // one broken source must not keep the others (or the studio) from starting
@@ -293,7 +329,12 @@ export class JunctionService {
     const old = this.#live.get(name);
     if (old) await engine.removeSource(name);
     this.#live.set(name, live);
-    await engine.addSource({ name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+    await engine.addSource({
+      name,
+      connector: this.#shared(live.connector),
+      catalog: live.catalog,
+      semantics: live.semantics,
+    });
     if (old && old.connector !== live.connector) await old.connector.close().catch(() => undefined);
   }
 
@@ -463,7 +504,10 @@ export class JunctionService {
     const unique = [...new Set(names)];
     if (unique.length === 0) return;
     void this.db.source
-      .updateMany({ where: { name: { in: unique }, status: 'offline' }, data: { status: 'online', statusMessage: null } })
+      .updateMany({
+        where: { name: { in: unique }, status: { in: ['offline', 'degraded'] } },
+        data: { status: 'online', statusMessage: null },
+      })
       .catch((err: unknown) => this.log.error({ err, sources: unique }, 'could not mark sources online'));
   }
 
