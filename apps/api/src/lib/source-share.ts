@@ -26,8 +26,9 @@ interface Waiter {
  * statement of one query), so a query that reads the same source twice (a dependent join,
  * a prefetching join) takes one share, and cannot deadlock against itself.
  *
- * A query over its share waits only briefly (and not at all while the source is degraded):
- * a query waiting here already holds a global admission slot, so long waits would bring the
+ * A query over its share waits only while that costs nobody: briefly, not at all while the
+ * source is degraded, and no longer once another query is queued for a global slot. A query
+ * waiting here already holds a global admission slot, so waiting on regardless would bring the
  * starvation back by another door. It fails with 503 source_busy and Retry-After instead.
  */
 export class SourceShare {
@@ -39,6 +40,8 @@ export class SourceShare {
     readonly source: string,
     readonly limit: number,
     readonly waitMs: number,
+    /** true while other queries wait for a global slot */
+    readonly pressure: () => boolean = () => false,
   ) {}
 
   get active(): number {
@@ -86,10 +89,11 @@ export class SourceShare {
   }
 
   #wait(key: object, signal?: AbortSignal): Promise<void> {
-    if (this.#health.status === 'degraded' || this.waitMs <= 0) return Promise.reject(this.#busy());
+    if (this.#health.status === 'degraded' || this.waitMs <= 0 || this.pressure()) return Promise.reject(this.#busy());
     return new Promise<void>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
+        clearInterval(watch);
         signal?.removeEventListener('abort', onAbort);
         const i = this.#queue.indexOf(waiter);
         if (i >= 0) this.#queue.splice(i, 1);
@@ -107,6 +111,9 @@ export class SourceShare {
       };
       const onAbort = (): void => waiter.reject(signal?.reason ?? this.#busy());
       const timer = setTimeout(() => waiter.reject(this.#busy()), this.waitMs);
+      const watch = setInterval(() => {
+        if (this.pressure()) waiter.reject(this.#busy());
+      }, 20);
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#queue.push(waiter);

@@ -62,7 +62,7 @@ export interface JunctionLimits extends AdmissionLimits {
   readonly maxRowsJson: number;
   /** ...and this caps their size in bytes (JUNCTION_MAX_JSON_BYTES) */
   readonly maxJsonBytes: number;
-  /** queries one source may serve at once; default half of maxConcurrent (JUNCTION_SOURCE_SHARE) */
+  /** queries one source may serve at once; default ¾ of maxConcurrent (JUNCTION_SOURCE_SHARE) */
   readonly perSource?: number;
 }
 
@@ -119,6 +119,8 @@ interface Live {
 export class JunctionService {
   readonly admission: Admission;
   readonly running = new Map<string, RunningQuery>();
+  /** each registered source's share of the query slots, by source name */
+  readonly shares = new Map<string, SourceShare>();
   readonly #live = new Map<string, Live>();
   #engine: EngineLike | undefined;
   /** set by the engine plugin to the app's logger */
@@ -145,12 +147,18 @@ export class JunctionService {
    * statement completes on it again).
    */
   #shared(connector: Connector): Connector {
-    // default: half the slots (at least 2, or all when there are fewer), so a hung source leaves
-    // the other half to everyone else
+    // default: three quarters of the slots (all of them when there are 2 or fewer): a hung source
+    // leaves a quarter to everyone else, while a deployment with one busy source loses little
     const max = this.limits.maxConcurrent;
-    const limit = Math.max(1, this.limits.perSource ?? Math.min(max, Math.max(2, Math.ceil(max / 2))));
+    const limit = Math.max(1, this.limits.perSource ?? (max <= 2 ? max : Math.ceil((max * 3) / 4)));
     // a short wait smooths a burst on a healthy source; longer would hold global slots (see SourceShare)
-    const share = new SourceShare(connector.name, limit, Math.min(1000, this.limits.queueTimeoutMs));
+    const share = new SourceShare(
+      connector.name,
+      limit,
+      Math.min(1000, this.limits.queueTimeoutMs),
+      () => this.admission.queued > 0,
+    );
+    this.shares.set(connector.name, share);
     connector.onHealth = (h) => {
       share.health = h;
       const name = connector.name;
@@ -267,7 +275,7 @@ export class JunctionService {
       this.#live.set(row.name, live);
       await (
         await this.engine()
-      ).addSource({ name: row.name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+      ).addSource({ name: row.name, connector: this.#shared(live.connector), catalog: live.catalog, semantics: live.semantics });
       return row;
     } catch (e) {
       this.#live.delete(input.name);
