@@ -23,7 +23,8 @@ export abstract class NetworkSource {
   protected readonly target: Target;
   protected readonly cancelGraceMs: number;
   onHealth?: (health: SourceHealth) => void;
-  #health: SourceHealth = { status: 'ok' };
+  // a plain field, not #private: tests and wrappers derive connectors with Object.create(connector)
+  private healthState: SourceHealth = { status: 'ok' };
 
   constructor(
     protected readonly config: SourceConfig,
@@ -57,20 +58,20 @@ export abstract class NetworkSource {
   }
 
   get health(): SourceHealth {
-    return this.#health;
+    return this.healthState;
   }
 
   protected degrade(reason: string): void {
-    if (this.#health.status === 'degraded') return;
-    this.#health = { status: 'degraded', reason, since: new Date() };
-    this.onHealth?.(this.#health);
+    if (this.healthState.status === 'degraded') return;
+    this.healthState = { status: 'degraded', reason, since: new Date() };
+    this.onHealth?.(this.healthState);
   }
 
   /** A statement completed: the source answers again. */
   protected answered(): void {
-    if (this.#health.status === 'ok') return;
-    this.#health = { status: 'ok' };
-    this.onHealth?.(this.#health);
+    if (this.healthState.status === 'ok') return;
+    this.healthState = { status: 'ok' };
+    this.onHealth?.(this.healthState);
   }
 
   /**
