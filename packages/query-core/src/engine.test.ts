@@ -192,10 +192,10 @@ describe('Engine', () => {
     expect(join.children[0]).toMatchObject({ runsIn: 'pg', params: [2], actual: { rows: 1000, statements: 1 } });
   });
 
-  it('fails with a resources error past maxRows', async () => {
+  it('fails with a user error past maxRows', async () => {
     const err = await rows(`SELECT o_id FROM pg.orders`, [], { maxRows: 100 }).catch((e: unknown) => e);
     expect((err as JunctionError).code).toBe('max_rows_exceeded');
-    expect((err as JunctionError).kind).toBe('resources');
+    expect((err as JunctionError).kind).toBe('user');
   });
 
   it('fails with memory_budget_exceeded when a blocking operator passes the budget', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { AdmissionLimits, Bucket, QueueLimit } from './admission.js';
+import type { JunctionLimits } from '../services/junction.js';
 
 export type LimitScope = 'server' | 'role' | 'user' | 'token';
 
@@ -28,9 +29,9 @@ export interface LimitSubject {
  * built-in defaults; a value that is not a whole number in range stops the server at start,
  * rather than running with a limit nobody chose.
  */
-export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<AdmissionLimits> {
+export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<JunctionLimits> {
   const out: Record<string, number> = {};
-  const read = (name: string, key: keyof AdmissionLimits, min: number) => {
+  const read = (name: string, key: keyof JunctionLimits, min: number) => {
     const raw = env[name];
     if (raw === undefined || raw === '') return;
     const n = Number(raw);
@@ -44,7 +45,9 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<AdmissionLimits> 
   read('JUNCTION_USER_CONCURRENCY', 'perUser', 1);
   read('JUNCTION_USER_QUEUED', 'perUserQueued', 0);
   read('JUNCTION_USER_QUEUE_TIMEOUT_MS', 'perUserQueueTimeoutMs', 0);
-  return out as Partial<AdmissionLimits>;
+  read('JUNCTION_MAX_JSON_BYTES', 'maxJsonBytes', 1);
+  read('JUNCTION_SOURCE_SHARE', 'perSource', 1);
+  return out as Partial<JunctionLimits>;
 }
 
 const FIELDS = ['maxConcurrent', 'maxQueued', 'queueTimeoutMs'] as const;

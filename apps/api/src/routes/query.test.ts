@@ -433,8 +433,8 @@ describe('POST /query', () => {
       url: '/api/v1/query',
       payload: { sql: 'SELECT id FROM src.vals', maxRows: 1 },
     });
-    expect(res.statusCode).toBe(503);
-    expect(res.json().kind).toBe('resources');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'max_rows_exceeded', kind: 'user', details: { maxRows: 1 } });
   });
 });
 

@@ -6,6 +6,7 @@ import { isJunctionError, JunctionError, type Value } from '@junction/connectors
 import type { QueryStats } from '@junction/query-core';
 import { logLevelOf, notFound, toErrorBody } from '../lib/errors.js';
 import { errors, Limit } from '../lib/schemas.js';
+import { encodeJsonReply } from '../lib/json-reply.js';
 import { jsonColumns, jsonRow } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
 
@@ -152,26 +153,35 @@ export async function runQuery(
   reply.header('x-junction-query-id', run.id);
 
   if (!ndjson) {
+    let handedOff = false;
     try {
-      const parts: string[] = [];
-      let rows = 0;
-      for await (const batch of run.result.rows) {
-        for (const row of batch) parts.push(JSON.stringify(jsonRow(row)));
-        rows += batch.length;
-      }
+      let stats: Static<typeof Stats> | undefined;
+      const reply_ = await encodeJsonReply({
+        head: `{"queryId":${JSON.stringify(run.id)},"columns":${JSON.stringify(jsonColumns(run.result.columns))},"rows":[`,
+        rows: run.result.rows,
+        tail: () => {
+          stats = statsOut(run.id, run.result.stats());
+          return `],"stats":${JSON.stringify(stats)}}`;
+        },
+        maxBytes: app.junction.limits.maxJsonBytes,
+      });
       finished = true;
-      const stats = statsOut(run.id, run.result.stats());
-      await record('ok', rows, null);
+      await record('ok', reply_.rows, null);
       reply.type('application/json; charset=utf-8');
-      return reply.send(
-        `{"queryId":${JSON.stringify(run.id)},"columns":${JSON.stringify(jsonColumns(run.result.columns))},"rows":[${parts.join(',')}],"stats":${JSON.stringify(stats)}}`,
-      );
+      reply.header('content-length', reply_.bytes);
+      // the admission slot is held until the body is written: the encoded reply is this
+      // query's memory, and releasing first would let more than maxConcurrent bodies pile up
+      const release = run.release;
+      reply.raw.once('finish', release);
+      reply.raw.once('close', release);
+      handedOff = true;
+      return reply.send(reply_.body());
     } catch (e) {
       finished = true;
       await record(statusOf(e), null, isJunctionError(e) ? e.code : 'internal');
       throw e;
     } finally {
-      run.release();
+      if (!handedOff) run.release();
     }
   }
 

@@ -26,6 +26,7 @@ import type { Source } from '../generated/prisma/client.js';
 import { Admission, type AdmissionLimits } from '../lib/admission.js';
 import { LimitStore } from '../lib/limits.js';
 import { notFound } from '../lib/errors.js';
+import { SharedConnector, SourceShare } from '../lib/source-share.js';
 import type { SecretBox } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
 
@@ -60,6 +61,10 @@ export interface JunctionLimits extends AdmissionLimits {
   readonly maxTimeoutMs: number;
   /** JSON replies hold every row in memory: this caps them (NDJSON streams have no cap) */
   readonly maxRowsJson: number;
+  /** ...and this caps their size in bytes (JUNCTION_MAX_JSON_BYTES) */
+  readonly maxJsonBytes: number;
+  /** queries one source may serve at once; default ¾ of maxConcurrent (JUNCTION_SOURCE_SHARE) */
+  readonly perSource?: number;
 }
 
 export const DEFAULT_LIMITS: JunctionLimits = {
@@ -73,6 +78,7 @@ export const DEFAULT_LIMITS: JunctionLimits = {
   defaultTimeoutMs: 5 * 60_000,
   maxTimeoutMs: 60 * 60_000,
   maxRowsJson: 100_000,
+  maxJsonBytes: 32 * 1024 * 1024,
 };
 
 export interface SourceInput {
@@ -121,6 +127,8 @@ export class JunctionService {
   /** the limits an admin set through the API over the environment's defaults (lib/limits.ts) */
   readonly limitStore: LimitStore;
   readonly running = new Map<string, RunningQuery>();
+  /** each registered source's share of the query slots, by source name */
+  readonly shares = new Map<string, SourceShare>();
   readonly #live = new Map<string, Live>();
   /** access policies of recent callers (accessPolicy) */
   readonly #policies = new Map<string, { at: number; policy: Promise<AccessPolicy> }>();
@@ -147,6 +155,42 @@ export class JunctionService {
     return this.#engine;
   }
 
+  /**
+   * What the engine gets for a source: the connector behind its share of the server, with its
+   * health mirrored into the source's status (degraded with the reason; back online when a
+   * statement completes on it again).
+   */
+  #shared(connector: Connector): Connector {
+    // default: three quarters of the slots (all of them when there are 2 or fewer): a hung source
+    // leaves a quarter to everyone else, while a deployment with one busy source loses little
+    const max = this.limits.maxConcurrent;
+    const limit = Math.max(1, this.limits.perSource ?? (max <= 2 ? max : Math.ceil((max * 3) / 4)));
+    // a short wait smooths a burst on a healthy source; longer would hold global slots (see SourceShare)
+    const share = new SourceShare(
+      connector.name,
+      limit,
+      Math.min(1000, this.limits.queueTimeoutMs),
+      () => this.admission.queued > 0,
+    );
+    this.shares.set(connector.name, share);
+    connector.onHealth = (h) => {
+      share.health = h;
+      const name = connector.name;
+      const update =
+        h.status === 'degraded'
+          ? this.db.source.updateMany({
+              where: { name, status: { not: 'offline' } },
+              data: { status: 'degraded', statusMessage: `The source stopped answering: it ${h.reason}.` },
+            })
+          : this.db.source.updateMany({
+              where: { name, status: 'degraded' },
+              data: { status: 'online', statusMessage: null },
+            });
+      void update.catch((err: unknown) => this.log.error({ err, source: name }, 'could not record source health'));
+    };
+    return new SharedConnector(connector, share);
+  }
+
   /** Registers stored sources and views without contacting any source: a source that is down fails only its queries. */
   async start(): Promise<void> {
     const engine = await this.engine();
@@ -159,7 +203,7 @@ export class JunctionService {
           catalog: JSON.parse(row.catalog),
           semantics: row.semantics ? JSON.parse(row.semantics) : undefined,
         };
-        await engine.addSource({ name: row.name, ...live });
+        await engine.addSource({ name: row.name, ...live, connector: this.#shared(live.connector) });
         this.#live.set(row.name, live);
       } catch (e) {
         // one broken source must not keep the others (or the studio) from starting
@@ -245,7 +289,7 @@ export class JunctionService {
       this.#live.set(row.name, live);
       await (
         await this.engine()
-      ).addSource({ name: row.name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+      ).addSource({ name: row.name, connector: this.#shared(live.connector), catalog: live.catalog, semantics: live.semantics });
       this.invalidateAccess();
       return row;
     } catch (e) {
@@ -309,7 +353,12 @@ export class JunctionService {
     const old = this.#live.get(name);
     if (old) await engine.removeSource(name);
     this.#live.set(name, live);
-    await engine.addSource({ name, connector: live.connector, catalog: live.catalog, semantics: live.semantics });
+    await engine.addSource({
+      name,
+      connector: this.#shared(live.connector),
+      catalog: live.catalog,
+      semantics: live.semantics,
+    });
     if (old && old.connector !== live.connector) await old.connector.close().catch(() => undefined);
   }
 
@@ -513,7 +562,10 @@ export class JunctionService {
     if (unique.length === 0) return;
     for (const n of unique) this.#reachedAt.set(n, now);
     void this.db.source
-      .updateMany({ where: { name: { in: unique }, status: 'offline' }, data: { status: 'online', statusMessage: null } })
+      .updateMany({
+        where: { name: { in: unique }, status: { in: ['offline', 'degraded'] } },
+        data: { status: 'online', statusMessage: null },
+      })
       .catch((err: unknown) => this.log.error({ err, sources: unique }, 'could not mark sources online'));
   }
 

@@ -34,6 +34,8 @@ export interface SourceConfig {
     readonly tls?: TlsOptions;
     readonly connectTimeoutMs?: number; // default 10_000
     readonly statementTimeoutMs?: number; // default none
+    /** how long a stopped statement's cancel may take before its connection is closed; default 2000 */
+    readonly cancelGraceMs?: number;
   };
 }
 
@@ -61,6 +63,13 @@ export interface StreamOptions {
   readonly batchSize?: number;
   readonly timeoutMs?: number;
 }
+
+/**
+ * How a source answered lately. 'degraded' means it stopped answering Junction (a cancel or
+ * timeout it did not acknowledge in time, so its connection was closed); the next statement
+ * that completes on it clears that.
+ */
+export type SourceHealth = { readonly status: 'ok' } | { readonly status: 'degraded'; readonly reason: string; readonly since: Date };
 
 export interface BulkTable {
   readonly schema?: string;
@@ -93,4 +102,6 @@ export interface Connector {
   /** The engine's bulk path (COPY, multi-row INSERT/LOAD DATA, bulk load). Returns rows written. */
   bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number>;
   close(): Promise<void>;
+  /** Network connectors report health changes here (one listener; the API sets it). */
+  onHealth?: (health: SourceHealth) => void;
 }

@@ -286,6 +286,7 @@ export class MysqlConnector extends NetworkSource implements Connector {
     let kill: Promise<void> | undefined;
     let healthy = true;
     let onLost: ((err?: unknown) => void) | undefined;
+    let completed = false;
     try {
       control.throwIfStopped();
       const sql = inlineParams(query.sql, query.params);
@@ -313,6 +314,8 @@ export class MysqlConnector extends NetworkSource implements Connector {
       c.on('end', onLost);
       control.setCanceller(() => {
         kill ??= this.killQuery(c.threadId);
+        // the consumer hears the stop now, not when a possibly frozen server answers the KILL
+        q.interrupt(control.error());
       });
       let decoders: Decoder[] | undefined;
       for (;;) {
@@ -329,24 +332,49 @@ export class MysqlConnector extends NetworkSource implements Connector {
         yield { rows: decodeRows(raws, decoders) };
         control.throwIfStopped();
       }
+      completed = true;
+      this.answered();
     } finally {
       control.dispose();
-      if (conn && queue && !queue.finished) {
-        // stopped early: the server is still sending, so stop the statement and drain the rest
-        kill ??= this.killQuery(conn.threadId);
-        await queue.drain();
-      }
-      if (kill) {
-        await kill;
-        if (conn) healthy = await this.settle(conn);
-      }
-      if (conn && onLost) {
-        conn.removeListener('error', onLost);
-        conn.removeListener('end', onLost);
-      }
-      if (conn) {
-        if (healthy) conn.release();
-        else conn.destroy();
+      const c = conn;
+      const lost = onLost;
+      const detach = (): void => {
+        if (c && lost) {
+          c.removeListener('error', lost);
+          c.removeListener('end', lost);
+        }
+      };
+      if (!c) {
+        // never held a connection
+      } else if (completed && !kill && healthy) {
+        detach();
+        c.release();
+      } else {
+        const q = queue;
+        const settle = async (): Promise<boolean> => {
+          if (q && !q.finished) {
+            // stopped early: the server is still sending, so stop the statement and drain the rest
+            kill ??= this.killQuery(c.threadId);
+            await q.drain();
+          }
+          if (kill) {
+            await kill;
+            return healthy && (await this.settle(c));
+          }
+          return healthy;
+        };
+        this.retire(
+          settle(),
+          () => {
+            detach();
+            c.release();
+          },
+          () => {
+            // keep a listener: a destroyed connection may still report its socket's error
+            c.on('error', () => undefined);
+            c.destroy();
+          },
+        );
       }
     }
   }

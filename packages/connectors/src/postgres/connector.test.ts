@@ -4,7 +4,7 @@ import type { Connector, SourceConfig } from '../contract/connector.js';
 import { isJunctionError, type JunctionError } from '../contract/errors.js';
 import { t, type ColumnMeta, type Row } from '../contract/types.js';
 import { createConnector } from '../create-connector.js';
-import { closedPort, collect, sourceFromUrl, uniqueName } from '../../test/support/sources.js';
+import { closedPort, collect, eventually, sourceFromUrl, uniqueName } from '../../test/support/sources.js';
 
 const url = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
 const db = uniqueName('pg');
@@ -508,10 +508,12 @@ describe('postgres connector', () => {
         break;
       }
     }
-    const r = await conn.execute(
-      `SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()`,
-    );
-    expect(r.rows).toEqual([[0]]);
+    await eventually('no statement runs', async () => {
+      const r = await conn.execute(
+        `SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()`,
+      );
+      return r.rows[0][0] === 0;
+    });
   });
 
   it('cancels a running statement on the server and keeps the pool healthy', async () => {
@@ -523,10 +525,12 @@ describe('postgres connector', () => {
     );
     expect(err.kind).toBe('cancelled');
     expect(Date.now() - started).toBeLessThan(10_000);
-    const active = await conn.execute(
-      `SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`,
-    );
-    expect(active.rows).toEqual([[0]]);
+    await eventually('pg_sleep(30) is no longer active', async () => {
+      const active = await conn.execute(
+        `SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`,
+      );
+      return active.rows[0][0] === 0;
+    });
     // every pooled connection still answers (a stale cancel would kill one of these)
     const answers = await Promise.all([1, 2, 3].map((i) => conn.execute(`SELECT $1::int, pg_sleep(0.2)`, [i])));
     expect(answers.map((a) => a.rows[0][0])).toEqual([1, 2, 3]);
@@ -583,10 +587,12 @@ describe('postgres connector', () => {
       collect(conn.stream({ sql: `SELECT pg_sleep(30)`, params: [], columns: [] }, { timeoutMs: 300 })),
     );
     expect(err.kind).toBe('timeout');
-    const active = await conn.execute(
-      `SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`,
-    );
-    expect(active.rows).toEqual([[0]]);
+    await eventually('pg_sleep(30) is no longer active', async () => {
+      const active = await conn.execute(
+        `SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'`,
+      );
+      return active.rows[0][0] === 0;
+    });
   });
 
   it('an aborted signal before the start throws cancelled without taking a connection', async () => {

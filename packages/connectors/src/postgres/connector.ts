@@ -271,14 +271,21 @@ export class PostgresConnector extends NetworkSource implements Connector {
     try {
       client = await this.connect(control);
       cancel = this.armCancel(client, control);
-      reader = client.query(new PortalReader(query.sql, query.params.map(toParam), batchSize));
+      const r = client.query(new PortalReader(query.sql, query.params.map(toParam), batchSize));
+      reader = r;
+      const send = cancel.send;
+      control.setCanceller(() => {
+        send();
+        // the consumer hears the stop now, not when a possibly frozen server answers the cancel
+        r.interrupt(control.error());
+      });
       let decoders: Decoder[] | undefined;
       for (;;) {
         let raw: RawBatch;
         try {
-          raw = await reader.read();
+          raw = await r.read();
         } catch (err) {
-          lost = connectionLost(err);
+          lost = connectionLost(err) && !control.stopped;
           throw this.failure(err, control, 'query');
         }
         control.throwIfStopped();
@@ -289,6 +296,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
         }
         if (!raw.more) break;
       }
+      this.answered();
     } catch (err) {
       broken =
         lost ||
@@ -297,20 +305,33 @@ export class PostgresConnector extends NetworkSource implements Connector {
       throw err;
     } finally {
       control.dispose();
-      if (reader && reader.complete && !broken && !cancel?.sent()) {
+      const c = client;
+      const rd = reader;
+      const cn = cancel;
+      if (rd && rd.complete && !broken && !cn?.sent()) {
         // every row is here and Sync went with the statement: pg's client holds any later
         // statement until the server's ReadyForQuery, so neither the consumer nor the pool waits
-        client?.release();
-      } else if (client) {
-        if (reader) {
-          // stopped early (or failed): the statement may still run; stop it, drop what it sends
-          if (reader.running) cancel?.send();
-          reader.abandon();
-          const settled = await withDeadline(reader.finished.then(() => true), 10_000);
-          if (!('value' in settled)) broken = true;
-        }
-        if (cancel) await cancel.settled();
-        client.release(broken ? true : undefined);
+        c?.release();
+      } else if (c && !rd) {
+        c.release(broken ? true : undefined);
+      } else if (c && rd) {
+        // stopped early (or failed): the statement may still run; stop it, drop what it sends
+        if (rd.running) cn?.send();
+        rd.abandon();
+        const settle = async (): Promise<boolean> => {
+          await rd.finished;
+          await cn?.settled();
+          return !broken;
+        };
+        this.retire(
+          settle(),
+          () => c.release(),
+          () => {
+            // end() would wait for the server to close its side: cut the socket instead
+            (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+            c.release(true);
+          },
+        );
       }
     }
   }

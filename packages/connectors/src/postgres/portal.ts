@@ -76,6 +76,7 @@ export class PortalReader implements pg.Submittable {
 
   /** The next batch; call again only after the previous call settled and reported `more`. */
   read(): Promise<RawBatch> {
+    if (this.interrupted) return Promise.reject(this.interrupted.error);
     const b = this.queue.shift();
     if (b) {
       if (this.paused && this.queue.length < HIGH_WATER_BATCHES) this.setPaused(false);
@@ -84,6 +85,19 @@ export class PortalReader implements pg.Submittable {
     if (this.failed) return Promise.reject(this.failed.error);
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
+
+  /**
+   * The consumer stopped the statement: a pending or later read() rejects with `err` at once,
+   * while the connection keeps its own bookkeeping until the server answers (see abandon()).
+   */
+  interrupt(err: unknown): void {
+    if (this.failed) return;
+    this.interrupted ??= { error: err };
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.reject(err);
+  }
+  private interrupted: { error: unknown } | undefined;
 
   /** True once the last batch has arrived. */
   get complete(): boolean {

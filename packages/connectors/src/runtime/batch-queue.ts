@@ -45,6 +45,16 @@ export class BatchQueue<T> {
     this.signal();
   }
 
+  /**
+   * The consumer stopped the statement: its next() throws `err` at once while the driver keeps
+   * pushing into the queue until drain() (the server may take its time to answer the cancel).
+   */
+  interrupt(err: unknown): void {
+    this.interrupted ??= { error: err };
+    this.signal();
+  }
+  private interrupted: { error: unknown } | undefined;
+
   private signal(): void {
     const w = this.wake;
     this.wake = undefined;
@@ -54,6 +64,7 @@ export class BatchQueue<T> {
   /** The next batch; undefined at the end; throws the driver's error. */
   async next(): Promise<T[] | undefined> {
     for (;;) {
+      if (this.interrupted) throw this.interrupted.error;
       if (this.error !== undefined) throw this.error;
       const b = this.ready.shift();
       if (b) {

@@ -1,7 +1,7 @@
 import type { SourceSemantics } from '../contract/catalog.js';
-import type { SourceConfig } from '../contract/connector.js';
+import type { SourceConfig, SourceHealth } from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
-import type { FailedDiagnosis, Target } from './diagnosis.js';
+import { withDeadline, type FailedDiagnosis, type Target } from './diagnosis.js';
 
 /**
  * What every connector that reaches a server over the network derives from its SourceConfig
@@ -21,6 +21,10 @@ export abstract class NetworkSource {
   protected readonly statementTimeoutMs: number | undefined;
   protected readonly secrets: readonly (string | undefined)[];
   protected readonly target: Target;
+  protected readonly cancelGraceMs: number;
+  onHealth?: (health: SourceHealth) => void;
+  // a plain field, not #private: tests and wrappers derive connectors with Object.create(connector)
+  private healthState: SourceHealth = { status: 'ok' };
 
   constructor(
     protected readonly config: SourceConfig,
@@ -31,6 +35,7 @@ export abstract class NetworkSource {
     this.port = config.port ?? defaultPort;
     this.connectTimeoutMs = config.options?.connectTimeoutMs ?? 10_000;
     this.statementTimeoutMs = config.options?.statementTimeoutMs;
+    this.cancelGraceMs = config.options?.cancelGraceMs ?? 2000;
     this.secrets = [config.password];
     this.target = {
       source: this.name,
@@ -49,6 +54,45 @@ export abstract class NetworkSource {
     const d = this.diagnose(err);
     return new JunctionError('source_unavailable', 'external', d.message, {
       details: { source: this.name, diagnosis: d.code, hint: d.hint },
+    });
+  }
+
+  get health(): SourceHealth {
+    return this.healthState;
+  }
+
+  protected degrade(reason: string): void {
+    if (this.healthState.status === 'degraded') return;
+    this.healthState = { status: 'degraded', reason, since: new Date() };
+    this.onHealth?.(this.healthState);
+  }
+
+  /** A statement completed: the source answers again. */
+  protected answered(): void {
+    if (this.healthState.status === 'ok') return;
+    this.healthState = { status: 'ok' };
+    this.onHealth?.(this.healthState);
+  }
+
+  /**
+   * Puts a stopped statement's connection back in order off the consumer's path. A timeout
+   * or cancel must end the query on Junction's side at once, but the source may be frozen
+   * (SIGSTOP, a dead network path): waiting for its cancel acknowledgement would hold the
+   * query, its admission slot and its caller for as long as the source sleeps. So `settle`
+   * (cancel, drain, prove idle) runs in the background; if it has not finished within the
+   * grace the connection is destroyed, which frees its pool slot for a fresh connection, and
+   * the source is reported degraded.
+   */
+  protected retire(settle: Promise<boolean>, release: () => void, destroy: () => void): void {
+    void withDeadline(
+      settle.catch(() => false),
+      this.cancelGraceMs,
+    ).then((r) => {
+      if ('timedOut' in r) {
+        destroy();
+        this.degrade(`did not answer a cancel within ${this.cancelGraceMs} ms; its connection was closed`);
+      } else if (r.value) release();
+      else destroy();
     });
   }
 }

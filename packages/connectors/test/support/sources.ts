@@ -43,3 +43,17 @@ export async function collect<T>(it: AsyncIterable<{ rows: T[] }>): Promise<{ ro
   }
   return { rows, batches };
 }
+
+/**
+ * Polls `check` until it holds or `timeoutMs` passes (then fails with `what`). A stopped
+ * statement is cleaned up at the source in the background, so tests wait for that condition
+ * instead of expecting it the moment the consumer got its error.
+ */
+export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`still not true after ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -43,7 +43,9 @@ export class QueryRun {
             if (self.limits.maxRows !== undefined && self.rowsOut > self.limits.maxRows) {
               throw new JunctionError(
                 'max_rows_exceeded',
-                'resources',
+                // the caller asked for (or is capped at) fewer rows than the query returns: a
+                // client error to fix with LIMIT or a narrower query, not an overloaded server
+                'user',
                 `The query returns more than the allowed ${self.limits.maxRows} rows. Add a LIMIT or a narrower WHERE clause.`,
                 { details: { maxRows: self.limits.maxRows } },
               );
