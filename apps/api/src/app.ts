@@ -18,6 +18,7 @@ import dbPlugin from './plugins/db.js';
 import enginePlugin from './plugins/engine.js';
 import adminRoutes from './routes/admin.js';
 import authRoutes from './routes/auth.js';
+import benchmarkRoutes from './routes/benchmarks.js';
 import catalogRoutes from './routes/catalog.js';
 import queryRoutes from './routes/query.js';
 import savedRoutes from './routes/saved.js';
@@ -150,6 +151,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await api.register(queryRoutes);
       await api.register(savedRoutes);
       await api.register(viewRoutes);
+      await api.register(benchmarkRoutes);
     },
     { prefix: '/api/v1' },
   );

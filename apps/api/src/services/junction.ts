@@ -385,9 +385,17 @@ export class JunctionService {
   async startQuery(
     p: Principal,
     sql: string,
-    opts: { params?: unknown[]; timeoutMs?: number; maxRows?: number; queryId?: string; signal: AbortSignal },
+    opts: {
+      params?: unknown[];
+      timeoutMs?: number;
+      maxRows?: number;
+      queryId?: string;
+      signal: AbortSignal;
+      /** another budget than the interactive one (the benchmark lab's) */
+      admission?: { acquire(user: string): Promise<() => void> };
+    },
   ): Promise<{ id: string; result: QueryResult; release: () => void }> {
-    const release = await this.admission.acquire(p.userId);
+    const release = await (opts.admission ?? this.admission).acquire(p.userId);
     const id = opts.queryId ?? randomUUID();
     try {
       if (this.running.has(id))
