@@ -66,6 +66,7 @@ export function exportCsv(run: RunRecord): string {
 
 export interface CompareRow {
   readonly phase: string;
+  readonly phaseIndex: number;
   readonly query: string;
   readonly mode: string;
   readonly a: LatencyStats | null;
@@ -85,7 +86,7 @@ export function compareRuns(a: RunRecord, b: RunRecord) {
   const key = (q: QueryResultEntry, m: string) => `${q.phase}\u0000${q.query}\u0000${m}`;
   const rows = new Map<
     string,
-    { phase: string; query: string; mode: string; a?: QueryResultEntry; b?: QueryResultEntry }
+    { phase: string; phaseIndex: number; query: string; mode: string; a?: QueryResultEntry; b?: QueryResultEntry }
   >();
   for (const [side, run] of [
     ['a', a],
@@ -95,7 +96,7 @@ export function compareRuns(a: RunRecord, b: RunRecord) {
       for (const m of MODES) {
         if (!q[m]) continue;
         const k = key(q, m);
-        const r = rows.get(k) ?? { phase: q.phase, query: q.query, mode: m };
+        const r = rows.get(k) ?? { phase: q.phase, phaseIndex: q.phaseIndex, query: q.query, mode: m };
         r[side] = q;
         rows.set(k, r);
       }
@@ -106,6 +107,7 @@ export function compareRuns(a: RunRecord, b: RunRecord) {
     const sb = r.b?.[r.mode as (typeof MODES)[number]] ?? null;
     return {
       phase: r.phase,
+      phaseIndex: r.phaseIndex,
       query: r.query,
       mode: r.mode,
       a: sa,

@@ -117,6 +117,7 @@ export class BenchLab {
   async #run(id: string, ctx: RunContext): Promise<void> {
     let status: RunStatus = 'running';
     let failure: string | undefined;
+    ctx.progress.phase = 'Preparing: connecting to the sources';
     await this.app.db.benchmarkRun.update({ where: { id }, data: { status, startedAt: new Date() } });
     const flusher = setInterval(() => void this.#flush(id, ctx, 'running'), 1000);
     const sources = new Set<string>();

@@ -83,7 +83,7 @@ export function startSampler(ctx: RunContext, everyMs: number, sources: () => re
       busy = false;
     }
   };
-  void sample();
+  // the first sample comes one period after the start: CPU over a few microseconds says nothing
   const timer = setInterval(() => void sample(), everyMs);
   return async () => {
     clearInterval(timer);

@@ -140,6 +140,7 @@ export interface RunSummary {
 
 export interface CompareRow {
   phase: string;
+  phaseIndex?: number;
   query: string;
   mode: Mode;
   a: LatencyStats | null;

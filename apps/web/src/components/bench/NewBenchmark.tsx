@@ -145,7 +145,7 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
       {user.role === 'admin' && (
         <div className="j-row">
           <button type="button" onClick={() => void startLoad('jdv')} disabled={load?.status === 'running'}>
-            Load dbA–dbD at this scale
+            Load dbA–dbD at this scale (replaces their TPC-H tables)
           </button>
           <button
             type="button"

@@ -58,7 +58,7 @@ export function RunView({ runId }: { runId: string }) {
     <section className="j-bench-run" aria-label={`Run ${run.name}`}>
       <div className="j-row">
         <h2 className="j-flush">{run.name}</h2>
-        <span className={`j-badge j-run-${run.status}`} data-testid="run-status">
+        <span className={`j-badge j-run-${run.status}`} data-testid="bench-run-status">
           {STATUS_LABEL[run.status]}
         </span>
         <span className="j-spacer" />

@@ -18,8 +18,8 @@ const MODES: Mode[] = ['direct', 'pushdown', 'federated'];
 const base = (title: string, subtitle?: string): ChartOption => ({
   title: { text: title, subtext: subtitle, left: 8, top: 4, textStyle: { fontSize: 14 } },
   tooltip: { trigger: 'axis' },
-  legend: { top: 8, right: 8 },
-  grid: { left: 64, right: 24, top: 64, bottom: 48, containLabel: false },
+  legend: { bottom: 0, type: 'scroll' },
+  grid: { left: 64, right: 64, top: 64, bottom: 76, containLabel: false },
   animation: false,
 });
 
@@ -87,8 +87,11 @@ export function percentilesOverTime(r: RunResults, phaseIndex?: number): ChartOp
     data: iv.map((i) => [i.t, pick(i)]),
   });
   return {
-    ...base('Percentiles over time', 'per interval; seconds since the run started'),
-    xAxis: { type: 'value', name: 's', nameLocation: 'middle', nameGap: 28 },
+    ...base(
+      'Percentiles over time',
+      `per interval, steps in order: ${[...new Set(iv.map((i) => i.step))].join(' → ') || 'none'}`,
+    ),
+    xAxis: { type: 'value', name: 's since the run started', nameLocation: 'middle', nameGap: 28, min: 'dataMin' },
     yAxis: [
       { type: 'value', name: 'ms' },
       { type: 'value', name: 'executions / s', splitLine: { show: false } },
@@ -141,9 +144,7 @@ export function resourcesChart(r: RunResults): ChartOption {
   });
   return {
     ...base('Resources over time', 'CPU in % of one core (Junction) and of all cores (machine)'),
-    legend: { top: 28, right: 8, type: 'scroll', width: '70%' },
-    grid: { left: 64, right: 64, top: 72, bottom: 48 },
-    xAxis: { type: 'value', name: 's', nameLocation: 'middle', nameGap: 28 },
+    xAxis: { type: 'value', name: 's since the run started', nameLocation: 'middle', nameGap: 28, min: 'dataMin' },
     yAxis: [
       { type: 'value', name: '% / MB' },
       { type: 'value', name: 'ms / statements', splitLine: { show: false } },
@@ -178,14 +179,26 @@ export function geomeanChart(r: RunResults): ChartOption {
 /** Two runs: the difference of p50 in percent per query and mode (negative: b is faster). */
 export function compareChart(c: Comparison): ChartOption {
   const rows = c.queries.filter((q) => q.p50DiffPct !== null);
+  const short: Record<Mode, string> = {
+    direct: 'direct',
+    pushdown: 'Junction 1 source',
+    federated: 'Junction federated',
+  };
   return {
-    ...base(`${c.b.name} against ${c.a.name}`, 'difference of p50 in %; below 0: the second run is faster'),
-    grid: { left: 220, right: 32, top: 64, bottom: 40 },
+    ...base(`B (${c.b.name}) against A (${c.a.name})`, 'difference of p50 in %; below 0: B is faster'),
+    legend: { show: false },
+    grid: { left: 200, right: 40, top: 64, bottom: 40 },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
-    xAxis: { type: 'value', name: '% p50', axisLabel: { formatter: '{value} %' } },
+    xAxis: {
+      type: 'value',
+      name: 'p50 of B vs A',
+      nameLocation: 'middle',
+      nameGap: 26,
+      axisLabel: { formatter: '{value} %' },
+    },
     yAxis: {
       type: 'category',
-      data: rows.map((q) => `${q.phase.slice(0, 18)} · ${q.query} · ${q.mode}`),
+      data: rows.map((q) => `phase ${(q.phaseIndex ?? 0) + 1} · ${q.query} · ${short[q.mode]}`),
       inverse: true,
     },
     series: [
