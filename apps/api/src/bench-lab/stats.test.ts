@@ -22,6 +22,11 @@ describe("the lab's statistics", () => {
       p99Ms: 0.99,
       maxMs: 1,
     });
+    // percentiles never exceed the largest value (HDR reports a bucket's highest equivalent value)
+    const big = new Recorder();
+    for (const x of [15.87, 20, 23.19]) big.record(x);
+    expect(big.stats().p99Ms).toBe(big.stats().maxMs);
+    big.destroy();
     const other = new Recorder();
     other.record(2);
     r.add(other);

@@ -62,7 +62,8 @@ export class Recorder {
 
   stats(): LatencyStats {
     const n = this.#h.totalCount;
-    const at = (p: number) => (n ? round(this.#h.getValueAtPercentile(p) / 1000) : 0);
+    // a percentile is its bucket's highest equivalent value, which may lie above the largest value recorded
+    const at = (p: number) => (n ? round(Math.min(this.#h.getValueAtPercentile(p), this.#h.maxValue) / 1000) : 0);
     return {
       executions: n,
       errors: this.#errors,

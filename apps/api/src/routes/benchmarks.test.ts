@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, pgExec, startHarness, TEST_MYSQL_URL, type Harness } from '../../test/harness.js';
@@ -355,6 +359,48 @@ describe('benchmark lab', () => {
     expect(lines).toHaveLength(1 + 7 * 3 + 2 * 2 + 8);
     const list = (await api('GET', '/api/v1/benchmark-runs')).json();
     expect(list.map((r: Json) => r.id)).toContain(jdvRun);
+  });
+
+  it('the CLI (npm run bench -- --preset jdv) drives the same runner over REST and prints a table', async () => {
+    const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'packages/query-core/bench/main.ts',
+        '--preset',
+        'jdv',
+        '--url',
+        address,
+        '--token',
+        h.tokens.admin,
+        '--direct',
+        'tpch',
+        '--sf',
+        String(SF),
+        '--repetitions',
+        '1',
+        '--warmups',
+        '0',
+        '--step-seconds',
+        '0.3',
+        '--max-users',
+        '1',
+        '--name',
+        'from the CLI',
+      ],
+      { cwd: repo, timeout: 120_000 },
+    );
+    const lines = stdout.split('\n');
+    expect(lines).toContain('Use cases 1–2: each query alone');
+    for (const q of ['A', 'B', 'C', 'D', 'E', 'F', 'H'])
+      expect(lines.find((l) => l.startsWith(`${q} | `))).toMatch(/\| same rows$/);
+    expect(lines.filter((l) => / \| (direct|federated) \| 1 \| /.test(l))).toHaveLength(4);
+    expect(stdout).toMatch(/run [0-9a-f-]+: done; \d+ executions, 0 errors\n$/);
+    const runs = (await api('GET', '/api/v1/benchmark-runs')).json();
+    expect(runs.find((r: Json) => r.name === 'from the CLI')).toMatchObject({ status: 'done' });
   });
 
   it('needs query permission to define and run, admin to load', async () => {
