@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { isJunctionError, JunctionError, type Connector, type Value } from '@junction/connectors';
+import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
 import type { Digester } from './answer.js';
 import { Budget, cancelled } from './budget.js';
@@ -112,6 +114,70 @@ export class RunContext {
   async close(): Promise<void> {
     for (const c of this.#connectors.values()) await (await c.catch(() => null))?.close().catch(() => undefined);
     this.#connectors.clear();
+    const t = await this.#token?.catch(() => null);
+    if (t) await this.app.db.apiToken.deleteMany({ where: { id: t.id } }).catch(() => undefined);
+  }
+
+  #token: Promise<{ id: string; secret: string }> | undefined;
+
+  /** A token of the run's user with the query scope, for the HTTP driver; deleted when the run ends. */
+  #httpToken(): Promise<{ id: string; secret: string }> {
+    this.#token ??= (async () => {
+      const id = randomUUID();
+      const secret = `jct_${randomToken(32)}`;
+      await this.app.db.apiToken.create({
+        data: {
+          id,
+          userId: this.principal.userId,
+          name: `benchmark run (${this.def.name})`.slice(0, 100),
+          tokenHash: sha256(secret),
+          prefix: secret.slice(0, 10),
+          scopes: JSON.stringify(['query']),
+        },
+      });
+      return { id, secret };
+    })();
+    return this.#token;
+  }
+
+  /** Federated through POST /api/v1/query itself (NDJSON), as a client of the API would. */
+  async #http(sql: string, params: readonly Value[], digest?: Digester): Promise<Execution> {
+    const { secret } = await this.#httpToken();
+    this.throwIfCancelled();
+    const t0 = performance.now();
+    const res = await this.app.inject({
+      method: 'POST',
+      url: '/api/v1/query',
+      headers: {
+        authorization: `Bearer ${secret}`,
+        accept: 'application/x-ndjson',
+        'content-type': 'application/json',
+      },
+      payload: JSON.stringify({ sql, params, timeoutMs: this.timeoutMs }),
+    });
+    const ms = performance.now() - t0;
+    if (res.statusCode !== 200) {
+      const body = (() => {
+        try {
+          return res.json() as { code?: string; message?: string };
+        } catch {
+          return {};
+        }
+      })();
+      throw new JunctionError(body.code ?? 'http_error', 'external', body.message ?? `HTTP ${res.statusCode}`);
+    }
+    let rows = 0;
+    for (const line of res.body.split('\n')) {
+      if (!line) continue;
+      if (line.startsWith('[')) {
+        rows++;
+        digest?.add(JSON.parse(line) as Value[]);
+      } else if (line.startsWith('{"error"')) {
+        const e = (JSON.parse(line) as { error: { code: string; message: string } }).error;
+        throw new JunctionError(e.code, 'external', e.message);
+      }
+    }
+    return { ms, rows, bytes: res.rawPayload.length };
   }
 
   /** One execution; throws what the source or Junction threw. */
@@ -119,6 +185,7 @@ export class RunContext {
     this.throwIfCancelled();
     if (mode === 'direct') return this.#direct(q, params, digest);
     const sql = mode === 'pushdown' ? q.pushdown! : q.federated;
+    if (this.def.settings.via === 'http') return this.#http(sql, params, digest);
     const abort = new AbortController();
     const onAbort = () => abort.abort(cancelled());
     this.signal.addEventListener('abort', onAbort, { once: true });

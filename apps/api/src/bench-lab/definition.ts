@@ -125,6 +125,11 @@ export const Settings = Type.Object(
     maxConcurrent: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3600_000 })),
     sampleMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
+    /**
+     * how Junction is driven: the query service (default, the lab's own admission budget) or the
+     * HTTP route POST /api/v1/query itself (auth, admission, serialisation; the interactive budget)
+     */
+    via: Type.Optional(Type.Union([Type.Literal('service'), Type.Literal('http')])),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BenchLab } from '../bench-lab/runner.js';
 import { createPgDatabase, pgExec, startHarness, TEST_MYSQL_URL, type Harness } from '../../test/harness.js';
 
 /**
@@ -270,6 +271,34 @@ describe('benchmark lab', () => {
     expect(run.results.summary.mismatches).toEqual(['X']);
   });
 
+  it('drives Junction through POST /api/v1/query itself when asked (via http), with the same answers', async () => {
+    const tokensBefore = await h.meta.db.apiToken.count();
+    const runId = await startRun({
+      name: 'via http',
+      preset: 'jdv',
+      sources: SOURCES,
+      settings: { sf: SF, via: 'http' },
+      overrides: { queries: ['A', 'C', 'H'], warmups: 0, repetitions: 2, users: [1], stepSeconds: 0.5 },
+    });
+    const run = await finished(runId);
+    expect(run.status).toBe('done');
+    for (const q of ['A', 'C', 'H']) expect(run.results.answers[q].equivalent).toBe(true);
+    const a = run.results.queries.find((e: Json) => e.query === 'A');
+    expect(a.federated).toMatchObject({ executions: 2, errors: 0, rows: 200 });
+    expect(a.pushdown).toMatchObject({ executions: 2, errors: 0, rows: 200 });
+    expect(run.results.queries.map((e: Json) => e.query)).toEqual(['A', 'C', 'H', 'H']);
+    expect(run.results.steps.map((x: Json) => `${x.mode} ${x.users} ${x.stats.errors}`)).toEqual([
+      'direct 1 0',
+      'federated 1 0',
+    ]);
+    // the run's own token is gone once it ended
+    expect(await h.meta.db.apiToken.count()).toBe(tokensBefore);
+    const history = (await api('GET', '/api/v1/history?limit=999')).json();
+    expect(
+      history.filter((x: Json) => x.sql.includes('dbB.customer WHERE c_custkey <= 100')).length,
+    ).toBeGreaterThanOrEqual(3);
+  });
+
   it('cancels a run; the run never takes the interactive budget (8 users, one user, no 429)', async () => {
     const runId = await startRun({
       name: 'long mix',
@@ -401,6 +430,16 @@ describe('benchmark lab', () => {
     expect(stdout).toMatch(/run [0-9a-f-]+: done; \d+ executions, 0 errors\n$/);
     const runs = (await api('GET', '/api/v1/benchmark-runs')).json();
     expect(runs.find((r: Json) => r.name === 'from the CLI')).toMatchObject({ status: 'done' });
+  });
+
+  it('a run the server was running when it stopped is marked failed at the next start', async () => {
+    await h.meta.db.benchmarkRun.create({
+      data: { id: 'interrupted', name: 'interrupted', results: '{}', status: 'running' },
+    });
+    await new BenchLab(h.app).recover();
+    const run = await getRun('interrupted');
+    expect(run.status).toBe('failed');
+    expect(run.progress).toEqual({ error: 'The server restarted during the run.' });
   });
 
   it('needs query permission to define and run, admin to load', async () => {
