@@ -140,4 +140,18 @@ test('benchmark lab: load a direct target, run the JDV preset, watch it, chart i
   await expect(page.getByTestId('compare-table').getByRole('row')).toHaveCount(1 + 7 * 3 + 2 + 2);
   await expect(page.getByTestId('chart-compare').locator('canvas')).toBeVisible();
   await shoot(page, '11-compare');
+
+  // an exported run imports back as a new run with the same results
+  const exported = await page.request.get(`/api/v1/benchmark-runs/${runId}/export`);
+  expect(exported.status()).toBe(200);
+  await page.goto('/#/benchmarks');
+  await page.getByLabel('Import a run (JSON)').setInputFiles({
+    name: 'run.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(await exported.text()),
+  });
+  await expect(page).toHaveURL(/#\/benchmarks\/run\//);
+  expect(page.url()).not.toContain(runId);
+  await expect(page.getByTestId('bench-run-status')).toHaveText('Done');
+  await expect(page.getByText(/Answer checks: 8 of 8 queries give the same rows/)).toBeVisible();
 });

@@ -1,4 +1,4 @@
-import { request, requestJson } from './http.js';
+import { requestJson } from './http.js';
 
 /** The benchmark lab's API (apps/api/src/routes/benchmarks.ts), typed as far as the studio reads it. */
 export interface Preset {
@@ -197,10 +197,7 @@ export const benchApi = {
     requestJson<{ ok: boolean; status: string }>(`/benchmark-runs/${enc(id)}`, { method: 'DELETE' }),
   compare: (a: string, b: string) => requestJson<Comparison>(`/benchmark-runs/${enc(a)}/compare/${enc(b)}`),
   exportUrl: (id: string, format: 'json' | 'csv') => `/api/v1/benchmark-runs/${enc(id)}/export?format=${format}`,
-  async importRun(json: unknown): Promise<{ runId: string }> {
-    const res = await request('/benchmark-runs/import', { body: json });
-    return (await res.json()) as { runId: string };
-  },
+  importRun: (json: unknown) => requestJson<{ runId: string }>('/benchmark-runs/import', { body: json }),
   load: (layout: 'jdv' | 'single', sf: number, sources: Record<string, string>) =>
     requestJson<LoadJob>('/benchmarks/load', { body: { layout, sf, sources } }),
   loadJob: (id: string) => requestJson<LoadJob>(`/benchmarks/load/${enc(id)}`),

@@ -68,6 +68,30 @@ export function BenchmarksPage({ user }: { user: User }) {
               <h2 className="j-flush">Runs</h2>
               <span className="j-muted j-small">Tick two runs to compare them.</span>
               <span className="j-spacer" />
+              {canRun && (
+                <label className="j-button" title="A run exported as JSON from this or another studio">
+                  Import a run (JSON)
+                  <input
+                    type="file"
+                    accept="application/json,.json"
+                    hidden
+                    aria-label="Import a run (JSON)"
+                    onChange={(e) => {
+                      const file = e.target.files?.[0];
+                      e.target.value = '';
+                      if (!file) return;
+                      setError(undefined);
+                      file
+                        .text()
+                        .then((text) => benchApi.importRun(JSON.parse(text)))
+                        .then(
+                          ({ runId }) => (location.hash = `#/benchmarks/run/${runId}`),
+                          (err: Error) => setError(`Could not import ${file.name}: ${err.message}`),
+                        );
+                    }}
+                  />
+                </label>
+              )}
               <button
                 type="button"
                 disabled={picked.length !== 2}
