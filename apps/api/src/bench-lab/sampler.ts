@@ -67,7 +67,7 @@ export function startSampler(ctx: RunContext, everyMs: number, sources: () => re
         t: Math.round((Date.now() - ctx.started) / 10) / 100,
         cpuPct: wallMs > 0 ? Math.round(((c.user + c.system) / 1000 / wallMs) * 1000) / 10 : 0,
         rssMb: Math.round(process.memoryUsage.rss() / 1024 / 10.24) / 100,
-        eventLoopMeanMs: Math.round(loop.mean / 1e4) / 100,
+        eventLoopMeanMs: Number.isFinite(loop.mean) ? Math.round(loop.mean / 1e4) / 100 : 0,
         eventLoopMaxMs: Math.round(loop.max / 1e4) / 100,
         machineBusyPct:
           m.total > machine.total ? Math.round(((m.busy - machine.busy) / (m.total - machine.total)) * 1000) / 10 : 0,
@@ -88,7 +88,8 @@ export function startSampler(ctx: RunContext, everyMs: number, sources: () => re
   return async () => {
     clearInterval(timer);
     while (busy) await new Promise((r) => setTimeout(r, 20));
-    await sample();
+    // a last sample only over a period long enough to mean something (or when there is none yet)
+    if (!ctx.results.samples.length || performance.now() - wall >= everyMs / 2) await sample();
     loop.disable();
   };
 }
