@@ -29,21 +29,23 @@ export async function timedUsers(
     const seconds = (now - intervalStart) / 1000;
     if (seconds <= 0) return;
     const s = interval.stats();
-    ctx.results.intervals.push({
-      phase: opts.phase,
-      phaseIndex: opts.phaseIndex,
-      step: opts.step,
-      t: Math.round((now - ctx.started) / 10) / 100,
-      seconds: Math.round(seconds * 100) / 100,
-      executions: s.executions,
-      errors: s.errors,
-      throughput: Math.round((s.executions / seconds) * 100) / 100,
-      p50Ms: s.p50Ms,
-      p90Ms: s.p90Ms,
-      p95Ms: s.p95Ms,
-      p99Ms: s.p99Ms,
-      maxMs: s.maxMs,
-    });
+    // a day at 0.1 s would be 864,000 intervals: the stored run keeps the first 20,000
+    if (ctx.results.intervals.length < 20_000)
+      ctx.results.intervals.push({
+        phase: opts.phase,
+        phaseIndex: opts.phaseIndex,
+        step: opts.step,
+        t: Math.round((now - ctx.started) / 10) / 100,
+        seconds: Math.round(seconds * 100) / 100,
+        executions: s.executions,
+        errors: s.errors,
+        throughput: Math.round((s.executions / seconds) * 100) / 100,
+        p50Ms: s.p50Ms,
+        p90Ms: s.p90Ms,
+        p95Ms: s.p95Ms,
+        p99Ms: s.p99Ms,
+        maxMs: s.maxMs,
+      });
     interval.destroy();
     interval = new Recorder();
     intervalStart = now;
