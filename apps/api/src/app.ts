@@ -22,6 +22,7 @@ import principalsPlugin from './plugins/principals.js';
 import recordsPlugin from './plugins/records.js';
 import adminRoutes from './routes/admin.js';
 import authRoutes from './routes/auth.js';
+import benchmarkRoutes from './routes/benchmarks.js';
 import catalogRoutes from './routes/catalog.js';
 import limitRoutes from './routes/limits.js';
 import queryRoutes from './routes/query.js';
@@ -192,6 +193,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await api.register(queryRoutes);
       await api.register(savedRoutes);
       await api.register(viewRoutes);
+      await api.register(benchmarkRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -89,6 +89,22 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'PATCH /api/v1/views/:id': 'design',
   'DELETE /api/v1/views/:id': 'design',
   'POST /api/v1/views/:id/run': 'run',
+
+  // the benchmark lab: reading runs; defining and running them is querying; loading data replaces tables
+  'GET /api/v1/benchmarks/presets': 'read',
+  'GET /api/v1/benchmarks': 'read',
+  'POST /api/v1/benchmarks': 'query',
+  'GET /api/v1/benchmarks/:id': 'read',
+  'DELETE /api/v1/benchmarks/:id': 'query',
+  'POST /api/v1/benchmarks/:id/runs': 'query',
+  'GET /api/v1/benchmark-runs': 'read',
+  'GET /api/v1/benchmark-runs/:runId': 'read',
+  'DELETE /api/v1/benchmark-runs/:runId': 'query',
+  'GET /api/v1/benchmark-runs/:a/compare/:b': 'read',
+  'GET /api/v1/benchmark-runs/:runId/export': 'read',
+  'POST /api/v1/benchmark-runs/import': 'query',
+  'POST /api/v1/benchmarks/load': 'admin',
+  'GET /api/v1/benchmarks/load/:id': 'read',
 };
 
 declare module 'fastify' {

@@ -1,5 +1,6 @@
 import type { User } from '../lib/api.js';
 import { useRoute } from '../lib/route.js';
+import { BenchmarksPage } from './bench/BenchmarksPage.js';
 import { QueryPage } from './query/QueryPage.js';
 import { SourcesPage } from './sources/SourcesPage.js';
 
@@ -16,6 +17,9 @@ export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
           <a href="#/sources" aria-current={route === 'sources' ? 'page' : undefined}>
             Sources
           </a>
+          <a href="#/benchmarks" aria-current={route === 'benchmarks' ? 'page' : undefined}>
+            Benchmarks
+          </a>
         </nav>
         <span className="j-spacer" />
         <span className="j-muted" data-testid="current-user">
@@ -28,6 +32,7 @@ export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
       {/* the workspace stays mounted so the editor text and results survive a visit to Sources */}
       <QueryPage hidden={route !== 'query'} />
       {route === 'sources' && <SourcesPage user={user} />}
+      {route === 'benchmarks' && <BenchmarksPage user={user} />}
     </div>
   );
 }

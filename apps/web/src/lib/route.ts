@@ -1,9 +1,15 @@
 import { useSyncExternalStore } from 'react';
 
-export type Route = 'query' | 'sources';
+export type Route = 'query' | 'sources' | 'benchmarks';
 
 function current(): Route {
+  if (location.hash.startsWith('#/benchmarks')) return 'benchmarks';
   return location.hash === '#/sources' ? 'sources' : 'query';
+}
+
+/** The hash itself, for pages with their own sub-routes (#/benchmarks/run/<id>). */
+export function useHash(): string {
+  return useSyncExternalStore(subscribe, () => location.hash);
 }
 
 function subscribe(cb: () => void): () => void {

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import type { Value } from '@junction/connectors';
+
+/**
+ * The same digest as the bench CLI's (packages/query-core/bench/answer.ts): row count and an
+ * order-independent checksum (sum of per-row SHA-1 prefixes mod 2^64), plus a bounded multiset of
+ * row texts so that answers which differ can show a sample of the rows that differ.
+ */
+export interface AnswerDigest {
+  readonly rows: number;
+  readonly checksum: string;
+}
+
+export interface AnswerCheck {
+  readonly direct: AnswerDigest | null;
+  readonly federated: AnswerDigest | null;
+  /** true: same rows; false: they differ (a failure whatever the timings); null: nothing to compare */
+  readonly equivalent: boolean | null;
+  /** up to a few rows only one side has (as text), when they differ */
+  readonly sample?: { readonly onlyDirect: string[]; readonly onlyFederated: string[] };
+  readonly error?: string;
+  /** the parameter values both sides ran with */
+  readonly params?: readonly (string | number)[];
+}
+
+const KEEP_ROWS = 20_000;
+const SAMPLE = 5;
+
+/** One value as text; integers, decimals and dates compare by their text whichever side produced them. */
+function valueText(v: Value): string {
+  if (v === null || v === undefined) return '∅';
+  if (v instanceof Uint8Array) return '0x' + Buffer.from(v).toString('hex');
+  return String(v);
+}
+
+export function rowText(row: readonly Value[]): string {
+  return row.map(valueText).join(' | ');
+}
+
+export class Digester {
+  #rows = 0;
+  #sum = 0n;
+  /** row text → count, while small enough to diff */
+  #kept: Map<string, number> | null = new Map();
+
+  add(row: readonly Value[]): void {
+    this.#rows++;
+    const text = rowText(row);
+    this.#sum = (this.#sum + createHash('sha1').update(text).digest().readBigUInt64BE(0)) & 0xffff_ffff_ffff_ffffn;
+    if (this.#kept) {
+      this.#kept.set(text, (this.#kept.get(text) ?? 0) + 1);
+      if (this.#rows > KEEP_ROWS) this.#kept = null;
+    }
+  }
+
+  digest(): AnswerDigest {
+    return { rows: this.#rows, checksum: this.#sum.toString(16).padStart(16, '0') };
+  }
+
+  kept(): ReadonlyMap<string, number> | null {
+    return this.#kept;
+  }
+}
+
+/** Compares two digesters: equal row count and checksum, else a sample of the differing rows. */
+export function compareAnswers(direct: Digester, federated: Digester): AnswerCheck {
+  const d = direct.digest();
+  const f = federated.digest();
+  if (d.rows === f.rows && d.checksum === f.checksum) return { direct: d, federated: f, equivalent: true };
+  const a = direct.kept();
+  const b = federated.kept();
+  const sample = { onlyDirect: [] as string[], onlyFederated: [] as string[] };
+  if (a && b) {
+    for (const [text, n] of a)
+      if ((b.get(text) ?? 0) < n && sample.onlyDirect.length < SAMPLE) sample.onlyDirect.push(text);
+    for (const [text, n] of b)
+      if ((a.get(text) ?? 0) < n && sample.onlyFederated.length < SAMPLE) sample.onlyFederated.push(text);
+  }
+  return { direct: d, federated: f, equivalent: false, sample };
+}

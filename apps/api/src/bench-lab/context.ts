@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { isJunctionError, JunctionError, type Connector, type Value } from '@junction/connectors';
+import { randomToken, sha256 } from '../lib/secrets.js';
+import type { Principal } from '../plugins/auth.js';
+import type { Digester } from './answer.js';
+import { Budget, cancelled } from './budget.js';
+import type { BenchQuery, Definition, Mode } from './definition.js';
+import { ParamSource, rng } from './params.js';
+import { emptyResults, type Progress, type QueryResultEntry, type RunResults } from './results.js';
+import type { Recorder } from './stats.js';
+
+export interface Execution {
+  readonly ms: number;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+function valueBytes(v: Value): number {
+  if (v === null || v === undefined) return 1;
+  if (typeof v === 'string') return v.length;
+  if (v instanceof Uint8Array) return v.byteLength;
+  if (typeof v === 'number' || typeof v === 'bigint') return 8;
+  if (typeof v === 'boolean') return 1;
+  return String(v).length;
+}
+
+function rowBytes(row: readonly Value[]): number {
+  let n = 0;
+  for (const v of row) n += valueBytes(v);
+  return n;
+}
+
+/**
+ * One run's state and its drivers. Federated executions go through the query service of
+ * POST /api/v1/query (JunctionService.startQuery) with the lab's own admission budget; direct
+ * ones through a connector of the registered source, opened for this run alone.
+ */
+export class RunContext {
+  readonly results: RunResults = emptyResults();
+  readonly progress: Progress;
+  readonly params: ParamSource;
+  readonly random: () => number;
+  readonly started = Date.now();
+  readonly budget: Budget;
+  readonly #connectors = new Map<string, Promise<Connector>>();
+  /** every execution of the run, to count them in progress */
+  readonly timeoutMs: number;
+
+  constructor(
+    readonly app: FastifyInstance,
+    readonly principal: Principal,
+    readonly def: Definition,
+    readonly signal: AbortSignal,
+    readonly seed = 20261123,
+  ) {
+    this.random = rng(seed);
+    this.params = new ParamSource(rng(seed + 1));
+    this.budget = new Budget(def.settings.maxConcurrent ?? 24);
+    this.timeoutMs = def.settings.timeoutMs ?? 120_000;
+    this.progress = {
+      phase: null,
+      phaseIndex: 0,
+      phases: def.phases.length,
+      step: null,
+      elapsedMs: 0,
+      executions: 0,
+      errors: 0,
+      fraction: 0,
+    };
+  }
+
+  query(id: string): BenchQuery {
+    const q = this.def.queries.find((x) => x.id === id);
+    if (!q) throw new JunctionError('benchmark_query_unknown', 'user', `The benchmark has no query "${id}".`);
+    return q;
+  }
+
+  queriesOf(ids: readonly string[] | undefined): BenchQuery[] {
+    return ids ? ids.map((id) => this.query(id)) : [...this.def.queries];
+  }
+
+  /** Modes a query can run in, among those asked. */
+  can(q: BenchQuery, mode: Mode): boolean {
+    return mode === 'federated' || (mode === 'direct' ? !!q.direct : !!q.pushdown);
+  }
+
+  throwIfCancelled(): void {
+    if (this.signal.aborted) throw cancelled();
+  }
+
+  /** A connector of a registered source for this run (closed at its end). */
+  connector(source: string): Promise<Connector> {
+    let c = this.#connectors.get(source);
+    if (!c) {
+      c = (async () => {
+        const row = await this.app.junction.findSource(source);
+        const config = this.app.junction.configOf(row);
+        return this.app.junction.connectorFactory({
+          ...config,
+          options: { ...config.options, pool: { max: this.budget.max + 2 } },
+        });
+      })();
+      c.catch(() => this.#connectors.delete(source));
+      this.#connectors.set(source, c);
+    }
+    return c;
+  }
+
+  connectedSources(): string[] {
+    return [...this.#connectors.keys()];
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.#connectors.values()) await (await c.catch(() => null))?.close().catch(() => undefined);
+    this.#connectors.clear();
+    const t = await this.#token?.catch(() => null);
+    if (t) await this.app.db.apiToken.deleteMany({ where: { id: t.id } }).catch(() => undefined);
+  }
+
+  #token: Promise<{ id: string; secret: string }> | undefined;
+
+  /** A token of the run's user with the query scope, for the HTTP driver; deleted when the run ends. */
+  #httpToken(): Promise<{ id: string; secret: string }> {
+    this.#token ??= (async () => {
+      const id = randomUUID();
+      const secret = `jct_${randomToken(32)}`;
+      await this.app.db.apiToken.create({
+        data: {
+          id,
+          userId: this.principal.userId,
+          name: `benchmark run (${this.def.name})`.slice(0, 100),
+          tokenHash: sha256(secret),
+          prefix: secret.slice(0, 10),
+          scopes: JSON.stringify(['query']),
+        },
+      });
+      return { id, secret };
+    })();
+    return this.#token;
+  }
+
+  /** Federated through POST /api/v1/query itself (NDJSON), as a client of the API would. */
+  async #http(sql: string, params: readonly Value[], digest?: Digester): Promise<Execution> {
+    const { secret } = await this.#httpToken();
+    this.throwIfCancelled();
+    const t0 = performance.now();
+    const res = await this.app.inject({
+      method: 'POST',
+      url: '/api/v1/query',
+      headers: {
+        authorization: `Bearer ${secret}`,
+        accept: 'application/x-ndjson',
+        'content-type': 'application/json',
+      },
+      payload: JSON.stringify({ sql, params, timeoutMs: this.timeoutMs }),
+    });
+    const ms = performance.now() - t0;
+    if (res.statusCode !== 200) {
+      const body = (() => {
+        try {
+          return res.json() as { code?: string; message?: string };
+        } catch {
+          return {};
+        }
+      })();
+      throw new JunctionError(body.code ?? 'http_error', 'external', body.message ?? `HTTP ${res.statusCode}`);
+    }
+    let rows = 0;
+    for (const line of res.body.split('\n')) {
+      if (!line) continue;
+      if (line.startsWith('[')) {
+        rows++;
+        digest?.add(JSON.parse(line) as Value[]);
+      } else if (line.startsWith('{"error"')) {
+        const e = (JSON.parse(line) as { error: { code: string; message: string } }).error;
+        throw new JunctionError(e.code, 'external', e.message);
+      }
+    }
+    return { ms, rows, bytes: res.rawPayload.length };
+  }
+
+  /** One execution; throws what the source or Junction threw. */
+  async execute(q: BenchQuery, mode: Mode, params: readonly Value[], digest?: Digester): Promise<Execution> {
+    this.throwIfCancelled();
+    if (mode === 'direct') return this.#direct(q, params, digest);
+    const sql = mode === 'pushdown' ? q.pushdown! : q.federated;
+    if (this.def.settings.via === 'http') return this.#http(sql, params, digest);
+    const abort = new AbortController();
+    const onAbort = () => abort.abort(cancelled());
+    this.signal.addEventListener('abort', onAbort, { once: true });
+    const t0 = performance.now();
+    try {
+      const run = await this.app.junction.startQuery(this.principal, sql, {
+        params: [...params],
+        timeoutMs: this.timeoutMs,
+        signal: abort.signal,
+        admission: this.budget,
+      });
+      let rows = 0;
+      let bytes = 0;
+      try {
+        for await (const batch of run.result.rows) {
+          rows += batch.length;
+          for (const r of batch) {
+            bytes += rowBytes(r);
+            digest?.add(r);
+          }
+        }
+      } finally {
+        run.release();
+      }
+      return { ms: performance.now() - t0, rows, bytes };
+    } finally {
+      this.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async #direct(q: BenchQuery, params: readonly Value[], digest?: Digester): Promise<Execution> {
+    const target = q.direct!;
+    const connector = await this.connector(target.source);
+    const release = await this.budget.acquire();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => undefined as void;
+    try {
+      this.throwIfCancelled();
+      const t0 = performance.now();
+      const stop = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(new JunctionError('benchmark_timeout', 'timeout', `Direct ${q.id} ran over ${this.timeoutMs} ms.`)),
+          this.timeoutMs,
+        );
+        onAbort = () => reject(cancelled());
+        this.signal.addEventListener('abort', onAbort, { once: true });
+      });
+      const out = await Promise.race([connector.execute(target.sql, params), stop]);
+      const ms = performance.now() - t0;
+      let bytes = 0;
+      for (const r of out.rows) {
+        bytes += rowBytes(r);
+        digest?.add(r);
+      }
+      return { ms, rows: out.rows.length, bytes };
+    } finally {
+      clearTimeout(timer);
+      this.signal.removeEventListener('abort', onAbort);
+      release();
+    }
+  }
+
+  /** Runs and records one execution in `rec`; an error is recorded and counted, never thrown (except cancel). */
+  async measure(
+    q: BenchQuery,
+    mode: Mode,
+    /** where the execution is recorded, read when it ends (an interval may have turned meanwhile) */
+    into: readonly Recorder[] | (() => readonly Recorder[]),
+    where: string,
+  ): Promise<Execution | null> {
+    const recs = () => (typeof into === 'function' ? into() : into);
+    const params = this.params.next(q);
+    try {
+      const e = await this.execute(q, mode, params);
+      for (const r of recs()) r.record(e.ms, e.rows, e.bytes);
+      this.progress.executions++;
+      return e;
+    } catch (err) {
+      if (this.signal.aborted) throw cancelled();
+      for (const r of recs()) r.error();
+      this.progress.errors++;
+      this.noteError(where, q.id, mode, err);
+      return null;
+    }
+  }
+
+  noteError(phase: string, query: string, mode: Mode, err: unknown): void {
+    if (this.results.errors.length >= 200) return;
+    this.results.errors.push({
+      phase,
+      query,
+      mode,
+      code: isJunctionError(err) ? err.code : 'error',
+      message: err instanceof Error ? err.message.slice(0, 500) : String(err).slice(0, 500),
+      t: (Date.now() - this.started) / 1000,
+    });
+  }
+
+  /** A results.queries entry for a query in a phase, with its answer check. */
+  entry(q: string, phase: string, phaseIndex: number, type: string): QueryResultEntry {
+    const check = this.results.answers[q];
+    const equivalent = check ? check.equivalent : null;
+    const e: QueryResultEntry = {
+      query: q,
+      phase,
+      phaseIndex,
+      type,
+      direct: null,
+      pushdown: null,
+      federated: null,
+      equivalent,
+      failed: equivalent === false,
+    };
+    this.results.queries.push(e);
+    return e;
+  }
+
+  setStep(step: string | null): void {
+    this.progress.step = step;
+  }
+}
+
+export type PhaseRunner<P> = (ctx: RunContext, phase: P, index: number, label: string) => Promise<void>;

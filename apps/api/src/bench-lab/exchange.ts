@@ -1,0 +1,129 @@
+import type { LatencyStats } from './stats.js';
+import type { QueryResultEntry, RunResults } from './results.js';
+
+export const EXPORT_FORMAT = 'junction-benchmark-run';
+
+export interface RunRecord {
+  id: string;
+  name: string;
+  benchmarkId: string | null;
+  status: string;
+  progress: unknown;
+  definition: unknown;
+  results: Partial<RunResults>;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** The JSON export: everything needed to import the run elsewhere and chart it. */
+export function exportJson(run: RunRecord): Record<string, unknown> {
+  return { format: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), run };
+}
+
+const MODES = ['direct', 'pushdown', 'federated'] as const;
+const COLUMNS = [
+  'executions',
+  'errors',
+  'rows',
+  'bytes',
+  'minMs',
+  'meanMs',
+  'p50Ms',
+  'p90Ms',
+  'p95Ms',
+  'p99Ms',
+  'maxMs',
+] as const;
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** One CSV line per query, phase and mode (results.queries), then the concurrency steps. */
+export function exportCsv(run: RunRecord): string {
+  const lines = [['run', 'phase', 'query', 'mode', 'users', 'throughput', ...COLUMNS, 'equivalent'].join(',')];
+  for (const q of run.results.queries ?? []) {
+    for (const m of MODES) {
+      const s = q[m];
+      if (!s) continue;
+      lines.push(
+        [run.id, q.phase, q.query, m, '', '', ...COLUMNS.map((c) => s[c]), q.equivalent].map(csvCell).join(','),
+      );
+    }
+  }
+  for (const st of run.results.steps ?? []) {
+    lines.push(
+      [run.id, st.phase, st.query, st.mode, st.users, st.throughput, ...COLUMNS.map((c) => st.stats[c]), '']
+        .map(csvCell)
+        .join(','),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+export interface CompareRow {
+  readonly phase: string;
+  readonly phaseIndex: number;
+  readonly query: string;
+  readonly mode: string;
+  readonly a: LatencyStats | null;
+  readonly b: LatencyStats | null;
+  /** (b − a) / a of p50, in percent; negative is faster */
+  readonly p50DiffPct: number | null;
+  readonly p95DiffPct: number | null;
+  readonly equivalentA: boolean | null;
+  readonly equivalentB: boolean | null;
+}
+
+const pct = (a: number | undefined, b: number | undefined): number | null =>
+  a && b !== undefined ? Math.round(((b - a) / a) * 1000) / 10 : null;
+
+/** Two runs side by side: per phase, query and mode, with the difference in percent. */
+export function compareRuns(a: RunRecord, b: RunRecord) {
+  const key = (q: QueryResultEntry, m: string) => `${q.phase}\u0000${q.query}\u0000${m}`;
+  const rows = new Map<
+    string,
+    { phase: string; phaseIndex: number; query: string; mode: string; a?: QueryResultEntry; b?: QueryResultEntry }
+  >();
+  for (const [side, run] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
+    for (const q of run.results.queries ?? []) {
+      for (const m of MODES) {
+        if (!q[m]) continue;
+        const k = key(q, m);
+        const r = rows.get(k) ?? { phase: q.phase, phaseIndex: q.phaseIndex, query: q.query, mode: m };
+        r[side] = q;
+        rows.set(k, r);
+      }
+    }
+  }
+  const out: CompareRow[] = [...rows.values()].map((r) => {
+    const sa = r.a?.[r.mode as (typeof MODES)[number]] ?? null;
+    const sb = r.b?.[r.mode as (typeof MODES)[number]] ?? null;
+    return {
+      phase: r.phase,
+      phaseIndex: r.phaseIndex,
+      query: r.query,
+      mode: r.mode,
+      a: sa,
+      b: sb,
+      p50DiffPct: pct(sa?.p50Ms, sb?.p50Ms),
+      p95DiffPct: pct(sa?.p95Ms, sb?.p95Ms),
+      equivalentA: r.a?.equivalent ?? null,
+      equivalentB: r.b?.equivalent ?? null,
+    };
+  });
+  const ga = a.results.summary?.geomeanMs ?? null;
+  const gb = b.results.summary?.geomeanMs ?? null;
+  return {
+    a: { id: a.id, name: a.name, status: a.status, createdAt: a.createdAt },
+    b: { id: b.id, name: b.name, status: b.status, createdAt: b.createdAt },
+    queries: out,
+    geomean: { a: ga, b: gb, diffPct: ga && gb !== null ? pct(ga, gb) : null },
+  };
+}

@@ -1,0 +1,42 @@
+import type { PhaseRunner } from '../context.js';
+import type { Phase } from '../definition.js';
+import { Recorder } from '../stats.js';
+
+type ColdWarm = Extract<Phase, { type: 'coldwarm' }>;
+
+/**
+ * Delphix's cold vs warm: Junction's caches are cleared (each source the queries read is
+ * reconnected and re-introspected, which drops its connection pool and every cached plan), then
+ * one cold pass, `warmPasses` warm passes, and one more warm pass by a second user.
+ */
+export const runColdWarm: PhaseRunner<ColdWarm> = async (ctx, phase, index, label) => {
+  const queries = ctx.queriesOf(phase.queries);
+  ctx.setStep('clearing caches');
+  const sources = new Set<string>();
+  const engine = await ctx.app.junction.engine();
+  for (const q of queries)
+    for (const r of engine.references(q.federated)) if (r.kind === 'table') sources.add(r.source);
+  for (const s of sources) await ctx.app.junction.refreshSource(s);
+  const entries = queries.map((q) => {
+    const e = { phase: label, phaseIndex: index, query: q.id, coldMs: null, warmMs: [], secondUserWarmMs: null };
+    ctx.results.coldWarm.push(e);
+    return e as (typeof ctx.results.coldWarm)[number];
+  });
+  const warm = new Map(queries.map((q) => [q.id, new Recorder()]));
+  const passes = 1 + phase.warmPasses + 1;
+  for (let pass = 0; pass < passes; pass++) {
+    ctx.setStep(pass === 0 ? 'cold pass' : pass <= phase.warmPasses ? `warm pass ${pass}` : "second user's warm pass");
+    ctx.progress.fraction = (index + (pass + 0.5) / passes) / ctx.progress.phases;
+    for (const [i, q] of queries.entries()) {
+      const e = await ctx.measure(q, 'federated', pass === 0 ? [] : [warm.get(q.id)!], label);
+      const ms = e ? Math.round(e.ms * 1000) / 1000 : null;
+      if (pass === 0) entries[i].coldMs = ms;
+      else if (pass <= phase.warmPasses) entries[i].warmMs.push(ms);
+      else entries[i].secondUserWarmMs = ms;
+    }
+  }
+  for (const q of queries) {
+    ctx.entry(q.id, label, index, 'coldwarm').federated = warm.get(q.id)!.stats();
+    warm.get(q.id)!.destroy();
+  }
+};

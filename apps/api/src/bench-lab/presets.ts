@@ -1,0 +1,203 @@
+import { jdvWorkload, paramMax, type Workload } from '@junction/tpch/workload';
+import type { BenchQuery, Definition, ParamGen, Phase, Settings } from './definition.js';
+
+/**
+ * The lab's presets over the TPC-H-like schema of the JDV workload (packages/tpch/workload/jdv).
+ * The layout's sources dbA–dbD map to registered source names (settings.sources), and the direct
+ * target is a registered source holding all eight tables (settings.direct; the lab's load form
+ * loads the "single" layout there).
+ */
+export interface Preset {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  build(settings: Settings): { queries: BenchQuery[]; phases: Phase[] };
+}
+
+/** Overrides of a preset's phases a script or the form may give (shorter runs, fewer users). */
+export interface Overrides {
+  readonly queries?: string[];
+  readonly warmups?: number;
+  readonly repetitions?: number;
+  readonly stepSeconds?: number;
+  readonly durationSeconds?: number;
+  readonly maxUsers?: number;
+  readonly users?: number[];
+  readonly warmPasses?: number;
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const quoted = (name: string): string => (IDENT.test(name) ? name : `"${name.replace(/"/g, '""')}"`);
+
+/** The layout's source prefixes (dbA.) replaced by the registered names. */
+export function mapSources(sql: string, sources: Readonly<Record<string, string>> = {}): string {
+  return sql.replace(/\b(db[A-Z])\./g, (m, s: string) => (sources[s] ? `${quoted(sources[s])}.` : m));
+}
+
+/** ODBC escapes ({ts '…'}, {d '…'}, {t '…'}) of the study's direct SQL, as standard literals for a native driver. */
+export function nativeSql(sql: string): string {
+  return sql.replace(/\{\s*(ts|d|t)\s+('(?:[^']|'')*')\s*\}/gi, (_m, k: string, lit: string) => {
+    const kind = k.toLowerCase() === 'ts' ? 'TIMESTAMP' : k.toLowerCase() === 'd' ? 'DATE' : 'TIME';
+    return `${kind} ${lit}`;
+  });
+}
+
+const TABLES = /\b(FROM|JOIN|,)\s+(region|nation|supplier|partsupp|part|customer|orders|lineitem)\b/g;
+
+/** The direct SQL through Junction over the one source (JDV use case 1: pushdown to one source). */
+export function pushdownSql(directSql: string, source: string): string {
+  return directSql.replace(TABLES, (_m, kw: string, t: string) => `${kw} ${quoted(source)}.${t}`);
+}
+
+function jdvQueries(w: Workload, settings: Settings, ids: readonly string[], weights: Record<string, number> = {}) {
+  const sf = settings.sf ?? w.sf;
+  return ids.map((id): BenchQuery => {
+    const q = w.query(id);
+    const params: ParamGen[] = q.params.map((p) => ({ kind: 'uniform', min: p.min, max: paramMax(p, sf) }));
+    return {
+      id,
+      title: q.title,
+      federated: mapSources(q.federated, settings.sources),
+      ...(settings.direct ? { direct: { source: settings.direct, sql: nativeSql(q.direct) } } : {}),
+      ...(settings.direct ? { pushdown: pushdownSql(q.direct, settings.direct) } : {}),
+      ...(params.length ? { params } : {}),
+      ...(weights[id] !== undefined ? { weight: weights[id] } : {}),
+    };
+  });
+}
+
+const workload = (s: Settings) => jdvWorkload(s.sf ?? 0.01);
+
+export const PRESETS: readonly Preset[] = [
+  {
+    id: 'jdv',
+    name: 'JBoss DV study (A–H)',
+    description:
+      'The JBoss Data Virtualization study: queries A–F and H alone, direct against one database and through Junction over the four sources (use cases 1–2); query G (= B) by 1…20 concurrent users for a fixed time (use case 3); OLTP query H with a fresh random customer key per execution by 1…16 users, throughput per level (use case 4).',
+    build: (s) => ({
+      queries: jdvQueries(workload(s), s, ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']),
+      phases: [
+        {
+          type: 'single',
+          label: 'Use cases 1–2: each query alone',
+          queries: ['A', 'B', 'C', 'D', 'E', 'F', 'H'],
+          warmups: 1,
+          repetitions: 5,
+          modes: s.direct ? ['direct', 'pushdown', 'federated'] : ['federated'],
+        },
+        {
+          type: 'concurrency',
+          label: 'Use case 3: query G by concurrent users',
+          query: 'G',
+          users: [1, 2, 5, 10, 20],
+          stepSeconds: 10,
+          modes: s.direct ? ['direct', 'federated'] : ['federated'],
+        },
+        {
+          type: 'concurrency',
+          label: 'Use case 4: OLTP query H, fresh key per execution',
+          query: 'H',
+          users: [1, 2, 4, 8, 16],
+          stepSeconds: 10,
+          modes: s.direct ? ['direct', 'federated'] : ['federated'],
+        },
+      ],
+    }),
+  },
+  {
+    id: 'oltp-mix',
+    name: 'Weighted OLTP mix',
+    description:
+      "The TPoX driver's method: queries H (70 %), A (20 %) and E (10 %) drawn by weight by N users for a duration; per-query p50/p90/p95/p99/max and a summary per interval.",
+    build: (s) => ({
+      queries: jdvQueries(workload(s), s, ['H', 'A', 'E'], { H: 70, A: 20, E: 10 }),
+      phases: [
+        { type: 'mix', label: 'Weighted mix through Junction', users: 4, durationSeconds: 30, intervalSeconds: 2 },
+        ...(s.direct
+          ? [
+              {
+                type: 'mix' as const,
+                label: 'Weighted mix direct',
+                users: 4,
+                durationSeconds: 30,
+                intervalSeconds: 2,
+                mode: 'direct' as const,
+              },
+            ]
+          : []),
+      ],
+    }),
+  },
+  {
+    id: 'streams',
+    name: 'Query streams',
+    description:
+      "Red Hat's study: several users each run queries A–F and H in a different order; the score is the geometric mean of the per-query times, with the machine's CPU sampled beside it. Then Delphix's cold vs warm: one pass after Junction's caches are cleared, warm passes, and a second user's warm pass.",
+    build: (s) => ({
+      queries: jdvQueries(workload(s), s, ['A', 'B', 'C', 'D', 'E', 'F', 'H']),
+      phases: [
+        { type: 'streams', label: 'Query streams through Junction', users: 4 },
+        ...(s.direct
+          ? [{ type: 'streams' as const, label: 'Query streams direct', users: 4, mode: 'direct' as const }]
+          : []),
+        { type: 'coldwarm', label: 'Cold vs warm', warmPasses: 2 },
+      ],
+    }),
+  },
+];
+
+export function presetById(id: string): Preset | undefined {
+  return PRESETS.find((p) => p.id === id);
+}
+
+/** A preset's phases with overrides applied (each only where the phase has that setting). */
+export function applyOverrides(phases: Phase[], o: Overrides = {}): Phase[] {
+  const users = (xs: number[]) => {
+    const list = o.users ?? xs;
+    const capped = o.maxUsers ? list.filter((u) => u <= o.maxUsers!) : list;
+    return capped.length ? capped : [Math.min(...list)];
+  };
+  const keep = (ids: string[] | undefined) => (o.queries && ids ? ids.filter((i) => o.queries!.includes(i)) : ids);
+  return phases
+    .map((p): Phase => {
+      switch (p.type) {
+        case 'single':
+          return {
+            ...p,
+            queries: keep(p.queries) ?? o.queries,
+            warmups: o.warmups ?? p.warmups,
+            repetitions: o.repetitions ?? p.repetitions,
+          };
+        case 'concurrency':
+          return { ...p, users: users(p.users), stepSeconds: o.stepSeconds ?? p.stepSeconds };
+        case 'mix':
+          return {
+            ...p,
+            queries: keep(p.queries) ?? o.queries,
+            users: o.maxUsers ? Math.min(p.users, o.maxUsers) : p.users,
+            durationSeconds: o.durationSeconds ?? p.durationSeconds,
+          };
+        case 'streams':
+          return {
+            ...p,
+            queries: keep(p.queries) ?? o.queries,
+            users: o.maxUsers ? Math.min(p.users, o.maxUsers) : p.users,
+          };
+        case 'coldwarm':
+          return { ...p, queries: keep(p.queries) ?? o.queries, warmPasses: o.warmPasses ?? p.warmPasses };
+      }
+    })
+    .filter((p) => p.type !== 'concurrency' || !o.queries || o.queries.includes(p.query));
+}
+
+export function definitionOf(
+  name: string,
+  preset: Preset | undefined,
+  settings: Settings,
+  parts: { queries?: BenchQuery[]; phases?: Phase[]; overrides?: Overrides },
+): Definition {
+  const built = preset?.build(settings);
+  const queries = parts.queries ?? built?.queries ?? [];
+  const phases = applyOverrides(parts.phases ?? built?.phases ?? [], parts.overrides);
+  return { name, ...(preset ? { preset: preset.id } : {}), queries, phases, settings };
+}

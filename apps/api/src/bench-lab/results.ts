@@ -1,0 +1,133 @@
+import type { AnswerCheck } from './answer.js';
+import type { Mode } from './definition.js';
+import type { LatencyStats } from './stats.js';
+
+/** What a run stores (BenchmarkRun.results) and the API returns. */
+export interface QueryResultEntry {
+  readonly query: string;
+  readonly phase: string;
+  readonly phaseIndex: number;
+  readonly type: string;
+  direct: LatencyStats | null;
+  pushdown: LatencyStats | null;
+  federated: LatencyStats | null;
+  /** federated vs direct answers (row count + order-independent checksum); null without a direct target */
+  equivalent: boolean | null;
+  /** a wrong answer is a failure whatever its speed */
+  failed: boolean;
+}
+
+export interface StepEntry {
+  readonly phase: string;
+  readonly phaseIndex: number;
+  readonly query: string;
+  readonly mode: Mode;
+  readonly users: number;
+  readonly seconds: number;
+  readonly throughput: number;
+  readonly stats: LatencyStats;
+}
+
+export interface IntervalEntry {
+  readonly phase: string;
+  readonly phaseIndex: number;
+  readonly step: string;
+  /** seconds since the run started, at the end of the interval */
+  readonly t: number;
+  readonly seconds: number;
+  readonly executions: number;
+  readonly errors: number;
+  readonly throughput: number;
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p95Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+export interface StreamEntry {
+  readonly phase: string;
+  readonly phaseIndex: number;
+  readonly mode: Mode;
+  readonly users: number;
+  readonly geomeanMs: number;
+  readonly perQueryGeomeanMs: Record<string, number>;
+  readonly orders: string[][];
+  readonly seconds: number;
+}
+
+export interface ColdWarmEntry {
+  readonly phase: string;
+  readonly phaseIndex: number;
+  readonly query: string;
+  coldMs: number | null;
+  warmMs: (number | null)[];
+  secondUserWarmMs: number | null;
+}
+
+export interface Sample {
+  readonly t: number;
+  readonly cpuPct: number;
+  readonly rssMb: number;
+  readonly eventLoopMeanMs: number;
+  readonly eventLoopMaxMs: number;
+  readonly machineBusyPct: number;
+  readonly load1: number;
+  readonly sources: Record<string, { active: number | null }>;
+}
+
+export interface RunError {
+  readonly phase: string;
+  readonly query: string;
+  readonly mode: Mode;
+  readonly code: string;
+  readonly message: string;
+  readonly t: number;
+}
+
+export interface RunResults {
+  environment: Record<string, unknown>;
+  answers: Record<string, AnswerCheck>;
+  queries: QueryResultEntry[];
+  steps: StepEntry[];
+  intervals: IntervalEntry[];
+  streams: StreamEntry[];
+  coldWarm: ColdWarmEntry[];
+  samples: Sample[];
+  /** the first errors (up to 200); every error is counted in the stats */
+  errors: RunError[];
+  summary: {
+    executions: number;
+    errors: number;
+    mismatches: string[];
+    geomeanMs: number | null;
+    seconds: number;
+  };
+}
+
+export interface Progress {
+  phase: string | null;
+  phaseIndex: number;
+  phases: number;
+  step: string | null;
+  elapsedMs: number;
+  executions: number;
+  errors: number;
+  /** 0…1, by phases done */
+  fraction: number;
+}
+
+export function emptyResults(): RunResults {
+  return {
+    environment: {},
+    answers: {},
+    queries: [],
+    steps: [],
+    intervals: [],
+    streams: [],
+    coldWarm: [],
+    samples: [],
+    errors: [],
+    summary: { executions: 0, errors: 0, mismatches: [], geomeanMs: null, seconds: 0 },
+  };
+}

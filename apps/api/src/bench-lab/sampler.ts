@@ -1,0 +1,95 @@
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { RunContext } from './context.js';
+
+/** What a source says about its own load: active statements (PostgreSQL), running threads (MySQL/MariaDB). */
+const ACTIVITY: Record<string, string> = {
+  postgresql: `SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND datname = current_database()`,
+  mysql: `SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_RUNNING'`,
+};
+
+function cpuTimes(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const c of os.cpus()) {
+    const t = c.times;
+    busy += t.user + t.nice + t.sys + t.irq;
+    total += t.user + t.nice + t.sys + t.irq + t.idle;
+  }
+  return { busy, total };
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Samples Junction's process (CPU of this process, RSS, event-loop delay), the machine (CPU busy
+ * from os.cpus(), 1-minute load; I/O wait is not readable without /proc, so it is not reported)
+ * and, where readable, each source of the run (active statements / running threads).
+ */
+export function startSampler(ctx: RunContext, everyMs: number, sources: () => readonly string[]): () => Promise<void> {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  let cpu = process.cpuUsage();
+  let machine = cpuTimes();
+  let wall = performance.now();
+  let busy = false;
+  const engines = new Map<string, string>();
+
+  const sample = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const now = performance.now();
+      const c = process.cpuUsage(cpu);
+      const m = cpuTimes();
+      const wallMs = now - wall;
+      const src: Record<string, { active: number | null }> = {};
+      for (const name of sources()) {
+        try {
+          if (!engines.has(name)) engines.set(name, (await ctx.app.junction.findSource(name)).engine);
+          const sql = ACTIVITY[engines.get(name)!];
+          if (!sql) continue;
+          const out = await withTimeout((await ctx.connector(name)).execute(sql), 1000);
+          const v = out?.rows[0]?.[0];
+          src[name] = { active: v === undefined || v === null ? null : Number(v) };
+        } catch {
+          src[name] = { active: null };
+        }
+      }
+      ctx.results.samples.push({
+        t: Math.round((Date.now() - ctx.started) / 10) / 100,
+        cpuPct: wallMs > 0 ? Math.round(((c.user + c.system) / 1000 / wallMs) * 1000) / 10 : 0,
+        rssMb: Math.round(process.memoryUsage.rss() / 1024 / 10.24) / 100,
+        eventLoopMeanMs: Number.isFinite(loop.mean) ? Math.round(loop.mean / 1e4) / 100 : 0,
+        eventLoopMaxMs: Math.round(loop.max / 1e4) / 100,
+        machineBusyPct:
+          m.total > machine.total ? Math.round(((m.busy - machine.busy) / (m.total - machine.total)) * 1000) / 10 : 0,
+        load1: Math.round(os.loadavg()[0] * 100) / 100,
+        sources: src,
+      });
+      if (ctx.results.samples.length > 10_000) ctx.results.samples.splice(0, ctx.results.samples.length - 10_000);
+      cpu = process.cpuUsage();
+      machine = m;
+      wall = now;
+      loop.reset();
+    } finally {
+      busy = false;
+    }
+  };
+  // the first sample comes one period after the start: CPU over a few microseconds says nothing
+  const timer = setInterval(() => void sample(), everyMs);
+  return async () => {
+    clearInterval(timer);
+    while (busy) await new Promise((r) => setTimeout(r, 20));
+    // a last sample only over a period long enough to mean something (or when there is none yet)
+    if (!ctx.results.samples.length || performance.now() - wall >= everyMs / 2) await sample();
+    loop.disable();
+  };
+}

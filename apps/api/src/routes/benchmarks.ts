@@ -1,0 +1,400 @@
+import { randomUUID } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { JunctionError } from '@junction/connectors';
+import type { BenchmarkRun } from '../generated/prisma/client.js';
+import { CreateBenchmarkBody, type Definition, type Settings } from '../bench-lab/definition.js';
+import { compareRuns, EXPORT_FORMAT, exportCsv, exportJson, type RunRecord } from '../bench-lab/exchange.js';
+import { Loader } from '../bench-lab/loader.js';
+import { definitionOf, PRESETS, presetById } from '../bench-lab/presets.js';
+import { BenchLab } from '../bench-lab/runner.js';
+import { conflict, notFound } from '../lib/errors.js';
+import { errors, Json } from '../lib/schemas.js';
+
+const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const RunId = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 100 }) });
+const RunSummary = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  benchmarkId: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String(),
+  createdAt: Type.String(),
+  startedAt: Type.Union([Type.String(), Type.Null()]),
+  finishedAt: Type.Union([Type.String(), Type.Null()]),
+  summary: Json,
+});
+const LoadBody = Type.Object(
+  {
+    layout: Type.Union([Type.Literal('jdv'), Type.Literal('single')]),
+    sf: Type.Number({ minimum: 0.001, maximum: 100 }),
+    sources: Type.Record(Type.String({ maxLength: 40 }), Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+const ImportBody = Type.Object(
+  { format: Type.Literal(EXPORT_FORMAT), version: Type.Literal(1), run: Type.Unknown() },
+  { additionalProperties: true },
+);
+
+const parse = (s: string | null): unknown => {
+  if (!s) return null;
+  try {
+    return JSON.parse(s);
+  } catch {
+    return null;
+  }
+};
+
+function record(row: BenchmarkRun, lab: BenchLab): RunRecord {
+  const live = lab.live(row.id);
+  return {
+    id: row.id,
+    name: row.name,
+    benchmarkId: row.benchmarkId,
+    status: row.status,
+    progress: live?.progress ?? parse(row.progress),
+    definition: parse(row.config),
+    results: (live?.results ?? parse(row.results) ?? {}) as RunRecord['results'],
+    createdAt: row.createdAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * The benchmark lab's API: presets, benchmark definitions, runs in the background with live
+ * progress, compare, export/import, and the load form. Reading needs `read`; defining and
+ * running benchmarks runs SQL, so it needs `query`; loading data into sources drops and
+ * creates tables there, so it needs `admin`.
+ */
+export default async function benchmarkRoutes(app: FastifyInstance): Promise<void> {
+  const lab = new BenchLab(app);
+  const loader = new Loader(app);
+  app.addHook('onReady', async () => lab.recover());
+  app.addHook('onClose', async () => lab.close());
+
+  const findRun = async (runId: string) => {
+    const row = await app.db.benchmarkRun.findUnique({ where: { id: runId } });
+    if (!row) throw notFound('benchmark run', runId);
+    return row;
+  };
+
+  app.get(
+    '/benchmarks/presets',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: "The lab's presets",
+        response: {
+          200: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), description: Type.String() })),
+          ...errors(),
+        },
+      },
+    },
+    async () => PRESETS.map((p) => ({ id: p.id, name: p.name, description: p.description })),
+  );
+
+  app.get(
+    '/benchmarks',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Benchmark definitions, newest first',
+        response: { 200: Json, ...errors() },
+      },
+    },
+    async () =>
+      (await app.db.benchmark.findMany({ orderBy: { createdAt: 'desc' }, take: 200 })).map((b) => ({
+        id: b.id,
+        name: b.name,
+        preset: b.preset,
+        createdAt: b.createdAt.toISOString(),
+      })),
+  );
+
+  app.post<{ Body: Static<typeof CreateBenchmarkBody> }>(
+    '/benchmarks',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Define a benchmark, from a preset (with overrides) or from queries and phases',
+        body: CreateBenchmarkBody,
+        response: { 201: Type.Object({ id: Type.String() }), ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const preset = b.preset ? presetById(b.preset) : undefined;
+      if (b.preset && !preset) throw notFound('preset', b.preset);
+      const { direct, ...layout } = b.sources ?? {};
+      const settings: Settings = {
+        ...b.settings,
+        sources: { ...b.settings?.sources, ...layout },
+        ...(direct ? { direct } : {}),
+      };
+      const def: Definition = definitionOf(b.name, preset, settings, b);
+      if (!def.queries.length)
+        throw new JunctionError('benchmark_empty', 'user', 'A benchmark needs queries (or a preset).', {
+          details: { field: 'queries' },
+        });
+      if (!def.phases.length)
+        throw new JunctionError('benchmark_no_phases', 'user', 'A benchmark needs phases (or a preset).', {
+          details: { field: 'phases' },
+        });
+      const ids = new Set(def.queries.map((q) => q.id));
+      for (const p of def.phases) {
+        const named = p.type === 'concurrency' ? [p.query] : (p.queries ?? []);
+        for (const q of named)
+          if (!ids.has(q))
+            throw new JunctionError(
+              'benchmark_query_unknown',
+              'user',
+              `A phase names query "${q}", which is not defined.`,
+              {
+                details: { field: 'phases' },
+              },
+            );
+      }
+      const id = randomUUID();
+      await app.db.benchmark.create({
+        data: {
+          id,
+          userId: request.principal!.userId,
+          name: b.name,
+          preset: preset?.id ?? null,
+          definition: JSON.stringify(def),
+        },
+      });
+      return reply.status(201).send({ id });
+    },
+  );
+
+  app.get<{ Params: Static<typeof Id> }>(
+    '/benchmarks/:id',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'A benchmark definition',
+        params: Id,
+        response: { 200: Json, ...errors(404) },
+      },
+    },
+    async (request) => {
+      const b = await app.db.benchmark.findUnique({ where: { id: request.params.id } });
+      if (!b) throw notFound('benchmark', request.params.id);
+      return {
+        id: b.id,
+        name: b.name,
+        preset: b.preset,
+        createdAt: b.createdAt.toISOString(),
+        definition: JSON.parse(b.definition),
+      };
+    },
+  );
+
+  app.delete<{ Params: Static<typeof Id> }>(
+    '/benchmarks/:id',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Delete a benchmark definition (its runs stay)',
+        params: Id,
+        response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(404) },
+      },
+    },
+    async (request) => {
+      const n = await app.db.benchmark.deleteMany({ where: { id: request.params.id } });
+      if (!n.count) throw notFound('benchmark', request.params.id);
+      return { ok: true };
+    },
+  );
+
+  app.post<{ Params: Static<typeof Id> }>(
+    '/benchmarks/:id/runs',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: "Start a run in the server's background",
+        params: Id,
+        response: { 201: Type.Object({ runId: Type.String() }), ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const runId = await lab.start(request.params.id, request.principal!);
+      return reply.status(201).send({ runId });
+    },
+  );
+
+  app.get<{ Querystring: { benchmarkId?: string } }>(
+    '/benchmark-runs',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Runs, newest first',
+        querystring: Type.Object(
+          { benchmarkId: Type.Optional(Type.String({ maxLength: 100 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Array(RunSummary), ...errors() },
+      },
+    },
+    async (request) => {
+      const rows = await app.db.benchmarkRun.findMany({
+        where: request.query.benchmarkId ? { benchmarkId: request.query.benchmarkId } : {},
+        orderBy: { createdAt: 'desc' },
+        take: 200,
+      });
+      return rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        benchmarkId: r.benchmarkId,
+        status: r.status,
+        createdAt: r.createdAt.toISOString(),
+        startedAt: r.startedAt?.toISOString() ?? null,
+        finishedAt: r.finishedAt?.toISOString() ?? null,
+        summary: (parse(r.results) as { summary?: unknown } | null)?.summary ?? null,
+      }));
+    },
+  );
+
+  app.get<{ Params: Static<typeof RunId> }>(
+    '/benchmark-runs/:runId',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'A run: status, live progress and results (so far, while it runs)',
+        params: RunId,
+        response: { 200: Json, ...errors(404) },
+      },
+    },
+    async (request) => record(await findRun(request.params.runId), lab),
+  );
+
+  app.delete<{ Params: Static<typeof RunId> }>(
+    '/benchmark-runs/:runId',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Cancel a running run (409 when it is not running)',
+        params: RunId,
+        response: { 200: Type.Object({ ok: Type.Boolean(), status: Type.String() }), ...errors(404, 409) },
+      },
+    },
+    async (request) => {
+      const row = await findRun(request.params.runId);
+      if (!lab.cancel(row.id)) throw conflict('benchmark_run_not_running', `The run is ${row.status}, not running.`);
+      await lab.active.get(row.id)?.done.catch(() => undefined);
+      return { ok: true, status: (await findRun(row.id)).status };
+    },
+  );
+
+  app.get<{ Params: { a: string; b: string } }>(
+    '/benchmark-runs/:a/compare/:b',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Two runs side by side, with the difference in percent (b against a)',
+        params: Type.Object({ a: Type.String({ maxLength: 100 }), b: Type.String({ maxLength: 100 }) }),
+        response: { 200: Json, ...errors(404) },
+      },
+    },
+    async (request) =>
+      compareRuns(record(await findRun(request.params.a), lab), record(await findRun(request.params.b), lab)),
+  );
+
+  app.get<{ Params: Static<typeof RunId>; Querystring: { format?: 'json' | 'csv' } }>(
+    '/benchmark-runs/:runId/export',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Export a run: JSON (re-importable) or CSV (format=csv)',
+        params: RunId,
+        querystring: Type.Object(
+          { format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Json, ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const run = record(await findRun(request.params.runId), lab);
+      const base = `benchmark-${run.id.slice(0, 8)}`;
+      if (request.query.format === 'csv') {
+        reply.header('content-disposition', `attachment; filename="${base}.csv"`);
+        return reply.type('text/csv; charset=utf-8').send(exportCsv(run));
+      }
+      reply.header('content-disposition', `attachment; filename="${base}.json"`);
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(exportJson(run)));
+    },
+  );
+
+  app.post<{ Body: Static<typeof ImportBody> }>(
+    '/benchmark-runs/import',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Import an exported run (stored as a new, finished run)',
+        body: ImportBody,
+        response: { 201: Type.Object({ runId: Type.String() }), ...errors() },
+      },
+      bodyLimit: 64 * 1024 * 1024,
+    },
+    async (request, reply) => {
+      const run = request.body.run as Partial<RunRecord> | null;
+      if (!run || typeof run !== 'object' || typeof run.name !== 'string' || typeof run.results !== 'object')
+        throw new JunctionError('benchmark_import_invalid', 'user', 'Not an exported benchmark run.', {
+          details: { field: 'run' },
+        });
+      const status = ['done', 'failed', 'cancelled'].includes(String(run.status)) ? String(run.status) : 'failed';
+      const runId = randomUUID();
+      await app.db.benchmarkRun.create({
+        data: {
+          id: runId,
+          userId: request.principal!.userId,
+          name: run.name.slice(0, 200),
+          benchmarkId: null,
+          status,
+          config: run.definition ? JSON.stringify(run.definition) : null,
+          progress: run.progress ? JSON.stringify(run.progress) : null,
+          results: JSON.stringify(run.results),
+          startedAt: run.startedAt ? new Date(run.startedAt) : null,
+          finishedAt: run.finishedAt ? new Date(run.finishedAt) : new Date(),
+        },
+      });
+      return reply.status(201).send({ runId });
+    },
+  );
+
+  app.post<{ Body: Static<typeof LoadBody> }>(
+    '/benchmarks/load',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Load the TPC-H-like data at a scale into registered sources (layout jdv: dbA–dbD; single: direct)',
+        body: LoadBody,
+        response: { 202: Json, ...errors(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const job = await loader.start(request.body.layout, request.body.sf, request.body.sources);
+      return reply.status(202).send(job);
+    },
+  );
+
+  app.get<{ Params: Static<typeof Id> }>(
+    '/benchmarks/load/:id',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Progress of a load',
+        params: Id,
+        response: { 200: Json, ...errors(404) },
+      },
+    },
+    async (request) => {
+      const job = loader.jobs.get(request.params.id);
+      if (!job) throw notFound('load', request.params.id);
+      return job;
+    },
+  );
+}

@@ -1,0 +1,178 @@
+import { useEffect, useState } from 'react';
+import { api, type Source, type User } from '../../lib/api.js';
+import type { ApiError } from '../../lib/api-error.js';
+import { benchApi, type LoadJob, type Preset } from '../../lib/bench-api.js';
+import { notifyCatalogChanged } from '../../lib/catalog-events.js';
+
+const LAYOUT = ['dbA', 'dbB', 'dbC', 'dbD'] as const;
+const LAYOUT_HINT: Record<string, string> = {
+  dbA: 'orders, lineitem',
+  dbB: 'customer',
+  dbC: 'part, supplier, partsupp',
+  dbD: 'nation, region, customer',
+};
+
+/**
+ * Define a benchmark from a preset: which registered sources play dbA–dbD, which one holds all
+ * eight tables for the direct runs, the scale the data has, and how long to run. Admins can load
+ * the data into the chosen sources first (with a progress bar).
+ */
+export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId: string): void }) {
+  const [presets, setPresets] = useState<Preset[]>([]);
+  const [sources, setSources] = useState<Source[]>([]);
+  const [preset, setPreset] = useState('jdv');
+  const [name, setName] = useState('');
+  const [map, setMap] = useState<Record<string, string>>({
+    dbA: 'dbA',
+    dbB: 'dbB',
+    dbC: 'dbC',
+    dbD: 'dbD',
+    direct: '',
+  });
+  const [sf, setSf] = useState('0.01');
+  const [short, setShort] = useState(true);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [load, setLoad] = useState<LoadJob>();
+
+  useEffect(() => {
+    benchApi.presets().then(setPresets, (e: ApiError) => setError(e.message));
+    api.sources().then(setSources, () => undefined);
+  }, []);
+
+  useEffect(() => {
+    if (!load || load.status !== 'running') return;
+    const t = setTimeout(() => {
+      benchApi.loadJob(load.id).then(
+        (j) => {
+          setLoad(j);
+          if (j.status === 'done') notifyCatalogChanged();
+        },
+        () => undefined,
+      );
+    }, 500);
+    return () => clearTimeout(t);
+  }, [load]);
+
+  const chosen = presets.find((p) => p.id === preset);
+  const scale = Number(sf);
+
+  const startLoad = async (layout: 'jdv' | 'single') => {
+    setError(undefined);
+    try {
+      const targets = layout === 'jdv' ? Object.fromEntries(LAYOUT.map((k) => [k, map[k]])) : { direct: map.direct };
+      setLoad(await benchApi.load(layout, scale, targets));
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  const run = async () => {
+    setError(undefined);
+    setBusy(true);
+    try {
+      const { id } = await benchApi.create({
+        name: name.trim() || `${chosen?.name ?? preset} ${new Date().toLocaleString()}`,
+        preset,
+        sources: Object.fromEntries(Object.entries(map).filter(([, v]) => v)),
+        settings: { sf: scale },
+        ...(short
+          ? {
+              overrides: { warmups: 0, repetitions: 2, stepSeconds: 2, durationSeconds: 5, maxUsers: 4, warmPasses: 1 },
+            }
+          : {}),
+      });
+      const { runId } = await benchApi.start(id);
+      onStarted(runId);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const sourceSelect = (key: string, label: string, hint: string, optional = false) => (
+    <label key={key}>
+      <span>
+        {label} <span className="j-muted j-small">{hint}</span>
+      </span>
+      <select value={map[key] ?? ''} onChange={(e) => setMap({ ...map, [key]: e.target.value })} aria-label={label}>
+        {optional && <option value="">— none (federated only) —</option>}
+        {sources.map((s) => (
+          <option key={s.id} value={s.name}>
+            {s.name} ({s.engine})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+
+  return (
+    <section className="j-card" aria-label="New benchmark run">
+      <h2>New run</h2>
+      <div className="j-form-grid">
+        <label>
+          <span>Preset</span>
+          <select value={preset} onChange={(e) => setPreset(e.target.value)} aria-label="Preset">
+            {presets.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Name</span>
+          <input value={name} placeholder={chosen?.name} onChange={(e) => setName(e.target.value)} aria-label="Name" />
+        </label>
+        <label>
+          <span>
+            Scale factor <span className="j-muted j-small">of the loaded data</span>
+          </span>
+          <input value={sf} onChange={(e) => setSf(e.target.value)} inputMode="decimal" aria-label="Scale factor" />
+        </label>
+        <label className="j-check">
+          <input type="checkbox" checked={short} onChange={(e) => setShort(e.target.checked)} />
+          <span>Short run (2 repetitions, 2 s per user level, at most 4 users)</span>
+        </label>
+      </div>
+      {chosen && <p className="j-muted j-small">{chosen.description}</p>}
+      <h3 className="j-subhead">Sources</h3>
+      <div className="j-form-grid">
+        {LAYOUT.map((k) => sourceSelect(k, k, LAYOUT_HINT[k]))}
+        {sourceSelect('direct', 'Direct target', 'one database with all eight tables', true)}
+      </div>
+      {user.role === 'admin' && (
+        <div className="j-row">
+          <button type="button" onClick={() => void startLoad('jdv')} disabled={load?.status === 'running'}>
+            Load dbA–dbD at this scale (replaces their TPC-H tables)
+          </button>
+          <button
+            type="button"
+            onClick={() => void startLoad('single')}
+            disabled={!map.direct || load?.status === 'running'}
+          >
+            Load the direct target at this scale
+          </button>
+          {load && (
+            <span className="j-load" data-testid="load-progress">
+              <progress value={load.fraction} max={1} aria-label="Load progress" />{' '}
+              {load.status === 'running'
+                ? `${Math.round(load.fraction * 100)} % · ${load.rows.toLocaleString()} of ${load.totalRows.toLocaleString()} rows`
+                : load.status === 'done'
+                  ? `Loaded ${load.layout === 'jdv' ? 'dbA–dbD' : 'the direct target'} (${load.totalRows.toLocaleString()} rows)`
+                  : `Load failed: ${load.message}`}
+            </span>
+          )}
+        </div>
+      )}
+      {error && <p className="j-error">{error}</p>}
+      <div className="j-row">
+        <span className="j-spacer" />
+        <button type="button" className="j-primary" onClick={() => void run()} disabled={busy || !presets.length}>
+          Create and run
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,204 @@
+import { requestJson } from './http.js';
+
+/** The benchmark lab's API (apps/api/src/routes/benchmarks.ts), typed as far as the studio reads it. */
+export interface Preset {
+  id: string;
+  name: string;
+  description: string;
+}
+
+export interface LatencyStats {
+  executions: number;
+  errors: number;
+  rows: number;
+  bytes: number;
+  minMs: number;
+  meanMs: number;
+  p50Ms: number;
+  p90Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export type Mode = 'direct' | 'pushdown' | 'federated';
+
+export interface QueryEntry {
+  query: string;
+  phase: string;
+  phaseIndex: number;
+  type: string;
+  direct: LatencyStats | null;
+  pushdown: LatencyStats | null;
+  federated: LatencyStats | null;
+  equivalent: boolean | null;
+  failed: boolean;
+}
+
+export interface AnswerCheck {
+  direct: { rows: number; checksum: string } | null;
+  federated: { rows: number; checksum: string } | null;
+  equivalent: boolean | null;
+  sample?: { onlyDirect: string[]; onlyFederated: string[] };
+  error?: string;
+  params?: (string | number)[];
+}
+
+export interface RunResults {
+  environment?: Record<string, unknown>;
+  answers?: Record<string, AnswerCheck>;
+  queries?: QueryEntry[];
+  steps?: {
+    phase: string;
+    phaseIndex: number;
+    query: string;
+    mode: Mode;
+    users: number;
+    seconds: number;
+    throughput: number;
+    stats: LatencyStats;
+  }[];
+  intervals?: {
+    phase: string;
+    phaseIndex: number;
+    step: string;
+    t: number;
+    executions: number;
+    errors: number;
+    throughput: number;
+    p50Ms: number;
+    p90Ms: number;
+    p95Ms: number;
+    p99Ms: number;
+    maxMs: number;
+  }[];
+  streams?: {
+    phase: string;
+    mode: Mode;
+    users: number;
+    geomeanMs: number;
+    perQueryGeomeanMs: Record<string, number>;
+    orders: string[][];
+  }[];
+  coldWarm?: {
+    phase: string;
+    query: string;
+    coldMs: number | null;
+    warmMs: (number | null)[];
+    secondUserWarmMs: number | null;
+  }[];
+  samples?: {
+    t: number;
+    cpuPct: number;
+    rssMb: number;
+    eventLoopMeanMs: number;
+    eventLoopMaxMs: number;
+    machineBusyPct: number;
+    load1: number;
+    sources: Record<string, { active: number | null }>;
+  }[];
+  errors?: { phase: string; query: string; mode: Mode; code: string; message: string; t: number }[];
+  summary?: { executions: number; errors: number; mismatches: string[]; geomeanMs: number | null; seconds: number };
+}
+
+export interface Progress {
+  phase: string | null;
+  phaseIndex: number;
+  phases: number;
+  step: string | null;
+  elapsedMs: number;
+  executions: number;
+  errors: number;
+  fraction: number;
+  error?: string;
+}
+
+export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export interface Run {
+  id: string;
+  name: string;
+  benchmarkId: string | null;
+  status: RunStatus;
+  progress: Progress | null;
+  results: RunResults;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface RunSummary {
+  id: string;
+  name: string;
+  benchmarkId: string | null;
+  status: RunStatus;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  summary: RunResults['summary'] | null;
+}
+
+export interface CompareRow {
+  phase: string;
+  phaseIndex?: number;
+  query: string;
+  mode: Mode;
+  a: LatencyStats | null;
+  b: LatencyStats | null;
+  p50DiffPct: number | null;
+  p95DiffPct: number | null;
+  equivalentA: boolean | null;
+  equivalentB: boolean | null;
+}
+
+export interface Comparison {
+  a: { id: string; name: string; status: string; createdAt: string };
+  b: { id: string; name: string; status: string; createdAt: string };
+  queries: CompareRow[];
+  geomean: { a: number | null; b: number | null; diffPct: number | null };
+}
+
+export interface LoadJob {
+  id: string;
+  status: 'running' | 'done' | 'failed';
+  layout: 'jdv' | 'single';
+  sf: number;
+  rows: number;
+  totalRows: number;
+  fraction: number;
+  message: string | null;
+}
+
+export interface NewBenchmark {
+  name: string;
+  preset?: string;
+  sources?: Record<string, string>;
+  settings?: { sf?: number };
+  overrides?: {
+    repetitions?: number;
+    warmups?: number;
+    stepSeconds?: number;
+    durationSeconds?: number;
+    maxUsers?: number;
+    warmPasses?: number;
+  };
+}
+
+const enc = encodeURIComponent;
+
+export const benchApi = {
+  presets: () => requestJson<Preset[]>('/benchmarks/presets'),
+  create: (b: NewBenchmark) => requestJson<{ id: string }>('/benchmarks', { body: b }),
+  start: (benchmarkId: string) =>
+    requestJson<{ runId: string }>(`/benchmarks/${enc(benchmarkId)}/runs`, { method: 'POST', body: {} }),
+  runs: () => requestJson<RunSummary[]>('/benchmark-runs'),
+  run: (id: string) => requestJson<Run>(`/benchmark-runs/${enc(id)}`),
+  cancel: (id: string) =>
+    requestJson<{ ok: boolean; status: string }>(`/benchmark-runs/${enc(id)}`, { method: 'DELETE' }),
+  compare: (a: string, b: string) => requestJson<Comparison>(`/benchmark-runs/${enc(a)}/compare/${enc(b)}`),
+  exportUrl: (id: string, format: 'json' | 'csv') => `/api/v1/benchmark-runs/${enc(id)}/export?format=${format}`,
+  importRun: (json: unknown) => requestJson<{ runId: string }>('/benchmark-runs/import', { body: json }),
+  load: (layout: 'jdv' | 'single', sf: number, sources: Record<string, string>) =>
+    requestJson<LoadJob>('/benchmarks/load', { body: { layout, sf, sources } }),
+  loadJob: (id: string) => requestJson<LoadJob>(`/benchmarks/load/${enc(id)}`),
+};
