@@ -50,7 +50,7 @@ describe('POST /auth/password', () => {
     expect(same.json().code).toBe('same_password');
   });
 
-  it('needs a session: an API token cannot change its owner\'s password', async () => {
+  it("needs a session: an API token cannot change its owner's password", async () => {
     const res = await h.as('analyst', {
       method: 'POST',
       url: '/api/v1/auth/password',
