@@ -1,9 +1,27 @@
 import { useSyncExternalStore } from 'react';
 
-export type Route = 'query' | 'sources';
+/** Pages reachable by URL; anything else is 'not-found', never a silent fallback to Query. */
+export const ROUTES = [
+  'query',
+  'sources',
+  'admin/users',
+  'admin/grants',
+  'admin/audit',
+  'settings/tokens',
+  'settings/password',
+] as const;
+export type Route = (typeof ROUTES)[number] | 'not-found';
+
+export function parseRoute(pathname: string, hash: string): Route {
+  // the API serves the app shell for any path, so /foo must not look like the start page
+  if (pathname !== '/' && pathname !== '/index.html') return 'not-found';
+  const p = hash.replace(/^#\/?/, '').replace(/\/+$/, '');
+  if (p === '') return 'query';
+  return (ROUTES as readonly string[]).includes(p) ? (p as Route) : 'not-found';
+}
 
 function current(): Route {
-  return location.hash === '#/sources' ? 'sources' : 'query';
+  return parseRoute(location.pathname, location.hash);
 }
 
 function subscribe(cb: () => void): () => void {
