@@ -64,10 +64,11 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
         {source.demo && <span className="j-badge">demo</span>}
       </td>
       <td>{ENGINE_LABELS[source.engine] ?? source.engine}</td>
-      <td className="j-mono j-small">{where}</td>
+      {isAdmin && <td className="j-mono j-small">{where}</td>}
       <td>
         <span className={`j-status j-status-${source.status}`}>{source.status}</span>
-        {message && source.status !== 'online' && <div className="j-muted j-small">{message}</div>}
+        {/* a fresh test result says the same as the stored message, only newer: show it once */}
+        {message && source.status !== 'online' && !diagnosis && <div className="j-muted j-small">{message}</div>}
         {diagnosis && (
           <div className={diagnosis.ok ? 'j-ok j-small' : 'j-error j-small'} role="status" data-testid="diagnosis">
             {diagnosis.message}

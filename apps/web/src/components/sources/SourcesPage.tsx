@@ -36,7 +36,8 @@ export function SourcesPage({ user }: { user: User }) {
           <tr>
             <th>Name</th>
             <th>Engine</th>
-            <th>Connection</th>
+            {/* where a source lives is an admin's business, not a viewer's */}
+            {isAdmin && <th>Connection</th>}
             <th>Status</th>
             <th />
           </tr>
