@@ -45,8 +45,17 @@ export function CreateUserForm({ onCreated, onClose }: { onCreated(u: AdminUser)
         </label>
         <label>
           {LABELS.password}
-          <input name="password" type="password" required minLength={8} autoComplete="new-password" />
-          <span className="j-muted j-small">At least 8 characters; tell it to the user yourself.</span>
+          <input
+            name="password"
+            type="password"
+            required
+            minLength={8}
+            autoComplete="new-password"
+            aria-describedby="initial-password-hint"
+          />
+          <span id="initial-password-hint" className="j-muted j-small">
+            At least 8 characters; tell it to the user yourself.
+          </span>
         </label>
         <label>
           {LABELS.role}

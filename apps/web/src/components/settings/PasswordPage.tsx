@@ -49,9 +49,18 @@ export function PasswordPage({ user }: { user: User }) {
         </label>
         <label>
           {LABELS.newPassword}
-          <input name="newPassword" type="password" required minLength={8} autoComplete="new-password" />
-          <span className="j-muted j-small">At least 8 characters.</span>
+          <input
+            name="newPassword"
+            type="password"
+            required
+            minLength={8}
+            autoComplete="new-password"
+            aria-describedby="new-password-hint"
+          />
         </label>
+        <span id="new-password-hint" className="j-muted j-small j-hint">
+          At least 8 characters.
+        </span>
         <label>
           Repeat the new password
           <input name="confirm" type="password" required minLength={8} autoComplete="new-password" />
