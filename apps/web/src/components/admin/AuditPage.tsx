@@ -20,6 +20,16 @@ const ACTIONS = [
   'source.refresh',
 ];
 
+/** `{"role":"viewer","disabled":true}` reads as "role viewer · disabled true". */
+export function describeDetails(d: unknown): string {
+  if (d === null || d === undefined) return '';
+  if (typeof d !== 'object' || Array.isArray(d)) return JSON.stringify(d);
+  return Object.entries(d)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(' · ');
+}
+
 function matches(e: AuditEntry, text: string): boolean {
   if (!text) return true;
   const t = text.toLowerCase();
@@ -87,7 +97,7 @@ export function AuditPage() {
                 <td>{e.actorName ?? <span className="j-muted">anonymous</span>}</td>
                 <td className="j-mono j-small">{e.action}</td>
                 <td>{e.target}</td>
-                <td className="j-mono j-small">{e.details ? JSON.stringify(e.details) : ''}</td>
+                <td className="j-small">{describeDetails(e.details)}</td>
                 <td className="j-small j-muted">{e.ip}</td>
               </tr>
             ))}

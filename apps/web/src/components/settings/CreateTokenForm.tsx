@@ -49,7 +49,7 @@ export function CreateTokenForm({ role, onCreated }: { role: Role; onCreated(t: 
       <div className="j-form-grid">
         <label>
           Name
-          <input name="name" required maxLength={100} placeholder="what uses it, e.g. nightly-report" />
+          <input name="name" required maxLength={100} placeholder="e.g. nightly-report" />
         </label>
         <fieldset className="j-scopes">
           <legend>Scopes</legend>
