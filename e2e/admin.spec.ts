@@ -175,18 +175,19 @@ test.describe('administration', () => {
       await page.setViewportSize({ width, height: 900 });
       await signInAs(page, ADMIN);
       const viewer = await createUser(page, 'viewer', 'shot');
-      for (const route of [
-        'admin/users',
-        'admin/grants',
-        'admin/audit',
-        'settings/tokens',
-        'settings/password',
-        'sources',
-        'nope',
-      ]) {
+      // a hash change loads nothing new, so each page says itself when its data is in
+      const ready: Record<string, string> = {
+        'admin/users': 'table[aria-label="Users"]',
+        'admin/grants': '[data-testid="grants-empty"], table[aria-label="Grants"]',
+        'admin/audit': 'table[aria-label="Audit log"]',
+        'settings/tokens': '[data-testid="tokens-empty"], table[aria-label="My API tokens"]',
+        'settings/password': 'form[aria-label="Change my password"]',
+        sources: '[data-testid="source-dbD"] td:nth-child(3):not(:empty)',
+        nope: '[data-testid="not-found"]',
+      };
+      for (const [route, selector] of Object.entries(ready)) {
         await page.goto(`/#/${route}`);
-        await expect(page.locator('main:not([hidden])')).toBeVisible();
-        await page.waitForLoadState('networkidle');
+        await expect(page.locator(selector)).toBeVisible();
         await page.screenshot({ path: screenshotPath(`admin-${route.replace('/', '-')}-${width}.png`) });
       }
       const v = await freshPage(browser, baseURL);
@@ -194,10 +195,57 @@ test.describe('administration', () => {
       await signInAs(v, viewer);
       for (const route of ['sources', 'admin/users', 'settings/tokens', 'settings/password']) {
         await v.goto(`/#/${route}`);
-        await v.waitForLoadState('networkidle');
+        await expect(v.locator(route === 'admin/users' ? '[data-testid="forbidden"]' : ready[route])).toBeVisible();
         await v.screenshot({ path: screenshotPath(`viewer-${route.replace('/', '-')}-${width}.png`) });
       }
       await v.context().close();
     });
   }
+});
+
+test.describe('sources administration', () => {
+  test('a source is edited in place and shows its probe findings; the form keeps engines apart', async ({ page }) => {
+    await signInAs(page, ADMIN);
+    const list = (await (await page.request.get('/api/v1/sources')).json()) as { id: string; name: string }[];
+    const fileOf = async (name: string) => {
+      const s = list.find((x) => x.name === name)!;
+      return ((await (await page.request.get(`/api/v1/sources/${s.id}`)).json()) as { file: string }).file;
+    };
+    const [fileC, fileD] = [await fileOf('dbC'), await fileOf('dbD')];
+    await page.goto('/#/sources');
+
+    await page.getByRole('button', { name: 'Register source' }).click();
+    const form = page.getByRole('form', { name: 'Register a source' });
+    await form.getByLabel('Engine').selectOption('sqlite');
+    await form.getByLabel('File path').fill(fileC);
+    // switching engines must not carry a file path into the database name
+    await form.getByLabel('Engine').selectOption('postgresql');
+    await expect(form.getByLabel('Database')).toHaveValue('');
+    await form.getByLabel('Port').fill('99999');
+    expect(await form.getByLabel('Port').evaluate((e: HTMLInputElement) => e.validity.rangeOverflow)).toBe(true);
+    await form.getByLabel('Engine').selectOption('sqlite');
+    const name = uniqueName('edited_');
+    await form.getByLabel('Name').fill(name);
+    await form.getByLabel('File path').fill(fileC);
+    await form.getByRole('button', { name: 'Register' }).click();
+
+    const row = page.getByTestId(`source-${name}`);
+    await expect(row).toContainText(fileC);
+    await row.getByText('Probe findings').click();
+    await expect(row.locator('dl')).toContainText('Collation');
+    await expect(row.locator('dl')).toContainText('Parameters per query');
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: `Edit source ${name}` });
+    await expect(edit.getByLabel('File path')).toHaveValue(fileC);
+    await edit.getByLabel('File path').fill(fileD);
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect(edit).toHaveCount(0);
+    await expect(row).toContainText(fileD);
+    await expect(row.getByTestId('diagnosis')).toContainText('Saved');
+
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await expect(row).toHaveCount(0);
+  });
 });

@@ -39,7 +39,11 @@ export function SourcesPage({ user }: { user: User }) {
             {/* where a source lives is an admin's business, not a viewer's */}
             {isAdmin && <th>Connection</th>}
             <th>Status</th>
-            <th />
+            {isAdmin && (
+              <th>
+                <span className="j-sr-only">Actions</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
