@@ -40,7 +40,9 @@ export function PasswordPage({ user }: { user: User }) {
         {/* lets password managers file the new password under the right account */}
         <input type="hidden" name="username" autoComplete="username" value={user.username} />
         <p className="j-muted j-small">
-          Signed in as <strong>{user.username}</strong>. If the server generated your first password, replace it here.
+          Signed in as <strong>{user.username}</strong>.{' '}
+          {/* the first admin's password is generated at first start and printed once in the server log */}
+          {user.role === 'admin' && 'If the server generated your first password, replace it here. '}
           Your other sessions end; this one stays.
         </p>
         <label>
