@@ -20,6 +20,7 @@ test.describe('administration', () => {
     // the browser's own check stops a short password before the API sees it
     await expect(page.getByTestId(`user-${username}`)).toHaveCount(0);
     await form.getByLabel('Initial password').fill(password);
+    await page.screenshot({ path: screenshotPath('admin-create-user.png') });
     await form.getByRole('button', { name: 'Create' }).click();
     await expect(page.getByRole('status')).toHaveText(`Created ${username} (analyst).`);
     const row = page.getByTestId(`user-${username}`);
@@ -75,6 +76,7 @@ test.describe('administration', () => {
     await form.getByRole('button', { name: 'Create token' }).click();
     const reveal = page.getByTestId('token-reveal');
     await expect(reveal).toContainText('shown only this once');
+    await page.screenshot({ path: screenshotPath('analyst-token-created.png') });
     const token = await page.getByTestId('new-token').inputValue();
     expect(token).toMatch(/^jct_/);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -238,6 +240,7 @@ test.describe('sources administration', () => {
     await row.getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('form', { name: `Edit source ${name}` });
     await expect(edit.getByLabel('File path')).toHaveValue(fileC);
+    await page.screenshot({ path: screenshotPath('admin-source-edit.png') });
     await edit.getByLabel('File path').fill(fileD);
     await edit.getByRole('button', { name: 'Save' }).click();
     await expect(edit).toHaveCount(0);
