@@ -161,6 +161,23 @@ test.describe('administration', () => {
     await v.context().close();
   });
 
+  test('an admin grants a role read access to views and revokes it', async ({ page }) => {
+    await signInAs(page, ADMIN);
+    await page.goto('/#/admin/grants');
+    const form = page.getByRole('form', { name: 'Add a grant' });
+    await form.getByLabel('Who').selectOption('role:viewer');
+    await form.getByLabel('May read').selectOption('view');
+    const schema = uniqueName('reports_');
+    await form.getByLabel('View schema').fill(schema);
+    await form.getByRole('button', { name: 'Grant read access' }).click();
+    const table = page.getByRole('table', { name: 'Grants' });
+    const row = table.locator('tr', { hasText: `every view in ${schema}` });
+    await expect(row).toContainText('every viewer');
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await expect(row).toHaveCount(0);
+  });
+
   test('an unknown address says not found and links back', async ({ page }) => {
     await signInAs(page, ADMIN);
     await page.goto('/#/no-such-page');

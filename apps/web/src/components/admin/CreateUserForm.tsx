@@ -60,9 +60,9 @@ export function CreateUserForm({ onCreated, onClose }: { onCreated(u: AdminUser)
         <label>
           {LABELS.role}
           <select name="role" defaultValue="analyst">
-            <option value="viewer">viewer: runs saved queries and views</option>
-            <option value="analyst">analyst: queries and designs views</option>
-            <option value="admin">admin: everything</option>
+            <option value="viewer">viewer</option>
+            <option value="analyst">analyst</option>
+            <option value="admin">admin</option>
           </select>
         </label>
       </div>

@@ -55,7 +55,7 @@ export function GrantsPage() {
         </p>
       )}
       {!!grants.data?.length && (
-        <table className="j-table" aria-label="Grants">
+        <table className="j-table j-table-middle" aria-label="Grants">
           <thead>
             <tr>
               <th>Who</th>

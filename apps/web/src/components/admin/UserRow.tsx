@@ -64,16 +64,20 @@ export function UserRow({
       </td>
       <td>
         {/* changing your own role could lock every admin out; the API refuses it too */}
-        <select
-          aria-label={`Role of ${user.username}`}
-          value={user.role}
-          disabled={busy || isMe}
-          onChange={(e) => void setRole(e.target.value as Role)}
-        >
-          <option value="viewer">viewer</option>
-          <option value="analyst">analyst</option>
-          <option value="admin">admin</option>
-        </select>
+        {isMe ? (
+          <span title="You cannot change your own role">{user.role}</span>
+        ) : (
+          <select
+            aria-label={`Role of ${user.username}`}
+            value={user.role}
+            disabled={busy}
+            onChange={(e) => void setRole(e.target.value as Role)}
+          >
+            <option value="viewer">viewer</option>
+            <option value="analyst">analyst</option>
+            <option value="admin">admin</option>
+          </select>
+        )}
       </td>
       <td>
         <span className={user.disabled ? 'j-status j-status-offline' : 'j-status j-status-online'}>

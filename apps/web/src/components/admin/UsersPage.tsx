@@ -46,7 +46,7 @@ export function UsersPage({ me }: { me: User }) {
       )}
       {users.loading && !users.data && <p className="j-muted">Loading users…</p>}
       {users.data && (
-        <table className="j-table" aria-label="Users">
+        <table className="j-table j-table-middle" aria-label="Users">
           <thead>
             <tr>
               <th>User</th>

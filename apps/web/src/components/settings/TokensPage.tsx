@@ -46,13 +46,14 @@ export function TokensPage({ user }: { user: User }) {
           {error ?? `Could not load your tokens: ${tokens.error?.message}`}
         </p>
       )}
-      {tokens.data?.length === 0 && (
+      {/* the list reloads right after a creation: no "no tokens" flash under the new one */}
+      {tokens.data?.length === 0 && !created && (
         <p className="j-empty" data-testid="tokens-empty">
           You have no API tokens.
         </p>
       )}
       {!!tokens.data?.length && (
-        <table className="j-table" aria-label="My API tokens">
+        <table className="j-table j-table-middle" aria-label="My API tokens">
           <thead>
             <tr>
               <th>Name</th>

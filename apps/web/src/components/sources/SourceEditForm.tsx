@@ -54,7 +54,7 @@ export function SourceEditForm({
       <h2>Edit {source.name}</h2>
       <div className="j-form-grid">
         {sqlite ? (
-          <label>
+          <label className="j-wide">
             {LABELS.file}
             <input name="file" required defaultValue={source.file ?? ''} />
           </label>
