@@ -104,6 +104,13 @@ test.describe('administration', () => {
     const refused = await api.get('/api/v1/auth/me', { headers: { authorization: `Bearer ${token}` } });
     expect(refused.status()).toBe(401);
     await api.dispose();
+
+    // the admin sees it among everyone's tokens, with its owner
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signInAs(page, ADMIN);
+    await page.goto('/#/admin/tokens');
+    const all = page.getByRole('table', { name: 'API tokens of all users' });
+    await expect(all.locator('tr', { hasText: analyst.username })).toContainText('revoked');
   });
 
   test('a user changes their own password and signs in with it', async ({ page, browser, baseURL }) => {
@@ -199,6 +206,7 @@ test.describe('administration', () => {
         'admin/users': 'table[aria-label="Users"]',
         'admin/grants': '[data-testid="grants-empty"], table[aria-label="Grants"]',
         'admin/audit': 'table[aria-label="Audit log"]',
+        'admin/tokens': '[data-testid="all-tokens-empty"], table[aria-label="API tokens of all users"]',
         'settings/tokens': '[data-testid="tokens-empty"], table[aria-label="My API tokens"]',
         'settings/password': 'form[aria-label="Change my password"]',
         sources: '[data-testid="source-dbD"] td:nth-child(3):not(:empty)',

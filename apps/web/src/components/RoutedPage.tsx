@@ -1,5 +1,6 @@
 import type { User } from '../lib/api.js';
 import type { Route } from '../lib/route.js';
+import { AllTokensPage } from './admin/AllTokensPage.js';
 import { AuditPage } from './admin/AuditPage.js';
 import { GrantsPage } from './admin/GrantsPage.js';
 import { UsersPage } from './admin/UsersPage.js';
@@ -19,6 +20,7 @@ export function RoutedPage({ route, user }: { route: Route; user: User }) {
       return <SourcesPage user={user} />;
     case 'admin/users':
     case 'admin/grants':
+    case 'admin/tokens':
     case 'admin/audit':
       if (user.role !== 'admin') return <Forbidden user={user} />;
       return (
@@ -26,6 +28,7 @@ export function RoutedPage({ route, user }: { route: Route; user: User }) {
           <SectionNav label="Administration" links={ADMIN_LINKS} current={route} />
           {route === 'admin/users' && <UsersPage me={user} />}
           {route === 'admin/grants' && <GrantsPage />}
+          {route === 'admin/tokens' && <AllTokensPage />}
           {route === 'admin/audit' && <AuditPage />}
         </main>
       );

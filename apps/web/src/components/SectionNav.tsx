@@ -8,6 +8,7 @@ export interface SectionLink {
 export const ADMIN_LINKS: readonly SectionLink[] = [
   { route: 'admin/users', label: 'Users' },
   { route: 'admin/grants', label: 'Grants' },
+  { route: 'admin/tokens', label: 'API tokens' },
   { route: 'admin/audit', label: 'Audit log' },
 ];
 export const ACCOUNT_LINKS: readonly SectionLink[] = [

@@ -62,6 +62,7 @@ export const adminApi = {
   deleteGrant: (grantId: string) => requestJson<void>(`/grants/${id(grantId)}`, { method: 'DELETE' }),
 
   tokens: () => requestJson<Token[]>('/tokens'),
+  allTokens: () => requestJson<(Token & { username: string })[]>('/tokens/all'),
   createToken: (t: { name: string; scopes: Scope[] }) => requestJson<Token & { token: string }>('/tokens', { body: t }),
   revokeToken: (tokenId: string) => requestJson<void>(`/tokens/${id(tokenId)}`, { method: 'DELETE' }),
 

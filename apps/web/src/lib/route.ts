@@ -6,6 +6,7 @@ export const ROUTES = [
   'sources',
   'admin/users',
   'admin/grants',
+  'admin/tokens',
   'admin/audit',
   'settings/tokens',
   'settings/password',

@@ -2,10 +2,10 @@ import { useState } from 'react';
 import type { User } from '../../lib/api.js';
 import { adminApi, type Token } from '../../lib/admin-api.js';
 import { friendlyError } from '../../lib/form-error.js';
-import { formatTime } from '../../lib/format-time.js';
 import { useAsync } from '../../lib/use-async.js';
 import { CreateTokenForm } from './CreateTokenForm.js';
 import { TokenReveal } from './TokenReveal.js';
+import { TokenTable } from './TokenTable.js';
 
 export function TokensPage({ user }: { user: User }) {
   const tokens = useAsync(() => adminApi.tokens());
@@ -53,48 +53,7 @@ export function TokensPage({ user }: { user: User }) {
         </p>
       )}
       {!!tokens.data?.length && (
-        <table className="j-table j-table-middle" aria-label="My API tokens">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Starts with</th>
-              <th>Scopes</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>Status</th>
-              <th>
-                <span className="j-sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data.map((t) => (
-              <tr key={t.id} data-testid={`token-${t.name}`}>
-                <td>
-                  <strong>{t.name}</strong>
-                </td>
-                <td className="j-mono j-small">{t.prefix}…</td>
-                <td className="j-small">{t.scopes.join(', ')}</td>
-                <td className="j-small j-muted">{formatTime(t.createdAt)}</td>
-                <td className="j-small j-muted">{t.lastUsedAt ? formatTime(t.lastUsedAt) : 'never'}</td>
-                <td>
-                  {t.revokedAt ? (
-                    <span className="j-status j-status-offline">revoked {formatTime(t.revokedAt)}</span>
-                  ) : (
-                    <span className="j-status j-status-online">active</span>
-                  )}
-                </td>
-                <td className="j-actions">
-                  {!t.revokedAt && (
-                    <button type="button" className="j-danger" onClick={() => void revoke(t)}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TokenTable label="My API tokens" tokens={tokens.data} onRevoke={(t) => void revoke(t)} />
       )}
     </>
   );
