@@ -27,8 +27,8 @@ export function TokensPage({ user }: { user: User }) {
     <>
       <h1>API tokens</h1>
       <p className="j-muted j-intro">
-        Scripts and tools send a token as <code className="j-mono">Authorization: Bearer …</code>. A token acts as you,
-        limited to its scopes; it never gets more than your role ({user.role}) allows.
+        Scripts and tools send a token as <code className="j-mono">Authorization: Bearer &lt;token&gt;</code>. A token
+        acts as you, limited to its scopes; it never gets more than your role ({user.role}) allows.
       </p>
       {created ? (
         <TokenReveal {...created} onDone={() => setCreated(undefined)} />
