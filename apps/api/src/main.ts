@@ -3,6 +3,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import type { SourceConfig } from '@junction/connectors';
 import { buildApp } from './app.js';
+import { startSourceMonitor } from './services/source-monitor.js';
 import { ensureAdmin, registerDemo } from './bootstrap.js';
 import { openMetadata } from './db/client.js';
 import { limitsFromEnv } from './lib/limits.js';
@@ -43,12 +44,14 @@ const app = await buildApp({
 
 let demo: { sources: SourceConfig[]; sf: number; stop(): Promise<void> } | undefined;
 let stopping = false;
+let stopMonitor = (): void => undefined;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   app.log.info(`${signal}: stopping`);
   const force = setTimeout(() => process.exit(1), 20_000);
   force.unref();
+  stopMonitor();
   try {
     await app.close(); // closes the engine and the source pools (engine plugin's onClose)
     await demo?.stop();
@@ -94,6 +97,8 @@ try {
       app.log.error({ err: e }, 'the demo federation could not start (JUNCTION_DEMO=0 skips it)');
     }
   }
+  // a source that went away shows as offline within this interval, not at the next query or Test
+  stopMonitor = startSourceMonitor(app, Number(process.env.JUNCTION_SOURCE_CHECK_MS ?? 30_000));
   await app.listen({ host, port });
   const bound = app.server.address();
   const actualPort = bound && typeof bound === 'object' ? bound.port : port;

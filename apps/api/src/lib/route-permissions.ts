@@ -23,11 +23,14 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /api/v1/auth/login': 'public',
   'POST /api/v1/auth/logout': 'signed-in',
   'GET /api/v1/auth/me': 'signed-in',
+  // a session's own password (the handler refuses tokens: a leaked token must not take the account)
+  'POST /api/v1/auth/password': 'signed-in',
 
   // tokens: your own; another user's only with the admin permission
   'GET /api/v1/tokens': 'read',
   'POST /api/v1/tokens': 'read',
   'DELETE /api/v1/tokens/:id': 'read',
+  'GET /api/v1/tokens/all': 'admin',
 
   // administration
   'GET /api/v1/users': 'admin',

@@ -287,6 +287,25 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       ).map(tokenOut),
   );
 
+  app.get(
+    '/tokens/all',
+    {
+      schema: {
+        tags: ['tokens'],
+        summary: "Every user's tokens, for an admin to find and revoke stale or leaked ones",
+        response: { 200: Type.Array(Type.Intersect([Token, Type.Object({ username: Type.String() })])), ...errors() },
+      },
+    },
+    async () => {
+      const [tokens, users] = await Promise.all([
+        app.db.apiToken.findMany({ orderBy: { createdAt: 'asc' } }),
+        app.db.user.findMany({ select: { id: true, username: true } }),
+      ]);
+      const names = new Map(users.map((u) => [u.id, u.username]));
+      return tokens.map((t) => ({ ...tokenOut(t), username: names.get(t.userId) ?? '?' }));
+    },
+  );
+
   app.post<{ Body: Static<typeof CreateToken> }>(
     '/tokens',
     {
@@ -297,7 +316,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           'Scopes are hierarchical, as roles are: `read` allows reading the catalog; `run` implies read and allows ' +
           'running saved queries and views; `query` implies read and run and allows ad hoc SQL; `design` implies ' +
           'read, query and run and allows designing views; `admin` implies every permission. A token may do what ' +
-          'its scopes imply, capped by its user\'s role at the time of each request; you can grant only scopes you have.',
+          "its scopes imply, capped by its user's role at the time of each request; you can grant only scopes you have.",
         body: CreateToken,
         response: { 201: Type.Intersect([Token, Type.Object({ token: Type.String() })]), ...errors() },
       },

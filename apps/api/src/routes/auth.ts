@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { JunctionError } from '@junction/connectors';
 import { LoginThrottle } from '../lib/login-throttle.js';
 import { errors, ErrorReply, Ok, Role } from '../lib/schemas.js';
 import { hashPassword, sha256, verifyPassword } from '../lib/secrets.js';
@@ -7,6 +8,13 @@ import { CSRF_COOKIE, ROLE_PERMISSIONS, SESSION_COOKIE, type Role as RoleName } 
 
 const LoginBody = Type.Object(
   { username: Type.String({ minLength: 1, maxLength: 100 }), password: Type.String({ minLength: 1, maxLength: 1000 }) },
+  { additionalProperties: false },
+);
+const ChangePassword = Type.Object(
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: 1000 }),
+    newPassword: Type.String({ minLength: 8, maxLength: 1000 }),
+  },
   { additionalProperties: false },
 );
 export const Me = Type.Object({
@@ -107,6 +115,41 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
         permissions: [...p.permissions],
         ...(p.csrfToken ? { csrfToken: p.csrfToken } : {}),
       };
+    },
+  );
+
+  app.post<{ Body: Static<typeof ChangePassword> }>(
+    '/auth/password',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Change my own password; other sessions of mine end, this one stays',
+        body: ChangePassword,
+        response: { 200: Ok, ...errors(403) },
+      },
+      config: { rateLimit: { max: 30, timeWindow: '1 minute' } },
+    },
+    async (request) => {
+      const p = request.principal!;
+      // a leaked token must not be enough to take over the account behind it
+      if (p.via !== 'session')
+        throw new JunctionError('session_required', 'forbidden', 'Sign in with your password to change it.');
+      const user = await app.db.user.findUnique({ where: { id: p.userId } });
+      if (!user || !(await verifyPassword(request.body.currentPassword, user.passwordHash)))
+        throw new JunctionError('wrong_password', 'user', 'The current password is wrong.', {
+          details: { field: 'body.currentPassword' },
+        });
+      if (request.body.newPassword === request.body.currentPassword)
+        throw new JunctionError('same_password', 'user', 'The new password must differ from the current one.', {
+          details: { field: 'body.newPassword' },
+        });
+      await app.db.user.update({
+        where: { id: user.id },
+        data: { passwordHash: await hashPassword(request.body.newPassword) },
+      });
+      await app.db.session.deleteMany({ where: { userId: user.id, NOT: { id: p.sessionId } } });
+      await app.audit(request, 'user.password_change', user.username);
+      return { ok: true };
     },
   );
 }

@@ -221,6 +221,9 @@ describe('sources', () => {
     expect(detail.statusCode).toBe(200);
     expect(detail.body).not.toContain(NEW_SECRET);
     expect(detail.body).not.toContain(SECRET);
+    // connection details are the admins' business
+    expect(detail.json()).toMatchObject({ name: 'crm', host: null, port: null, database: null, user: null, file: null });
+    expect(detail.body).not.toContain(role);
     await h.as('admin', { method: 'DELETE', url: `/api/v1/grants/${g.json().id}` });
   });
 

@@ -134,6 +134,24 @@ export function sourceDetail(s: SourceRow): Static<typeof SourceDetail> {
   };
 }
 
+/**
+ * What non-admins see of a source: where it lives (host, user, file path) and why it failed
+ * (messages quote both) is for admins, who are the only ones who can change it.
+ */
+export function withoutConnection(d: Static<typeof SourceDetail>): Static<typeof SourceDetail> {
+  return {
+    ...d,
+    host: null,
+    port: null,
+    database: null,
+    user: null,
+    file: null,
+    hasPassword: false,
+    options: {},
+    statusMessage: null,
+  };
+}
+
 export default async function sourceRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/sources',
@@ -179,7 +197,7 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
       const row = await app.junction.findSource(request.params.id);
       const policy = await app.junction.accessPolicy(request.principal!);
       if (!policy.canReadSource(row.name)) throw notFound('source', request.params.id);
-      return sourceDetail(row);
+      return request.principal!.permissions.has('admin') ? sourceDetail(row) : withoutConnection(sourceDetail(row));
     },
   );
 

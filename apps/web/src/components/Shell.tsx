@@ -1,8 +1,7 @@
 import type { User } from '../lib/api.js';
 import { useRoute } from '../lib/route.js';
-import { BenchmarksPage } from './bench/BenchmarksPage.js';
 import { QueryPage } from './query/QueryPage.js';
-import { SourcesPage } from './sources/SourcesPage.js';
+import { RoutedPage } from './RoutedPage.js';
 
 export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
   const route = useRoute();
@@ -20,19 +19,27 @@ export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
           <a href="#/benchmarks" aria-current={route === 'benchmarks' ? 'page' : undefined}>
             Benchmarks
           </a>
+          {/* viewers and analysts never see links to pages that would refuse them */}
+          {user.role === 'admin' && (
+            <a href="#/admin/users" aria-current={route.startsWith('admin/') ? 'page' : undefined}>
+              Administration
+            </a>
+          )}
         </nav>
         <span className="j-spacer" />
         <span className="j-muted" data-testid="current-user">
           {user.username} ({user.role})
         </span>
+        <a href="#/settings/password" aria-current={route.startsWith('settings/') ? 'page' : undefined}>
+          My account
+        </a>
         <button type="button" onClick={onLogout}>
           Sign out
         </button>
       </header>
       {/* the workspace stays mounted so the editor text and results survive a visit to Sources */}
       <QueryPage hidden={route !== 'query'} />
-      {route === 'sources' && <SourcesPage user={user} />}
-      {route === 'benchmarks' && <BenchmarksPage user={user} />}
+      <RoutedPage route={route} user={user} />
     </div>
   );
 }

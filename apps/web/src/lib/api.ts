@@ -28,7 +28,30 @@ export interface SourceDetail extends Source {
   readonly hasPassword: boolean;
   readonly statusMessage: string | null;
   readonly tables: number;
+  readonly options?: SourceOptions;
+  /** what the probe found when the source was registered or refreshed */
+  readonly semantics?: SourceSemantics | null;
 }
+export interface SourceOptions {
+  schema?: string;
+  pool?: { max?: number; idleTimeoutMs?: number; maxLifetimeMs?: number };
+  tls?: { enabled: boolean; rejectUnauthorized?: boolean; ca?: string };
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
+}
+export interface SourceSemantics {
+  readonly serverVersion?: string;
+  readonly defaultCollation?: string;
+  readonly caseSensitive?: boolean;
+  readonly accentSensitive?: boolean;
+  readonly padSpace?: boolean;
+  readonly timeZone?: string;
+  readonly maxBindParams?: number;
+  readonly maxIdentifierLength?: number;
+}
+export type SourcePatch = Partial<Pick<NewSource, 'host' | 'port' | 'database' | 'user' | 'password' | 'file'>> & {
+  options?: SourceOptions;
+};
 export interface NewSource {
   name: string;
   engine: Engine;
@@ -105,6 +128,8 @@ export const api = {
   },
   source: (id: string) => requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}`),
   createSource: (s: NewSource) => requestJson<SourceDetail>('/sources', { body: s }),
+  updateSource: (id: string, patch: SourcePatch) =>
+    requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }),
   deleteSource: (id: string) => requestJson<void>(`/sources/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   testSource: (id: string) =>
     requestJson<Diagnosis>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),

@@ -1,10 +1,31 @@
 import { useSyncExternalStore } from 'react';
 
-export type Route = 'query' | 'sources' | 'benchmarks';
+/** Pages reachable by URL; anything else is 'not-found', never a silent fallback to Query. */
+export const ROUTES = [
+  'query',
+  'sources',
+  'benchmarks',
+  'admin/users',
+  'admin/grants',
+  'admin/tokens',
+  'admin/audit',
+  'settings/tokens',
+  'settings/password',
+] as const;
+export type Route = (typeof ROUTES)[number] | 'not-found';
+
+export function parseRoute(pathname: string, hash: string): Route {
+  // the API serves the app shell for any path, so /foo must not look like the start page
+  if (pathname !== '/' && pathname !== '/index.html') return 'not-found';
+  const p = hash.replace(/^#\/?/, '').replace(/\/+$/, '');
+  if (p === '') return 'query';
+  // the lab has sub-routes of its own (#/benchmarks/run/<id>)
+  if (p.startsWith('benchmarks/')) return 'benchmarks';
+  return (ROUTES as readonly string[]).includes(p) ? (p as Route) : 'not-found';
+}
 
 function current(): Route {
-  if (location.hash.startsWith('#/benchmarks')) return 'benchmarks';
-  return location.hash === '#/sources' ? 'sources' : 'query';
+  return parseRoute(location.pathname, location.hash);
 }
 
 /** The hash itself, for pages with their own sub-routes (#/benchmarks/run/<id>). */

@@ -491,6 +491,13 @@ describe('mysql connection diagnosis', () => {
     if (!d.ok) expect(d.message + d.hint).not.toContain(secret);
   });
 
+  it('an access denial under another auth plugin (root via unix_socket, errno 1698) is auth_failed too', async () => {
+    const c = createConnector({ ...cfg, user: 'root', password: 'not-roots-password' });
+    const d = await c.test();
+    await c.close();
+    expect(d).toMatchObject({ ok: false, code: 'auth_failed', message: expect.stringContaining('"root"') });
+  });
+
   it('a closed port is port_closed', async () => {
     const c = createConnector({ ...cfg, port: await closedPort() });
     const d = await c.test();

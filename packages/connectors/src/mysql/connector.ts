@@ -114,7 +114,12 @@ export class MysqlConnector extends NetworkSource implements Connector {
     if (cert) return cert;
     const e = err as { errno?: number; code?: string; message?: string };
     const msg = e?.message ?? '';
-    if (e?.errno === 1045 || e?.errno === 1044 || e?.errno === 1130 || e?.code === 'ER_ACCESS_DENIED_ERROR')
+    // 1698: MariaDB's denial for accounts of another auth plugin (root via unix_socket)
+    if (
+      [1044, 1045, 1130, 1698].includes(e?.errno ?? 0) ||
+      e?.code === 'ER_ACCESS_DENIED_ERROR' ||
+      e?.code === 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR'
+    )
       return authDiagnosis(t, this.config.user);
     if (e?.errno === 1049) return databaseMissingDiagnosis(t, this.config.database);
     if (e?.errno === 3159 || /secure transport|SSL connection is required|require_secure_transport/i.test(msg))

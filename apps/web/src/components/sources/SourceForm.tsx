@@ -1,7 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { api, type Engine, type Source } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
+import { friendlyError } from '../../lib/form-error.js';
 import { DEFAULT_PORTS, ENGINE_LABELS, toNewSource } from '../../lib/source-form.js';
+
+const LABELS = { name: 'Name', host: 'Host', port: 'Port', database: 'Database', file: 'File path', user: 'User' };
 
 /** Register a source; the password is write-only: sent once, never read back or shown. */
 export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void; onClose(): void }) {
@@ -22,7 +25,7 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
       form.reset();
       onCreated(created);
     } catch (err) {
-      setError(err instanceof ApiError ? withDiagnosis(err) : String(err));
+      setError(err instanceof ApiError && err.code !== 'validation' ? withDiagnosis(err) : friendlyError(err, LABELS));
     } finally {
       setBusy(false);
     }
@@ -60,18 +63,14 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
             </label>
             <label>
               Port
-              <input
-                name="port"
-                inputMode="numeric"
-                pattern="[0-9]*"
-                placeholder={String(DEFAULT_PORTS[engine] ?? '')}
-              />
+              <input name="port" type="number" min={1} max={65535} placeholder={String(DEFAULT_PORTS[engine] ?? '')} />
             </label>
           </>
         )}
         <label>
           {server ? 'Database' : 'File path'}
-          <input name="database" required />
+          {/* a new input per kind: a SQLite file path is no PostgreSQL database name */}
+          <input key={server ? 'database' : 'file'} name="database" required />
         </label>
         {server && (
           <>

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'react';
 import { api, type Source, type SourceDetail } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { notifyCatalogChanged } from '../../lib/catalog-events.js';
+import { SourceEditForm } from './SourceEditForm.js';
+import { SourceSemantics } from './SourceSemantics.js';
 import { connectionLabel, describeDiagnosis, ENGINE_LABELS } from '../../lib/source-form.js';
 
 type Diagnosis = { ok: boolean; message: string };
@@ -11,6 +13,7 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
   const [diagnosis, setDiagnosis] = useState<Diagnosis>();
   // the list carries name, engine and status; connection settings come with the detail
   const [detail, setDetail] = useState<SourceDetail>();
+  const [editing, setEditing] = useState(false);
   useEffect(() => {
     let live = true;
     api.source(source.id).then(
@@ -58,26 +61,31 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
   const where = detail ? connectionLabel(detail) : '';
   const message = detail?.statusMessage;
   return (
-    <tr data-testid={`source-${source.name}`}>
-      <td>
-        <strong>{source.name}</strong>
-        {source.demo && <span className="j-badge">demo</span>}
-      </td>
-      <td>{ENGINE_LABELS[source.engine] ?? source.engine}</td>
-      <td className="j-mono j-small">{where}</td>
-      <td>
-        <span className={`j-status j-status-${source.status}`}>{source.status}</span>
-        {message && source.status !== 'online' && <div className="j-muted j-small">{message}</div>}
-        {diagnosis && (
-          <div className={diagnosis.ok ? 'j-ok j-small' : 'j-error j-small'} role="status" data-testid="diagnosis">
-            {diagnosis.message}
-          </div>
-        )}
-      </td>
-      <td className="j-actions">
+    <>
+      <tr data-testid={`source-${source.name}`}>
+        <td>
+          <strong>{source.name}</strong>
+          {source.demo && <span className="j-badge">demo</span>}
+          <SourceSemantics semantics={detail?.semantics} />
+        </td>
+        <td>{ENGINE_LABELS[source.engine] ?? source.engine}</td>
+        {isAdmin && <td className="j-mono j-small">{where}</td>}
+        <td>
+          <span className={`j-status j-status-${source.status}`}>{source.status}</span>
+          {/* a fresh test result says the same as the stored message, only newer: show it once */}
+          {message && source.status !== 'online' && !diagnosis && <div className="j-muted j-small">{message}</div>}
+          {diagnosis && (
+            <div className={diagnosis.ok ? 'j-ok j-small' : 'j-error j-small'} role="status" data-testid="diagnosis">
+              {diagnosis.message}
+            </div>
+          )}
+        </td>
         {/* testing, re-introspecting and deleting are admin actions in the API too */}
         {isAdmin && (
-          <>
+          <td className="j-actions">
+            <button type="button" onClick={() => setEditing(true)} disabled={!!busy || editing || !detail}>
+              Edit
+            </button>
             <button type="button" onClick={test} disabled={!!busy}>
               {busy === 'test' ? 'Testing…' : 'Test'}
             </button>
@@ -87,9 +95,26 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
             <button type="button" className="j-danger" onClick={remove} disabled={!!busy}>
               Delete
             </button>
-          </>
+          </td>
         )}
-      </td>
-    </tr>
+      </tr>
+      {editing && detail && (
+        <tr>
+          <td colSpan={5}>
+            <SourceEditForm
+              source={detail}
+              onClose={() => setEditing(false)}
+              onSaved={(d) => {
+                setEditing(false);
+                setDetail(d);
+                setDiagnosis({ ok: true, message: 'Saved; the new settings were tested and are in use.' });
+                notifyCatalogChanged();
+                onChanged();
+              }}
+            />
+          </td>
+        </tr>
+      )}
+    </>
   );
 }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, type User } from '../../lib/api.js';
 import { notifyCatalogChanged } from '../../lib/catalog-events.js';
 import { useAsync } from '../../lib/use-async.js';
@@ -9,6 +9,12 @@ export function SourcesPage({ user }: { user: User }) {
   const sources = useAsync(() => api.sources());
   const [adding, setAdding] = useState(false);
   const isAdmin = user.role === 'admin';
+  // the server re-tests every source in the background; re-reading the list shows what it found
+  const { reload } = sources;
+  useEffect(() => {
+    const timer = setInterval(reload, 15_000);
+    return () => clearInterval(timer);
+  }, [reload]);
   return (
     <main className="j-page">
       <div className="j-row">
@@ -36,9 +42,14 @@ export function SourcesPage({ user }: { user: User }) {
           <tr>
             <th>Name</th>
             <th>Engine</th>
-            <th>Connection</th>
+            {/* where a source lives is an admin's business, not a viewer's */}
+            {isAdmin && <th>Connection</th>}
             <th>Status</th>
-            <th />
+            {isAdmin && (
+              <th>
+                <span className="j-sr-only">Actions</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
