@@ -34,7 +34,7 @@ export async function loginStatus(baseURL: string | undefined, a: Account): Prom
 }
 
 /** Creates a user through the API with the admin's session in `adminPage`. */
-export async function createUser(adminPage: Page, role: RoleName, prefix = role): Promise<Account> {
+export async function createUser(adminPage: Page, role: RoleName, prefix: string = role): Promise<Account> {
   const a = { username: uniqueName(prefix), password: `pw-${uniqueName('x')}-Secret`, role };
   const res = await adminPage.request.post('/api/v1/users', { data: a, headers: await csrfHeaders(adminPage) });
   expect(res.status()).toBe(201);
