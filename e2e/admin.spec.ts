@@ -158,7 +158,7 @@ test.describe('administration', () => {
     const viewer = await createUser(page, 'viewer', 'view');
     const v = await freshPage(browser, baseURL);
     await signInAs(v, viewer);
-    await expect(v.getByRole('navigation', { name: 'Main' }).getByRole('link')).toHaveText(['Query', 'Sources']);
+    await expect(v.getByRole('navigation', { name: 'Main' }).getByRole('link')).toHaveText(['Query', 'Sources', 'Benchmarks']);
     await v.goto('/#/admin/users');
     await expect(v.getByTestId('forbidden')).toContainText('This page is for administrators');
     await expect(v.getByRole('table')).toHaveCount(0);

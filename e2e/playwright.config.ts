@@ -26,7 +26,14 @@ const baseURL = `http://127.0.0.1:${port}`;
 
 export default defineConfig({
   testDir: '.',
-  testMatch: '*.spec.ts',
+  // One studio serves every spec, and later specs add users, sources and runs to it: the studio
+  // spec, which asserts the fresh demo's exact catalog, goes first, the lab (which registers a
+  // source and loads data) last.
+  projects: [
+    { name: 'studio', testMatch: 'studio.spec.ts' },
+    { name: 'admin', testMatch: 'admin.spec.ts', dependencies: ['studio'] },
+    { name: 'lab', testMatch: 'benchmarks.spec.ts', dependencies: ['admin'] },
+  ],
   outputDir: path.join(root, 'test-results'),
   // one studio with one demo federation; the machine has two cores
   workers: 1,

@@ -134,3 +134,19 @@ export function logCapture(): { lines: string[]; logger: { level: string; stream
   const lines: string[] = [];
   return { lines, logger: { level: 'trace', stream: { write: (s: string) => void lines.push(s) } } };
 }
+
+/** The body of `POST /api/v1/sources` registering a test database as a PostgreSQL source. */
+export function pgSourcePayload(
+  name: string,
+  db: { name: string; host: string; port: number; user: string; password: string },
+): Record<string, unknown> {
+  return {
+    name,
+    engine: 'postgresql',
+    host: db.host,
+    port: db.port,
+    database: db.name,
+    user: db.user,
+    password: db.password,
+  };
+}

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgDatabase, pgExec, startHarness, type Harness, type RoleName } from '../../test/harness.js';
+import {
+  createPgDatabase,
+  pgExec,
+  pgSourcePayload,
+  startHarness,
+  type Harness,
+  type RoleName,
+} from '../../test/harness.js';
 import { ROUTE_PERMISSIONS, routePermissionHook, type Access } from './route-permissions.js';
 import { sha256 } from './secrets.js';
 
@@ -157,15 +164,7 @@ describe('scopes beyond the route: other users', () => {
     const src = await h.as('admin', {
       method: 'POST',
       url: '/api/v1/sources',
-      payload: {
-        name: 'permsrc',
-        engine: 'postgresql',
-        host: pgdb.host,
-        port: pgdb.port,
-        database: pgdb.name,
-        user: pgdb.user,
-        password: pgdb.password,
-      },
+      payload: pgSourcePayload('permsrc', pgdb),
     });
     expect(src.statusCode).toBe(201);
     await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'analyst', sourceName: 'permsrc' } });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgDatabase, pgExec, startHarness, type Harness } from '../../test/harness.js';
+import { createPgDatabase, pgExec, pgSourcePayload, startHarness, type Harness } from '../../test/harness.js';
 import { ROUTE_PERMISSIONS } from '../lib/route-permissions.js';
 import { sha256 } from '../lib/secrets.js';
 
@@ -30,15 +30,7 @@ beforeAll(async () => {
     const res = await h.as('admin', {
       method: 'POST',
       url: '/api/v1/sources',
-      payload: {
-        name,
-        engine: 'postgresql',
-        host: pgdb.host,
-        port: pgdb.port,
-        database: pgdb.name,
-        user: pgdb.user,
-        password: pgdb.password,
-      },
+      payload: pgSourcePayload(name, pgdb),
     });
     expect(res.statusCode).toBe(201);
   }

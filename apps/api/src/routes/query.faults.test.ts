@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { createPgDatabase, pgExec, startHarness, type Harness, type RoleName } from '../../test/harness.js';
+import {
+  createPgDatabase,
+  pgExec,
+  pgSourcePayload,
+  startHarness,
+  type Harness,
+  type RoleName,
+} from '../../test/harness.js';
 import { mariadbBinaries, startPrivateMariadb, type PrivateMariadb } from '../../test/private-mariadb.js';
 
 // Issue 16: a source that freezes or dies must cost Junction only that source's queries.
@@ -242,15 +249,7 @@ describe('JSON replies are bounded by bytes', () => {
     const res = await j.as('admin', {
       method: 'POST',
       url: '/api/v1/sources',
-      payload: {
-        name: 'w',
-        engine: 'postgresql',
-        host: db.host,
-        port: db.port,
-        database: db.name,
-        user: db.user,
-        password: db.password,
-      },
+      payload: pgSourcePayload('w', db),
     });
     expect(res.statusCode).toBe(201);
   });

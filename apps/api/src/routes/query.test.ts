@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgDatabase, logCapture, pgExec, startHarness, type Harness } from '../../test/harness.js';
+import { createPgDatabase, logCapture, pgExec, pgSourcePayload, startHarness, type Harness } from '../../test/harness.js';
 
 let h: Harness;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
@@ -34,15 +34,7 @@ beforeAll(async () => {
     const res = await h.as('admin', {
       method: 'POST',
       url: '/api/v1/sources',
-      payload: {
-        name,
-        engine: 'postgresql',
-        host: db.host,
-        port: db.port,
-        database: db.name,
-        user: db.user,
-        password: db.password,
-      },
+      payload: pgSourcePayload(name, db),
     });
     expect(res.statusCode).toBe(201);
   }
@@ -311,15 +303,7 @@ describe('POST /query', () => {
       await tight.as('admin', {
         method: 'POST',
         url: '/api/v1/sources',
-        payload: {
-          name: 'src',
-          engine: 'postgresql',
-          host: pgdb.host,
-          port: pgdb.port,
-          database: pgdb.name,
-          user: pgdb.user,
-          password: pgdb.password,
-        },
+        payload: pgSourcePayload('src', pgdb),
       });
       const [a, b] = await Promise.all([
         tight.as('admin', { method: 'POST', url: '/api/v1/query', payload: { sql: 'SELECT n FROM src.one_sec' } }),
@@ -343,15 +327,7 @@ describe('POST /query', () => {
       await logged.as('admin', {
         method: 'POST',
         url: '/api/v1/sources',
-        payload: {
-          name: 'src',
-          engine: 'postgresql',
-          host: pgdb.host,
-          port: pgdb.port,
-          database: pgdb.name,
-          user: pgdb.user,
-          password: pgdb.password,
-        },
+        payload: pgSourcePayload('src', pgdb),
       });
       const timeout = await logged.as('admin', {
         method: 'POST',
@@ -392,15 +368,7 @@ describe('POST /query', () => {
         const r = await small.as('admin', {
           method: 'POST',
           url: '/api/v1/sources',
-          payload: {
-            name,
-            engine: 'postgresql',
-            host: pgdb.host,
-            port: pgdb.port,
-            database: pgdb.name,
-            user: pgdb.user,
-            password: pgdb.password,
-          },
+          payload: pgSourcePayload(name, pgdb),
         });
         expect(r.statusCode).toBe(201);
       }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgDatabase, pgExec, startHarness, type Harness } from '../../test/harness.js';
+import { createPgDatabase, pgExec, pgSourcePayload, startHarness, type Harness } from '../../test/harness.js';
 import { referencedNames } from './views.js';
 
 let h: Harness;
@@ -15,15 +15,7 @@ beforeAll(async () => {
   const res = await h.as('admin', {
     method: 'POST',
     url: '/api/v1/sources',
-    payload: {
-      name: 'crm',
-      engine: 'postgresql',
-      host: pgdb.host,
-      port: pgdb.port,
-      database: pgdb.name,
-      user: pgdb.user,
-      password: pgdb.password,
-    },
+    payload: pgSourcePayload('crm', pgdb),
   });
   expect(res.statusCode).toBe(201);
   await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'analyst', sourceName: 'crm' } });
@@ -207,15 +199,7 @@ describe('view grants', () => {
     const hr = await h.as('admin', {
       method: 'POST',
       url: '/api/v1/sources',
-      payload: {
-        name: 'hr',
-        engine: 'postgresql',
-        host: pgdb.host,
-        port: pgdb.port,
-        database: pgdb.name,
-        user: pgdb.user,
-        password: pgdb.password,
-      },
+      payload: pgSourcePayload('hr', pgdb),
     });
     expect(hr.statusCode).toBe(201);
     await h.as('admin', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'secret' } });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgDatabase, pgExec, startHarness, type Harness } from '../../test/harness.js';
+import { createPgDatabase, pgExec, pgSourcePayload, startHarness, type Harness } from '../../test/harness.js';
 
 let h: Harness;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
@@ -10,15 +10,7 @@ beforeAll(async () => {
   const res = await h.as('admin', {
     method: 'POST',
     url: '/api/v1/sources',
-    payload: {
-      name: 'src',
-      engine: 'postgresql',
-      host: pgdb.host,
-      port: pgdb.port,
-      database: pgdb.name,
-      user: pgdb.user,
-      password: pgdb.password,
-    },
+    payload: pgSourcePayload('src', pgdb),
   });
   expect(res.statusCode).toBe(201);
 });
