@@ -359,7 +359,10 @@ export class JunctionService {
       catalog: live.catalog,
       semantics: live.semantics,
     });
-    if (old && old.connector !== live.connector) await old.connector.close().catch(() => undefined);
+    // the old pool drains in the background: a refresh must not wait for statements still
+    // running on it (close() waits for every checked-out connection)
+    if (old && old.connector !== live.connector)
+      void old.connector.close().catch((err: unknown) => this.log.error({ err, source: name }, 'closing a replaced connection pool failed'));
   }
 
   async deleteSource(id: string): Promise<Source> {
