@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { Role } from '../../lib/api.js';
 import { adminApi, type AdminUser } from '../../lib/admin-api.js';
 import { friendlyError } from '../../lib/form-error.js';
+import { FormFooter } from '../FormFooter.js';
 
 const LABELS = { username: 'User name', password: 'Initial password', role: 'Role' };
 
@@ -66,19 +67,7 @@ export function CreateUserForm({ onCreated, onClose }: { onCreated(u: AdminUser)
           </select>
         </label>
       </div>
-      {error && (
-        <p className="j-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="j-row">
-        <button type="submit" className="j-primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create'}
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter error={error} busy={busy} submit="Create" busyText="Creating…" onDismiss={onClose} />
     </form>
   );
 }

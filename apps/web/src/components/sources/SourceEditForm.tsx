@@ -3,6 +3,7 @@ import { api, type SourceDetail } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { friendlyError } from '../../lib/form-error.js';
 import { toSourcePatch } from '../../lib/source-edit.js';
+import { FormFooter } from '../FormFooter.js';
 
 const LABELS = {
   host: 'Host',
@@ -121,19 +122,7 @@ export function SourceEditForm({
           </>
         )}
       </div>
-      {error && (
-        <p className="j-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="j-row">
-        <button type="submit" className="j-primary" disabled={busy}>
-          {busy ? 'Testing and saving…' : 'Save'}
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter error={error} busy={busy} submit="Save" busyText="Testing and saving…" onDismiss={onClose} />
     </form>
   );
 }

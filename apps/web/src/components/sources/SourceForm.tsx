@@ -3,6 +3,7 @@ import { api, type Engine, type Source } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { friendlyError } from '../../lib/form-error.js';
 import { DEFAULT_PORTS, ENGINE_LABELS, toNewSource } from '../../lib/source-form.js';
+import { FormFooter } from '../FormFooter.js';
 
 const LABELS = { name: 'Name', host: 'Host', port: 'Port', database: 'Database', file: 'File path', user: 'User' };
 
@@ -85,19 +86,14 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
           </>
         )}
       </div>
-      {error && (
-        <p className="j-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="j-row">
-        <button type="submit" className="j-primary" disabled={busy}>
-          {busy ? 'Registering…' : 'Register'}
-        </button>
-        <button type="button" onClick={onClose}>
-          Close
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        busy={busy}
+        submit="Register"
+        busyText="Registering…"
+        dismiss="Close"
+        onDismiss={onClose}
+      />
     </form>
   );
 }
