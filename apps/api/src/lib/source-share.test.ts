@@ -42,22 +42,52 @@ describe('SourceShare', () => {
     second();
   });
 
-  it('nobody waits on a degraded source, nor while others queue for a global slot', async () => {
-    let pressure = false;
-    const s = new SourceShare('src', 1, 10_000, () => pressure);
+  it('nobody waits on a degraded source', async () => {
+    const s = new SourceShare('src', 1, 10_000);
     const held = await s.enter({});
     const waiting = code(s.enter({}));
     s.health = { status: 'degraded', reason: 'did not answer a cancel', since: new Date() };
     expect(await waiting).toBe('resources/source_busy');
     const err = await s.enter({}).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/is not answering \(did not answer a cancel\)/);
-    s.health = { status: 'ok' };
-    const t0 = performance.now();
-    const pressed = code(s.enter({}));
-    setTimeout(() => (pressure = true), 50);
-    expect(await pressed).toBe('resources/source_busy');
-    expect(performance.now() - t0).toBeLessThan(1000);
     held();
+  });
+
+  it('while others queue for a global slot, a busy source that gives shares back is waited for', async () => {
+    const s = new SourceShare('src', 2, 10_000, () => true);
+    // shares come free every ~30 ms: the waiters are served in turn, none is refused
+    const holds = await Promise.all([s.enter({}), s.enter({})]);
+    const waiters = Array.from({ length: 6 }, () => s.enter({}));
+    for (const w of waiters) {
+      await new Promise((r) => setTimeout(r, 30));
+      holds.shift()!();
+      holds.push(await w);
+    }
+    for (const h of holds) h();
+    expect(s.active).toBe(0);
+  });
+
+  it('while others queue for a global slot, a source that stopped giving shares back is given up on', async () => {
+    let pressure = false;
+    const s = new SourceShare('src', 1, 10_000, () => pressure);
+    // learn that this source usually answers in a few milliseconds
+    for (let i = 0; i < 5; i++) (await s.enter({}))();
+    const held = await s.enter({}); // ... then it freezes
+    const t0 = performance.now();
+    const waiting = code(s.enter({}));
+    await new Promise((r) => setTimeout(r, 400));
+    // stalled, but nobody else needs the slot this waiter holds: it keeps waiting
+    expect(s.stalled).toBe(true);
+    pressure = true;
+    expect(await waiting).toBe('resources/source_busy');
+    const ms = performance.now() - t0;
+    expect(ms).toBeGreaterThanOrEqual(400);
+    expect(ms).toBeLessThan(1000);
+    // once stalled and pressed, a newcomer is refused without waiting
+    expect(await code(s.enter({}))).toBe('resources/source_busy');
+    held();
+    expect(s.stalled).toBe(false);
+    (await s.enter({}))();
   });
 
   it('a waiting query that is cancelled leaves the queue with its own error', async () => {

@@ -8,6 +8,11 @@ import {
   type StreamOptions,
 } from '@junction/connectors';
 
+/** a stall is this many usual release intervals without a release */
+const STALL_INTERVALS = 4;
+/** ...but never shorter than this (timer granularity, scheduling noise) */
+const MIN_STALL_MS = 200;
+
 interface Waiter {
   key: object;
   resolve: () => void;
@@ -26,15 +31,24 @@ interface Waiter {
  * statement of one query), so a query that reads the same source twice (a dependent join,
  * a prefetching join) takes one share, and cannot deadlock against itself.
  *
- * A query over its share waits only while that costs nobody: briefly, not at all while the
- * source is degraded, and no longer once another query is queued for a global slot. A query
- * waiting here already holds a global admission slot, so waiting on regardless would bring the
- * starvation back by another door. It fails with 503 source_busy and Retry-After instead.
+ * A query over its share waits for one to come free, up to `waitMs`, but not at all while the
+ * source is degraded, and not once the source has stalled while other queries queue for a global
+ * slot: a query waiting here already holds a global admission slot, so waiting on a source that
+ * makes no progress would bring the starvation back by another door. Stalled means no share came
+ * free for several times the interval at which shares usually come free on this source (learned
+ * from the holds that ended, so a busy healthy source with long queries is given the patience it
+ * needs, and a source that answered in milliseconds and then froze is noticed in a fraction of a
+ * second). Refused waiters get 503 source_busy with Retry-After.
  */
 export class SourceShare {
-  readonly #holders = new Map<object, number>();
+  /** per query holding a share: how many of its statements hold it, and since when */
+  readonly #holders = new Map<object, { n: number; since: number }>();
   readonly #queue: Waiter[] = [];
   #health: SourceHealth = { status: 'ok' };
+  /** when a share was last taken or given back */
+  #lastChange = performance.now();
+  /** moving average of how long a query holds its share, in ms */
+  #avgHoldMs = 0;
 
   constructor(
     readonly source: string,
@@ -43,6 +57,17 @@ export class SourceShare {
     /** true while other queries wait for a global slot */
     readonly pressure: () => boolean = () => false,
   ) {}
+
+  /**
+   * True when the source gives no share back for much longer than it usually does. Why the
+   * average hold divided by the limit: with `limit` queries holding shares for `avg` ms each, one
+   * comes free about every avg/limit ms.
+   */
+  get stalled(): boolean {
+    if (this.#holders.size < this.limit) return false;
+    const usual = this.#avgHoldMs / this.limit;
+    return performance.now() - this.#lastChange > Math.max(MIN_STALL_MS, STALL_INTERVALS * usual);
+  }
 
   get active(): number {
     return this.#holders.size;
@@ -63,8 +88,8 @@ export class SourceShare {
   /** Takes the query's share (or joins the one it holds); resolves with its release. */
   async enter(key: object, signal?: AbortSignal): Promise<() => void> {
     const held = this.#holders.get(key);
-    if (held !== undefined) this.#holders.set(key, held + 1);
-    else if (this.#holders.size < this.limit) this.#holders.set(key, 1);
+    if (held !== undefined) held.n++;
+    else if (this.#holders.size < this.limit) this.#take(key);
     else await this.#wait(key, signal);
     let left = false;
     return () => {
@@ -74,22 +99,28 @@ export class SourceShare {
     };
   }
 
+  #take(key: object): void {
+    this.#lastChange = performance.now();
+    this.#holders.set(key, { n: 1, since: this.#lastChange });
+  }
+
   #leave(key: object): void {
-    const n = (this.#holders.get(key) ?? 1) - 1;
-    if (n > 0) {
-      this.#holders.set(key, n);
-      return;
-    }
+    const held = this.#holders.get(key);
+    if (!held) return;
+    if (--held.n > 0) return;
     this.#holders.delete(key);
+    const ms = performance.now() - held.since;
+    this.#avgHoldMs = this.#avgHoldMs === 0 ? ms : 0.9 * this.#avgHoldMs + 0.1 * ms;
+    this.#lastChange = performance.now();
     const next = this.#queue.shift();
     if (next) {
-      this.#holders.set(next.key, 1);
+      this.#take(next.key);
       next.resolve();
     }
   }
 
   #wait(key: object, signal?: AbortSignal): Promise<void> {
-    if (this.#health.status === 'degraded' || this.waitMs <= 0 || this.pressure()) return Promise.reject(this.#busy());
+    if (this.#health.status === 'degraded' || this.waitMs <= 0 || this.#hopeless()) return Promise.reject(this.#busy());
     return new Promise<void>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -111,13 +142,20 @@ export class SourceShare {
       };
       const onAbort = (): void => waiter.reject(signal?.reason ?? this.#busy());
       const timer = setTimeout(() => waiter.reject(this.#busy()), this.waitMs);
+      // every waiter is given up on at once: the first one's slot would relieve the pressure and
+      // leave the others waiting on a source that still gives nothing back
       const watch = setInterval(() => {
-        if (this.pressure()) waiter.reject(this.#busy());
+        if (this.#hopeless()) for (const w of this.#queue.splice(0)) w.reject(this.#busy());
       }, 20);
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#queue.push(waiter);
     });
+  }
+
+  /** waiting costs others a global slot and the source is not giving shares back */
+  #hopeless(): boolean {
+    return this.stalled && this.pressure();
   }
 
   #busy(): JunctionError {

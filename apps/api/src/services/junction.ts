@@ -165,13 +165,9 @@ export class JunctionService {
     // leaves a quarter to everyone else, while a deployment with one busy source loses little
     const max = this.limits.maxConcurrent;
     const limit = Math.max(1, this.limits.perSource ?? (max <= 2 ? max : Math.ceil((max * 3) / 4)));
-    // a short wait smooths a burst on a healthy source; longer would hold global slots (see SourceShare)
-    const share = new SourceShare(
-      connector.name,
-      limit,
-      Math.min(1000, this.limits.queueTimeoutMs),
-      () => this.admission.queued > 0,
-    );
+    // as patient as the global queue while the source makes progress; a stalled source is
+    // given up on as soon as others wait for the slots its waiters hold (see SourceShare)
+    const share = new SourceShare(connector.name, limit, this.limits.queueTimeoutMs, () => this.admission.queued > 0);
     this.shares.set(connector.name, share);
     connector.onHealth = (h) => {
       share.health = h;
