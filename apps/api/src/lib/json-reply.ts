@@ -2,6 +2,9 @@ import { Readable } from 'node:stream';
 import { JunctionError, isJunctionError, type Row } from '@junction/connectors';
 import { jsonRow } from './values.js';
 
+/** replies up to this size are sent as one buffer (copying them once costs less than a write per chunk) */
+const ONE_WRITE_BYTES = 256 * 1024;
+
 /** What a JSON reply is made of, in order: head, the rows, then what `tail` says once they are read. */
 export interface JsonReplyParts {
   /** everything before the first row, e.g. `{"queryId":…,"columns":…,"rows":[` */
@@ -15,8 +18,12 @@ export interface JsonReplyParts {
 export interface EncodedJsonReply {
   readonly rows: number;
   readonly bytes: number;
-  /** the body, streamed chunk by chunk (each chunk freed once written) */
-  body(): Readable;
+  /**
+   * The body: one buffer when small (headers and body then leave in one write, where a stream
+   * costs a write per chunk and one more for its end: each a system call and a wake-up of the
+   * client), otherwise streamed chunk by chunk, each chunk freed once written.
+   */
+  body(): Buffer | Readable;
 }
 
 /**
@@ -67,7 +74,9 @@ export async function encodeJsonReply(parts: JsonReplyParts): Promise<EncodedJso
     rows,
     bytes,
     body: () =>
-      Readable.from(
+      bytes <= ONE_WRITE_BYTES
+        ? Buffer.concat(chunks.splice(0), bytes)
+        : Readable.from(
         (function* () {
           for (let c = chunks.shift(); c; c = chunks.shift()) yield c;
         })(),
