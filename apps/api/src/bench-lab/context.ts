@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { isJunctionError, JunctionError, type Connector, type Value } from '@junction/connectors';
 import { randomToken, sha256 } from '../lib/secrets.js';
@@ -112,6 +114,7 @@ export class RunContext {
   }
 
   async close(): Promise<void> {
+    this.#agent?.destroy();
     for (const c of this.#connectors.values()) await (await c.catch(() => null))?.close().catch(() => undefined);
     this.#connectors.clear();
     const t = await this.#token?.catch(() => null);
@@ -140,35 +143,32 @@ export class RunContext {
     return this.#token;
   }
 
-  /** Federated through POST /api/v1/query itself (NDJSON), as a client of the API would. */
+  #agent: http.Agent | undefined;
+
+  /**
+   * Federated through POST /api/v1/query itself (NDJSON), as a client of the API would: over a
+   * keep-alive socket to the server's own address, rows parsed as they arrive. A server that is
+   * not listening (an embedding program's, or a test's) is driven through Fastify's inject, and
+   * the run's environment says so.
+   */
   async #http(sql: string, params: readonly Value[], digest?: Digester): Promise<Execution> {
     const { secret } = await this.#httpToken();
     this.throwIfCancelled();
+    const headers = {
+      authorization: `Bearer ${secret}`,
+      accept: 'application/x-ndjson',
+      'content-type': 'application/json',
+    };
+    const payload = JSON.stringify({ sql, params, timeoutMs: this.timeoutMs });
+    const address = this.app.server.listening ? (this.app.server.address() as AddressInfo | null) : null;
+    this.results.environment.http = address ? `socket ${address.address}:${address.port}` : 'inject (server not listening)';
     const t0 = performance.now();
-    const res = await this.app.inject({
-      method: 'POST',
-      url: '/api/v1/query',
-      headers: {
-        authorization: `Bearer ${secret}`,
-        accept: 'application/x-ndjson',
-        'content-type': 'application/json',
-      },
-      payload: JSON.stringify({ sql, params, timeoutMs: this.timeoutMs }),
-    });
-    const ms = performance.now() - t0;
-    if (res.statusCode !== 200) {
-      const body = (() => {
-        try {
-          return res.json() as { code?: string; message?: string };
-        } catch {
-          return {};
-        }
-      })();
-      throw new JunctionError(body.code ?? 'http_error', 'external', body.message ?? `HTTP ${res.statusCode}`);
-    }
+    let status: number;
+    let body = '';
+    let bytes = 0;
     let rows = 0;
-    for (const line of res.body.split('\n')) {
-      if (!line) continue;
+    const onLine = (line: string): void => {
+      if (!line) return;
       if (line.startsWith('[')) {
         rows++;
         digest?.add(JSON.parse(line) as Value[]);
@@ -176,8 +176,91 @@ export class RunContext {
         const e = (JSON.parse(line) as { error: { code: string; message: string } }).error;
         throw new JunctionError(e.code, 'external', e.message);
       }
+    };
+    if (address) {
+      this.#agent ??= new http.Agent({ keepAlive: true, maxSockets: this.budget.max });
+      ({ status, body, bytes } = await this.#post(address, headers, payload, onLine));
+    } else {
+      const res = await this.app.inject({ method: 'POST', url: '/api/v1/query', headers, payload });
+      status = res.statusCode;
+      body = res.body;
+      bytes = res.rawPayload.length;
+      if (status === 200) for (const line of body.split('\n')) onLine(line);
     }
-    return { ms, rows, bytes: res.rawPayload.length };
+    const ms = performance.now() - t0;
+    if (status !== 200) {
+      const err = (() => {
+        try {
+          return JSON.parse(body) as { code?: string; message?: string };
+        } catch {
+          return {};
+        }
+      })();
+      throw new JunctionError(err.code ?? 'http_error', 'external', err.message ?? `HTTP ${status}`);
+    }
+    return { ms, rows, bytes };
+  }
+
+  /** One POST over the run's agent; a 200's lines go to onLine as they arrive, any other status's body is returned. */
+  #post(
+    address: AddressInfo,
+    headers: Record<string, string>,
+    payload: string,
+    onLine: (line: string) => void,
+  ): Promise<{ status: number; body: string; bytes: number }> {
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        req.destroy(cancelled());
+      };
+      const req = http.request(
+        {
+          host: address.address,
+          port: address.port,
+          path: '/api/v1/query',
+          method: 'POST',
+          agent: this.#agent,
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) },
+        },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          let bytes = 0;
+          let rest = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            bytes += Buffer.byteLength(chunk);
+            rest += chunk;
+            if (status !== 200) return;
+            let nl: number;
+            try {
+              while ((nl = rest.indexOf('\n')) >= 0) {
+                const line = rest.slice(0, nl);
+                rest = rest.slice(nl + 1);
+                onLine(line);
+              }
+            } catch (e) {
+              res.destroy();
+              reject(e);
+            }
+          });
+          res.on('end', () => {
+            this.signal.removeEventListener('abort', onAbort);
+            try {
+              if (status === 200) onLine(rest);
+              resolve({ status, body: status === 200 ? '' : rest, bytes });
+            } catch (e) {
+              reject(e);
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', (e) => {
+        this.signal.removeEventListener('abort', onAbort);
+        reject(this.signal.aborted ? cancelled() : e);
+      });
+      this.signal.addEventListener('abort', onAbort, { once: true });
+      req.end(payload);
+    });
   }
 
   /** One execution; throws what the source or Junction threw. */

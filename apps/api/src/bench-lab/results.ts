@@ -72,6 +72,8 @@ export interface Sample {
   readonly eventLoopMeanMs: number;
   readonly eventLoopMaxMs: number;
   readonly machineBusyPct: number;
+  /** share of the machine's CPU time spent idle waiting for I/O; null where it cannot be read */
+  readonly ioWaitPct: number | null;
   readonly load1: number;
   readonly sources: Record<string, { active: number | null }>;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { RunContext } from './context.js';
@@ -8,7 +9,29 @@ const ACTIVITY: Record<string, string> = {
   mysql: `SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_RUNNING'`,
 };
 
-function cpuTimes(): { busy: number; total: number } {
+interface CpuTimes {
+  busy: number;
+  /** time the CPUs sat idle with I/O outstanding; null where /proc/stat cannot be read */
+  ioWait: number | null;
+  total: number;
+}
+
+/**
+ * The machine's CPU time since boot. /proc/stat's first line where Linux has it (the only place
+ * I/O wait can be read: os.cpus() counts it as idle); os.cpus() elsewhere.
+ */
+function cpuTimes(): CpuTimes {
+  try {
+    const line = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0];
+    // cpu user nice system idle iowait irq softirq steal ...
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    if ([user, nice, system, idle, iowait, irq, softirq].every(Number.isFinite)) {
+      const busy = user + nice + system + irq + softirq + (steal || 0);
+      return { busy, ioWait: iowait, total: busy + idle + iowait };
+    }
+  } catch {
+    // not Linux: no I/O wait
+  }
   let busy = 0;
   let total = 0;
   for (const c of os.cpus()) {
@@ -16,8 +39,10 @@ function cpuTimes(): { busy: number; total: number } {
     busy += t.user + t.nice + t.sys + t.irq;
     total += t.user + t.nice + t.sys + t.irq + t.idle;
   }
-  return { busy, total };
+  return { busy, ioWait: null, total };
 }
+
+const pct = (part: number, whole: number): number => Math.round((part / whole) * 1000) / 10;
 
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | null> {
   let timer: NodeJS.Timeout | undefined;
@@ -30,7 +55,7 @@ async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | null> {
 
 /**
  * Samples Junction's process (CPU of this process, RSS, event-loop delay), the machine (CPU busy
- * from os.cpus(), 1-minute load; I/O wait is not readable without /proc, so it is not reported)
+ * and I/O wait from /proc/stat, 1-minute load)
  * and, where readable, each source of the run (active statements / running threads).
  */
 export function startSampler(ctx: RunContext, everyMs: number, sources: () => readonly string[]): () => Promise<void> {
@@ -69,8 +94,11 @@ export function startSampler(ctx: RunContext, everyMs: number, sources: () => re
         rssMb: Math.round(process.memoryUsage.rss() / 1024 / 10.24) / 100,
         eventLoopMeanMs: Number.isFinite(loop.mean) ? Math.round(loop.mean / 1e4) / 100 : 0,
         eventLoopMaxMs: Math.round(loop.max / 1e4) / 100,
-        machineBusyPct:
-          m.total > machine.total ? Math.round(((m.busy - machine.busy) / (m.total - machine.total)) * 1000) / 10 : 0,
+        machineBusyPct: m.total > machine.total ? pct(m.busy - machine.busy, m.total - machine.total) : 0,
+        ioWaitPct:
+          m.ioWait !== null && machine.ioWait !== null && m.total > machine.total
+            ? pct(m.ioWait - machine.ioWait, m.total - machine.total)
+            : null,
         load1: Math.round(os.loadavg()[0] * 100) / 100,
         sources: src,
       });

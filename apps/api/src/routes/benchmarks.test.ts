@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,6 +116,13 @@ afterAll(async () => {
   await c.end();
 });
 
+/** the harness's app on a socket of its own (the HTTP driver and the CLI need one) */
+let listeningAt: Promise<string> | undefined;
+function listening(): Promise<string> {
+  listeningAt ??= h.app.listen({ port: 0, host: '127.0.0.1' });
+  return listeningAt;
+}
+
 describe('benchmark lab', () => {
   it('lists the presets', async () => {
     const r = await api('GET', '/api/v1/benchmarks/presets');
@@ -185,6 +193,9 @@ describe('benchmark lab', () => {
     expect(res.intervals.length).toBeGreaterThanOrEqual(8);
     expect(res.samples.length).toBeGreaterThan(0);
     expect(res.samples[0].rssMb).toBeGreaterThan(0);
+    // Linux: I/O wait is read from /proc/stat, a share of the machine's CPU time
+    for (const x of res.samples) expect(x.ioWaitPct).toBeGreaterThanOrEqual(0);
+    for (const x of res.samples) expect(x.ioWaitPct + x.machineBusyPct).toBeLessThanOrEqual(100);
     expect(Object.keys(res.samples.at(-1).sources).sort()).toEqual(['dbA', 'dbB', 'dbC', 'dbD', 'tpch']);
     expect(res.environment.sources.map((s: Json) => s.name).sort()).toEqual(['dbA', 'dbB', 'dbC', 'dbD', 'tpch']);
     expect(res.environment.sf).toBe(SF);
@@ -272,6 +283,7 @@ describe('benchmark lab', () => {
   });
 
   it('drives Junction through POST /api/v1/query itself when asked (via http), with the same answers', async () => {
+    await listening();
     const tokensBefore = await h.meta.db.apiToken.count();
     const runId = await startRun({
       name: 'via http',
@@ -282,6 +294,8 @@ describe('benchmark lab', () => {
     });
     const run = await finished(runId);
     expect(run.status).toBe('done');
+    const { port } = h.app.server.address() as AddressInfo;
+    expect(run.results.environment.http).toBe(`socket 127.0.0.1:${port}`);
     for (const q of ['A', 'C', 'H']) expect(run.results.answers[q].equivalent).toBe(true);
     const a = run.results.queries.find((e: Json) => e.query === 'A');
     expect(a.federated).toMatchObject({ executions: 2, errors: 0, rows: 200 });
@@ -391,7 +405,7 @@ describe('benchmark lab', () => {
   });
 
   it('the CLI (npm run bench -- --preset jdv) drives the same runner over REST and prints a table', async () => {
-    const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = await listening();
     const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
     const { stdout } = await promisify(execFile)(
       process.execPath,

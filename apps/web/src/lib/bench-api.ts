@@ -94,6 +94,8 @@ export interface RunResults {
     eventLoopMeanMs: number;
     eventLoopMaxMs: number;
     machineBusyPct: number;
+    /** absent in runs stored before it was sampled; null where the server cannot read it */
+    ioWaitPct?: number | null;
     load1: number;
     sources: Record<string, { active: number | null }>;
   }[];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LatencyStats, RunResults } from '../bench-api.js';
-import { compareChart, perQueryBars, usersChart } from './options.js';
+import { compareChart, perQueryBars, resourcesChart, usersChart } from './options.js';
 
 const s = (p50Ms: number): LatencyStats => ({
   executions: 2,
@@ -96,5 +96,13 @@ describe('benchmark chart options', () => {
     }) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(o.series[0].data.map((d: { value: number }) => d.value)).toEqual([100, -50]);
     expect(o.series[0].data[0].itemStyle.color).toBe('#b42318');
+  });
+
+  it('resources: I/O wait drawn when the server sampled it, left out for runs stored before it was', () => {
+    const sample = { t: 1, cpuPct: 50, rssMb: 100, eventLoopMeanMs: 1, eventLoopMaxMs: 2, machineBusyPct: 60, load1: 1, sources: {} };
+    const names = (r: RunResults) =>
+      ((resourcesChart(r) as Record<string, any>).series as { name: string; data: unknown[] }[]).map((x) => x.name); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(names({ ...results, samples: [{ ...sample, ioWaitPct: 3.5 }] })).toContain('machine I/O wait %');
+    expect(names({ ...results, samples: [sample] })).not.toContain('machine I/O wait %');
   });
 });

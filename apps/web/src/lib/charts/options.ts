@@ -130,7 +130,7 @@ export function coldWarmChart(r: RunResults): ChartOption {
   };
 }
 
-/** Junction's CPU, RSS and event-loop delay, the machine's CPU, and the sources' active statements. */
+/** Junction's CPU, RSS and event-loop delay, the machine's CPU and I/O wait, and the sources' active statements. */
 export function resourcesChart(r: RunResults): ChartOption {
   const s = r.samples ?? [];
   const sources = [...new Set(s.flatMap((x) => Object.keys(x.sources)))];
@@ -152,6 +152,7 @@ export function resourcesChart(r: RunResults): ChartOption {
     series: [
       line('Junction CPU %', (x) => x.cpuPct, 0),
       line('machine CPU busy %', (x) => x.machineBusyPct, 0),
+      ...(s.some((x) => typeof x.ioWaitPct === 'number') ? [line('machine I/O wait %', (x) => x.ioWaitPct ?? null, 0)] : []),
       line('Junction RSS MB', (x) => x.rssMb, 0),
       line('event-loop delay max ms', (x) => x.eventLoopMaxMs, 1),
       ...sources.map((n) => line(`${n} active`, (x) => x.sources[n]?.active ?? null, 1)),
