@@ -57,4 +57,22 @@ describe('readNdjson', () => {
       [{ stats: { rows: 2 } }],
     ]);
   });
+
+  it('a consumer that stops early cancels the stream, so the server stops sending', async () => {
+    let cancelled: unknown = 'not cancelled';
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(bytes('[1]\n'));
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    for await (const values of readNdjson(body)) {
+      expect(values).toEqual([[1]]);
+      break;
+    }
+    expect(cancelled).toBeUndefined();
+    expect(body.locked).toBe(false);
+  });
 });

@@ -44,10 +44,15 @@ export class NdjsonError extends Error {
   override readonly name = 'NdjsonError';
 }
 
-/** Yields the values of a byte stream, one array per network chunk (possibly empty). */
+/**
+ * Yields the values of a byte stream, one array per network chunk (possibly empty). A consumer
+ * that stops early cancels the stream: only releasing it would leave the response unread, and
+ * the server's query paused on backpressure, holding its connection and its slot.
+ */
 export async function* readNdjson(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown[]> {
   const reader = body.getReader();
   const decoder = new NdjsonDecoder();
+  let ended = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -55,9 +60,11 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>): AsyncGenera
       const values = decoder.push(value);
       if (values.length > 0) yield values;
     }
+    ended = true;
     const rest = decoder.end();
     if (rest.length > 0) yield rest;
   } finally {
+    if (!ended) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
 }
