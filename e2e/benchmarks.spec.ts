@@ -64,6 +64,12 @@ test('benchmark lab: load a direct target, run the JDV preset, watch it, chart i
   await form.getByLabel('Direct target').selectOption('tpch');
   await form.getByRole('button', { name: 'Load the direct target at this scale' }).click();
   await expect(page.getByTestId('load-progress')).toContainText('Loaded the direct target', { timeout: 180_000 });
+  // the preset's phases with their default settings, made short for the test
+  const usersG = form.getByRole('region', { name: 'Phase 2' }).getByLabel('Users per level');
+  await expect(usersG).toHaveValue('1, 2, 5, 10, 20');
+  await form.getByRole('button', { name: 'Short run' }).click();
+  await expect(usersG).toHaveValue('1, 2');
+  await expect(form.getByRole('region', { name: 'Phase 1' }).getByLabel('Repetitions')).toHaveValue('2');
   await shoot(page, '01-form-loaded');
 
   await form.getByRole('button', { name: 'Create and run' }).click();
@@ -154,4 +160,44 @@ test('benchmark lab: load a direct target, run the JDV preset, watch it, chart i
   expect(page.url()).not.toContain(runId);
   await expect(page.getByTestId('bench-run-status')).toHaveText('Done');
   await expect(page.getByText(/Answer checks: 8 of 8 queries give the same rows/)).toBeVisible();
+});
+
+test('benchmark lab: a benchmark of ones own queries, with a parameter generator and a direct target', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await signIn(page);
+  await page.getByRole('link', { name: 'Benchmarks' }).click();
+  const form = page.getByRole('region', { name: 'New benchmark run' });
+  await form.getByLabel('Preset').selectOption('custom');
+  await form.getByLabel('Name').fill('Nation by key');
+  const q = form.getByRole('region', { name: 'Query Q1' });
+  await q.getByLabel('SQL through Junction').fill('SELECT n_name FROM dbD.nation WHERE n_nationkey = $1');
+  await q.getByLabel('Direct source').selectOption('tpch');
+  await q.getByLabel('Direct SQL').fill('SELECT n_name FROM nation WHERE n_nationkey = $1');
+  await q.getByRole('button', { name: 'Add parameter $1' }).click();
+  await q.getByLabel('$1 min').fill('0');
+  await q.getByLabel('$1 max').fill('24');
+  const phase = form.getByRole('region', { name: 'Phase 1' });
+  await phase.getByLabel('Warm-ups').fill('0');
+  await phase.getByLabel('Repetitions').fill('3');
+  await shoot(page, '12-custom-form');
+  await form.getByRole('button', { name: 'Create and run' }).click();
+  await expect(page).toHaveURL(/#\/benchmarks\/run\//);
+  const runId = decodeURIComponent(page.url().split('/').pop()!);
+  await waitDone(page, runId);
+  const run = await (await page.request.get(`/api/v1/benchmark-runs/${runId}`)).json();
+  // the direct answer is checked against Junction's, and each mode ran 3 times
+  expect(run.results.answers.Q1.equivalent).toBe(true);
+  expect(run.results.queries).toEqual([
+    expect.objectContaining({
+      query: 'Q1',
+      direct: expect.objectContaining({ executions: 3, errors: 0, rows: 3 }),
+      federated: expect.objectContaining({ executions: 3, errors: 0, rows: 3 }),
+    }),
+  ]);
+  await expect(page.getByTestId('bench-run-status')).toHaveText('Done');
+  await expect(page.getByText(/Answer checks: 1 of 1 queries give the same rows/)).toBeVisible();
+  await shoot(page, '13-custom-run');
 });

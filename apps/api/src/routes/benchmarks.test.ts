@@ -128,7 +128,16 @@ describe('benchmark lab', () => {
     const r = await api('GET', '/api/v1/benchmarks/presets');
     expect(r.statusCode).toBe(200);
     expect(r.json().map((p: Json) => p.id)).toEqual(['jdv', 'oltp-mix', 'streams']);
-    for (const p of r.json()) expect(Object.keys(p).sort()).toEqual(['description', 'id', 'name']);
+    for (const p of r.json()) expect(Object.keys(p).sort()).toEqual(['description', 'id', 'name', 'phases', 'queries']);
+    // a form starts from the preset's queries and its phases' default settings
+    const jdv = r.json()[0];
+    expect(jdv.queries.map((q: Json) => q.id)).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']);
+    expect(jdv.queries[0].title).toEqual(expect.any(String));
+    expect(jdv.phases.map((p: Json) => `${p.type} ${p.query ?? p.queries?.join('')} ${p.users ?? p.repetitions}`)).toEqual([
+      'single ABCDEFH 5',
+      'concurrency G 1,2,5,10,20',
+      'concurrency H 1,2,4,8,16',
+    ]);
   });
 
   let jdvRun = '';

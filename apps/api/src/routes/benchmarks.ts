@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { JunctionError } from '@junction/connectors';
 import type { BenchmarkRun } from '../generated/prisma/client.js';
-import { CreateBenchmarkBody, type Definition, type Settings } from '../bench-lab/definition.js';
+import { CreateBenchmarkBody, Phase, type Definition, type Settings } from '../bench-lab/definition.js';
 import { compareRuns, EXPORT_FORMAT, exportCsv, exportJson, type RunRecord } from '../bench-lab/exchange.js';
 import { Loader } from '../bench-lab/loader.js';
 import { definitionOf, PRESETS, presetById } from '../bench-lab/presets.js';
@@ -85,13 +85,33 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
       schema: {
         tags: ['benchmarks'],
         summary: "The lab's presets",
+        description:
+          "Each preset's queries (id and title) and its phases with their default settings, as built with a direct target: a form starts from them.",
         response: {
-          200: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), description: Type.String() })),
+          200: Type.Array(
+            Type.Object({
+              id: Type.String(),
+              name: Type.String(),
+              description: Type.String(),
+              queries: Type.Array(Type.Object({ id: Type.String(), title: Type.Optional(Type.String()) })),
+              phases: Type.Array(Phase),
+            }),
+          ),
           ...errors(),
         },
       },
     },
-    async () => PRESETS.map((p) => ({ id: p.id, name: p.name, description: p.description })),
+    async () =>
+      PRESETS.map((p) => {
+        const built = p.build({ direct: 'direct' });
+        return {
+          id: p.id,
+          name: p.name,
+          description: p.description,
+          queries: built.queries.map((q) => ({ id: q.id, ...(q.title ? { title: q.title } : {}) })),
+          phases: built.phases,
+        };
+      }),
   );
 
   app.get(

@@ -5,7 +5,41 @@ export interface Preset {
   id: string;
   name: string;
   description: string;
+  queries: { id: string; title?: string }[];
+  /** the preset's phases with their default settings (as built with a direct target) */
+  phases: Phase[];
 }
+
+export type ParamGen =
+  | { kind: 'uniform'; min: number; max: number }
+  | { kind: 'list'; values: (string | number)[] }
+  | { kind: 'sequence'; start: number; step?: number };
+
+export interface BenchQuery {
+  id: string;
+  title?: string;
+  federated: string;
+  direct?: { source: string; sql: string };
+  params?: ParamGen[];
+  weight?: number;
+}
+
+/** A phase of a benchmark (apps/api/src/bench-lab/definition.ts) */
+export type Phase =
+  | { type: 'single'; label?: string; queries?: string[]; warmups: number; repetitions: number; modes?: Mode[] }
+  | { type: 'concurrency'; label?: string; query: string; users: number[]; stepSeconds: number; thinkMs?: number; modes?: Mode[] }
+  | {
+      type: 'mix';
+      label?: string;
+      queries?: string[];
+      users: number;
+      durationSeconds: number;
+      intervalSeconds: number;
+      thinkMs?: number;
+      mode?: Mode;
+    }
+  | { type: 'streams'; label?: string; queries?: string[]; users: number; mode?: Mode }
+  | { type: 'coldwarm'; label?: string; queries?: string[]; warmPasses: number };
 
 export interface LatencyStats {
   executions: number;
@@ -174,8 +208,10 @@ export interface LoadJob {
 export interface NewBenchmark {
   name: string;
   preset?: string;
+  queries?: BenchQuery[];
+  phases?: Phase[];
   sources?: Record<string, string>;
-  settings?: { sf?: number };
+  settings?: { sf?: number; direct?: string };
   overrides?: {
     repetitions?: number;
     warmups?: number;

@@ -1,8 +1,11 @@
 import { useEffect, useState } from 'react';
 import { api, type Source, type User } from '../../lib/api.js';
 import type { ApiError } from '../../lib/api-error.js';
-import { benchApi, type LoadJob, type Preset } from '../../lib/bench-api.js';
+import { benchApi, type BenchQuery, type LoadJob, type Phase, type Preset } from '../../lib/bench-api.js';
 import { notifyCatalogChanged } from '../../lib/catalog-events.js';
+import { forTargets, shortened } from '../../lib/bench-phases.js';
+import { PhaseEditor, newPhase } from './PhaseEditor.js';
+import { QueryEditor } from './QueryEditor.js';
 
 const LAYOUT = ['dbA', 'dbB', 'dbC', 'dbD'] as const;
 const LAYOUT_HINT: Record<string, string> = {
@@ -12,10 +15,13 @@ const LAYOUT_HINT: Record<string, string> = {
   dbD: 'nation, region, customer',
 };
 
+const CUSTOM = 'custom';
+
 /**
- * Define a benchmark from a preset: which registered sources play dbA–dbD, which one holds all
- * eight tables for the direct runs, the scale the data has, and how long to run. Admins can load
- * the data into the chosen sources first (with a progress bar).
+ * Define a benchmark from a preset or from queries of one's own: which registered sources play
+ * dbA–dbD, which one holds all eight tables for the direct runs, the scale the data has, and
+ * the phases with their settings. Admins can load the data into the chosen sources first (with
+ * a progress bar).
  */
 export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId: string): void }) {
   const [presets, setPresets] = useState<Preset[]>([]);
@@ -30,13 +36,20 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
     direct: '',
   });
   const [sf, setSf] = useState('0.01');
-  const [short, setShort] = useState(true);
+  const [phases, setPhases] = useState<Phase[]>([]);
+  const [custom, setCustom] = useState<BenchQuery[]>([{ id: 'Q1', federated: '' }]);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [load, setLoad] = useState<LoadJob>();
 
   useEffect(() => {
-    benchApi.presets().then(setPresets, (e: ApiError) => setError(e.message));
+    benchApi.presets().then(
+      (p) => {
+        setPresets(p);
+        setPhases(p.find((x) => x.id === 'jdv')?.phases ?? []);
+      },
+      (e: ApiError) => setError(e.message),
+    );
     api.sources().then(setSources, () => undefined);
   }, []);
 
@@ -56,6 +69,13 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
 
   const chosen = presets.find((p) => p.id === preset);
   const scale = Number(sf);
+  const isCustom = preset === CUSTOM;
+  const queryIds = isCustom ? custom.map((q) => q.id) : (chosen?.queries.map((q) => q.id) ?? []);
+
+  const choosePreset = (id: string) => {
+    setPreset(id);
+    setPhases(id === CUSTOM ? [newPhase('single', [])] : (presets.find((p) => p.id === id)?.phases ?? []));
+  };
 
   const startLoad = async (layout: 'jdv' | 'single') => {
     setError(undefined);
@@ -71,17 +91,24 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
     setError(undefined);
     setBusy(true);
     try {
-      const { id } = await benchApi.create({
-        name: name.trim() || `${chosen?.name ?? preset} ${new Date().toLocaleString()}`,
-        preset,
-        sources: Object.fromEntries(Object.entries(map).filter(([, v]) => v)),
-        settings: { sf: scale },
-        ...(short
+      const { id } = await benchApi.create(
+        isCustom
           ? {
-              overrides: { warmups: 0, repetitions: 2, stepSeconds: 2, durationSeconds: 5, maxUsers: 4, warmPasses: 1 },
+              name: name.trim() || `Custom ${new Date().toLocaleString()}`,
+              queries: custom,
+              phases: forTargets(
+                phases,
+                custom.some((q) => q.direct),
+              ),
             }
-          : {}),
-      });
+          : {
+              name: name.trim() || `${chosen?.name ?? preset} ${new Date().toLocaleString()}`,
+              preset,
+              sources: Object.fromEntries(Object.entries(map).filter(([, v]) => v)),
+              settings: { sf: scale },
+              phases: forTargets(phases, !!map.direct),
+            },
+      );
       const { runId } = await benchApi.start(id);
       onStarted(runId);
     } catch (e) {
@@ -113,36 +140,51 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
       <div className="j-form-grid">
         <label>
           <span>Preset</span>
-          <select value={preset} onChange={(e) => setPreset(e.target.value)} aria-label="Preset">
+          <select value={preset} onChange={(e) => choosePreset(e.target.value)} aria-label="Preset">
             {presets.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
               </option>
             ))}
+            <option value={CUSTOM}>Custom queries</option>
           </select>
         </label>
         <label>
           <span>Name</span>
           <input value={name} placeholder={chosen?.name} onChange={(e) => setName(e.target.value)} aria-label="Name" />
         </label>
-        <label>
-          <span>
-            Scale factor <span className="j-muted j-small">of the loaded data</span>
-          </span>
-          <input value={sf} onChange={(e) => setSf(e.target.value)} inputMode="decimal" aria-label="Scale factor" />
-        </label>
-        <label className="j-check">
-          <input type="checkbox" checked={short} onChange={(e) => setShort(e.target.checked)} />
-          <span>Short run (2 repetitions, 2 s per user level, at most 4 users)</span>
-        </label>
+        {!isCustom && (
+          <label>
+            <span>
+              Scale factor <span className="j-muted j-small">of the loaded data</span>
+            </span>
+            <input value={sf} onChange={(e) => setSf(e.target.value)} inputMode="decimal" aria-label="Scale factor" />
+          </label>
+        )}
       </div>
-      {chosen && <p className="j-muted j-small">{chosen.description}</p>}
-      <h3 className="j-subhead">Sources</h3>
-      <div className="j-form-grid">
-        {LAYOUT.map((k) => sourceSelect(k, k, LAYOUT_HINT[k]))}
-        {sourceSelect('direct', 'Direct target', 'one database with all eight tables', true)}
+      {chosen && !isCustom && <p className="j-muted j-small">{chosen.description}</p>}
+      {isCustom && (
+        <>
+          <h3 className="j-subhead">Queries</h3>
+          <QueryEditor queries={custom} sources={sources} onChange={setCustom} />
+        </>
+      )}
+      <div className="j-row j-subhead">
+        <h3 className="j-flush">Phases</h3>
+        <button type="button" onClick={() => setPhases(shortened(phases))}>
+          Short run
+        </button>
+        <span className="j-muted j-small">no warm-up, 2 repetitions, 2 s per user level, at most 4 users</span>
       </div>
-      {user.role === 'admin' && (
+      <PhaseEditor phases={phases} queries={queryIds} onChange={setPhases} />
+      {!isCustom && <h3 className="j-subhead">Sources</h3>}
+      {!isCustom && (
+        <div className="j-form-grid">
+          {LAYOUT.map((k) => sourceSelect(k, k, LAYOUT_HINT[k]))}
+          {sourceSelect('direct', 'Direct target', 'one database with all eight tables', true)}
+        </div>
+      )}
+      {user.role === 'admin' && !isCustom && (
         <div className="j-row">
           <button type="button" onClick={() => void startLoad('jdv')} disabled={load?.status === 'running'}>
             Load dbA–dbD at this scale (replaces their TPC-H tables)
@@ -169,7 +211,12 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
       {error && <p className="j-error">{error}</p>}
       <div className="j-row">
         <span className="j-spacer" />
-        <button type="button" className="j-primary" onClick={() => void run()} disabled={busy || !presets.length}>
+        <button
+          type="button"
+          className="j-primary"
+          onClick={() => void run()}
+          disabled={busy || !presets.length || !phases.length}
+        >
           Create and run
         </button>
       </div>
