@@ -19,6 +19,10 @@ node scripts/self-contained.mjs
 stage 'lint (npm run lint)'
 npm run --silent lint -- --max-warnings 0
 
+stage 'stylesheets parse and are formatted (prettier --check)'
+# eslint does not read CSS: an unclosed rule once swallowed every rule after it, unnoticed
+npx prettier --check 'apps/web/src/**/*.css'
+
 stage 'typecheck (npm run typecheck)'
 npm run --silent typecheck
 
