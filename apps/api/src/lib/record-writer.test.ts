@@ -4,21 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMetadata, type OpenedDb } from '../db/client.js';
-import { startHarness } from '../../test/harness.js';
+import { createPgDatabase, startHarness } from '../../test/harness.js';
 import { RecordWriter } from './record-writer.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'jt-records-'));
-let meta: OpenedDb;
-const warnings: string[] = [];
-const log = { warn: (_o: object, msg: string) => void warnings.push(msg) };
-beforeAll(async () => {
-  meta = await openMetadata({ sqliteFile: path.join(dir, 'junction.db') });
-  await meta.db.user.create({ data: { id: 'u1', username: 'ann', passwordHash: 'h', role: 'analyst' } });
-});
-afterAll(async () => {
-  await meta?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const row = (i: number, userId = 'u1') => ({
   id: randomUUID(),
@@ -32,7 +22,23 @@ const row = (i: number, userId = 'u1') => ({
   errorCode: null,
 });
 
-describe('RecordWriter', () => {
+// the writer sends its own SQL: it must mean the same on both metadata databases
+describe.each(['sqlite', 'postgresql'] as const)('RecordWriter on %s metadata', (provider) => {
+  let meta: OpenedDb;
+  let pgdb: Awaited<ReturnType<typeof createPgDatabase>> | undefined;
+  const warnings: string[] = [];
+  const log = { warn: (_o: object, msg: string) => void warnings.push(msg) };
+  beforeAll(async () => {
+    if (provider === 'postgresql') pgdb = await createPgDatabase('records');
+    meta = await openMetadata({ sqliteFile: path.join(dir, 'junction.db'), databaseUrl: pgdb?.url });
+    expect(meta.provider).toBe(provider);
+    await meta.db.user.create({ data: { id: 'u1', username: 'ann', passwordHash: 'h', role: 'analyst' } });
+  });
+  afterAll(async () => {
+    await meta?.close();
+    await pgdb?.drop();
+  });
+
   it('keeps at most maxPending rows in memory: past it, add() waits for the database and nothing is dropped', async () => {
     const w = new RecordWriter(meta.db, log, { flushDelayMs: 3_600_000, batchSize: 1000, maxPending: 5 });
     let most = 0;
@@ -75,6 +81,38 @@ describe('RecordWriter', () => {
     await w.history({ ...row(9), queryId: 'dated', createdAt: at });
     await w.close();
     expect((await meta.db.queryHistory.findFirstOrThrow({ where: { queryId: 'dated' } })).createdAt).toEqual(at);
+  });
+
+  it('every column reads back through Prisma exactly as written', async () => {
+    const w = new RecordWriter(meta.db, log, { flushDelayMs: 3_600_000 });
+    const at = new Date('2026-03-04T05:06:07.089Z');
+    const history = {
+      id: randomUUID(),
+      userId: 'u1',
+      queryId: 'exact',
+      sql: "SELECT 'it''s' AS \"q\", $1 -- ünïcode ✓",
+      params: '[1,"two",null]',
+      status: 'error',
+      rows: null,
+      elapsedMs: 2_000_000_000,
+      errorCode: 'query_timeout',
+      createdAt: at,
+    };
+    const audit = {
+      id: randomUUID(),
+      actorId: 'u1',
+      actorName: 'ann',
+      action: 'x.exact',
+      target: 'source:dbA',
+      details: '{"a":1}',
+      ip: '::1',
+      createdAt: at,
+    };
+    await w.history(history);
+    await w.audit(audit);
+    await w.close();
+    expect(await meta.db.queryHistory.findUniqueOrThrow({ where: { id: history.id } })).toEqual(history);
+    expect(await meta.db.auditLog.findUniqueOrThrow({ where: { id: audit.id } })).toEqual(audit);
   });
 });
 
