@@ -1,8 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { JunctionError, type CatalogSnapshot, type ColumnMeta, type JType, type Value } from '@junction/connectors';
 import { coerceParams } from './expr/params.js';
-import type { EngineOptions, ExplainResult, QueryOptions, QueryResult, RegisteredSource, RelationReference, ViewDefinition } from './api.js';
+import type {
+  CacheCounters,
+  CacheEntryInfo,
+  CacheOptions,
+  CachePurge,
+  EngineOptions,
+  ExplainResult,
+  QueryOptions,
+  QueryResult,
+  RegisteredSource,
+  RelationReference,
+  ViewDefinition,
+} from './api.js';
+import { CacheStore, type CacheDeps } from './cache/cache-store.js';
+import { FragmentCache } from './cache/fragment-cache.js';
+import { cachedResult, recordedResult, resultKey } from './cache/result-cache.js';
+import { cacheHint, type CachePolicy } from './cache/statement.js';
 import { Catalog } from './catalog/catalog.js';
 import { bind } from './sql/index.js';
 import { optimize } from './optimizer/driver.js';
@@ -26,12 +44,17 @@ const PLAN_CACHE_SIZE = 256;
 /** A hash join whose build side has at most this many distinct keys asks the probe source by key. */
 const DEPENDENT_SWITCH_KEYS = 1000;
 const BATCH_SIZE = 1024;
+const DEFAULT_CACHE_MEMORY = 256 * 1024 * 1024;
+const DEFAULT_CACHE_DISK = 1024 * 1024 * 1024;
+const DEFAULT_FRAGMENT_MEMORY = 64 * 1024 * 1024;
 
 /** An optimized plan, reusable for every execution of the same SQL on the same catalog version. */
 interface Prepared {
   readonly plan: LogicalPlan;
   readonly columns: readonly ColumnMeta[];
   readonly paramTypes: readonly JType[];
+  /** the relations the statement names itself, resolved (the result cache's key and dependencies) */
+  readonly references: readonly RelationReference[];
 }
 
 /**
@@ -49,9 +72,23 @@ export class Engine {
   private closed = false;
 
   private readonly spillDir: string;
+  /** complete results of statements that asked for the cache (hint, option or their views) */
+  private readonly results: CacheStore;
+  private readonly fragmentStore: CacheStore;
+  private readonly fragments: FragmentCache;
+  private readonly cacheDir: string;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.spillDir = options.spillDir ?? tmpdir();
+    const c = options.cache ?? {};
+    this.cacheDir = c.dir ?? join(this.spillDir, `junction-cache-${randomUUID()}`);
+    this.results = new CacheStore({
+      maxMemoryBytes: c.maxMemoryBytes ?? DEFAULT_CACHE_MEMORY,
+      maxDiskBytes: c.maxDiskBytes ?? DEFAULT_CACHE_DISK,
+      dir: this.cacheDir,
+    });
+    this.fragmentStore = new CacheStore({ maxMemoryBytes: c.fragmentMemoryBytes ?? DEFAULT_FRAGMENT_MEMORY, maxDiskBytes: 0, dir: this.cacheDir });
+    this.fragments = new FragmentCache(this.fragmentStore, (name) => this.sources.get(name)?.fragmentCache);
   }
 
   addSource(source: RegisteredSource): void {
@@ -69,6 +106,7 @@ export class Engine {
     const s = this.requireSource(name);
     this.catalog.removeSource(s.name);
     this.sources.delete(s.name);
+    this.purgeCache({ source: s.name });
     this.changed();
   }
 
@@ -76,6 +114,7 @@ export class Engine {
     const s = this.requireSource(name);
     this.catalog.refreshSource(s.name, catalog);
     this.sources.set(s.name, { ...s, catalog });
+    this.purgeCache({ source: s.name });
     this.changed();
   }
 
@@ -85,6 +124,8 @@ export class Engine {
     try {
       // a view is valid when its SQL binds against the catalog as it is now
       const columns = bind(view.sql, this.catalog, {}).columns;
+      cacheHint(view.sql); // a malformed hint fails the view's definition, not its readers
+      this.purgeCache({ view: { schema: view.schema, name: view.name } });
       this.changed();
       return columns;
     } catch (e) {
@@ -110,6 +151,7 @@ export class Engine {
     if (!this.catalog.dropView(schema, name)) {
       throw new JunctionError('view_not_found', 'not_found', `No view ${schema}.${name} exists.`, { details: { schema, name } });
     }
+    this.purgeCache({ view: { schema, name } });
     this.changed();
   }
 
@@ -133,15 +175,94 @@ export class Engine {
     this.checkOpen();
     const prepared = this.prepare(sql, options);
     const params = coerceParams(options.params ?? [], prepared.paramTypes);
-    const { run, physical } = await this.start(prepared, params, options);
-    void physical;
-    return {
+    // the grants were checked by prepare (binding): the cache is consulted only after them
+    const policy = this.cachePolicy(sql, prepared, options);
+    const key = policy && resultKey(sql, params, options.searchPath, prepared.references);
+    if (policy && key) {
+      const hit = this.results.lookup(key, 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds));
+      if (hit) return cachedResult(randomUUID(), hit, prepared.columns, options);
+    }
+    const { run } = await this.start(prepared, params, options);
+    const result: QueryResult = {
       id: randomUUID(),
       columns: prepared.columns,
       rows: run.rows(),
-      stats: () => run.stats(),
+      stats: () => ({ ...run.stats(), cache: 'off' }),
       cancel: (reason?: string) => run.cancel(reason),
     };
+    if (!policy || !key) return result;
+    const label = sql.length > 500 ? `${sql.slice(0, 500)}…` : sql;
+    return recordedResult(result, this.results.record(key, label, policy.ttlSeconds * 1000, this.dependencies(prepared)));
+  }
+
+  /** The statement's own hint or the caller's policy; else, when it reads only views that ask for the cache, the strictest of theirs. */
+  private cachePolicy(sql: string, prepared: Prepared, options: QueryOptions): CachePolicy | undefined {
+    if (options.cache === 'off') return undefined;
+    const own = options.cache ?? cacheHint(sql);
+    if (own) return own;
+    if (prepared.references.length === 0) return undefined;
+    let ttl = Infinity;
+    let staleness = Infinity;
+    for (const r of prepared.references) {
+      if (r.kind !== 'view') return undefined;
+      const view = this.catalog.views().find((v) => v.schema === r.schema && v.name === r.name);
+      const hint = view && cacheHint(view.sql);
+      if (!hint) return undefined;
+      ttl = Math.min(ttl, hint.ttlSeconds);
+      staleness = Math.min(staleness, hint.maxStalenessSeconds ?? hint.ttlSeconds);
+    }
+    return { ttlSeconds: ttl, maxStalenessSeconds: staleness };
+  }
+
+  /** Sources and views (through views, transitively) a statement's result depends on. */
+  private readonly deps = new WeakMap<Prepared, CacheDeps>();
+  private dependencies(prepared: Prepared): CacheDeps {
+    let d = this.deps.get(prepared);
+    if (d) return d;
+    const sources = new Set<string>();
+    const views = new Set<string>();
+    const walk = (refs: readonly RelationReference[]): void => {
+      for (const r of refs) {
+        if (r.kind === 'table') {
+          sources.add(r.source);
+          continue;
+        }
+        const name = `${r.schema}.${r.name}`;
+        if (views.has(name)) continue;
+        views.add(name);
+        const view = this.catalog.views().find((v) => v.schema === r.schema && v.name === r.name);
+        if (view) walk(bind(view.sql, this.catalog, {}).references);
+      }
+    };
+    walk(prepared.references);
+    d = { sources: [...sources], views: [...views] };
+    this.deps.set(prepared, d);
+    return d;
+  }
+
+  /** Hits, misses, bytes, entries and evictions of the result and fragment caches. */
+  cacheStats(): { results: CacheCounters; fragments: CacheCounters } {
+    return { results: this.results.stats(), fragments: this.fragmentStore.stats() };
+  }
+
+  cacheEntries(): { results: CacheEntryInfo[]; fragments: CacheEntryInfo[] } {
+    return { results: this.results.list(), fragments: this.fragmentStore.list() };
+  }
+
+  /** Drops stored results and fragments: all, or those that read a source or a view. Returns how many. */
+  purgeCache(scope: CachePurge = {}): number {
+    if ('source' in scope) return this.results.purge({ source: scope.source }) + this.fragmentStore.purge({ source: scope.source });
+    if ('view' in scope) return this.results.purge({ view: `${scope.view.schema}.${scope.view.name}` });
+    return this.results.purge() + this.fragmentStore.purge();
+  }
+
+  /** New budgets; what no longer fits is evicted at once. */
+  configureCache(options: CacheOptions): void {
+    this.results.configure({
+      ...(options.maxMemoryBytes !== undefined ? { maxMemoryBytes: options.maxMemoryBytes } : {}),
+      ...(options.maxDiskBytes !== undefined ? { maxDiskBytes: options.maxDiskBytes } : {}),
+    });
+    if (options.fragmentMemoryBytes !== undefined) this.fragmentStore.configure({ maxMemoryBytes: options.fragmentMemoryBytes });
   }
 
   private async explainUnguarded(sql: string, options: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> {
@@ -151,6 +272,9 @@ export class Engine {
     if (!options.analyze) {
       const physical = this.physical(prepared.plan, params, new Map(), options);
       const plan = buildExplain(physical.root);
+      const policy = this.cachePolicy(sql, prepared, options);
+      const hit = policy && this.results.lookup(resultKey(sql, params, options.searchPath, prepared.references), 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds), { count: false });
+      if (hit) return { plan, text: `Served from cache, ${Math.floor(hit.ageMs / 1000)} s old\n${explainText(plan)}`, cache: { ageMs: hit.ageMs } };
       return { plan, text: explainText(plan) };
     }
     const { run } = await this.start(prepared, params, options);
@@ -163,6 +287,9 @@ export class Engine {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.results.clear();
+    this.fragmentStore.clear();
+    if (!this.options.cache?.dir) rmSync(this.cacheDir, { recursive: true, force: true });
     const pool = this.pool;
     this.pool = undefined;
     await pool?.close();
@@ -186,7 +313,7 @@ export class Engine {
     }
     const bound = bind(sql, this.catalog, { searchPath: options.searchPath, access: options.access });
     const plan = optimize(bound.plan, this.optimizeInput(pushdown));
-    const prepared: Prepared = { plan, columns: bound.columns, paramTypes: bound.paramTypes };
+    const prepared: Prepared = { plan, columns: bound.columns, paramTypes: bound.paramTypes, references: dedupe(bound.references) };
     if (cacheable) {
       this.cache.set(key, prepared);
       if (this.cache.size > PLAN_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
@@ -254,6 +381,7 @@ export class Engine {
       disk: new DiskTracker(this.options.maxSpillBytes ?? DEFAULT_MAX_SPILL),
       batchSize: BATCH_SIZE,
       workers: this.workers(),
+      fragments: this.fragments,
     };
     const cleanup = (): void => {
       for (const c of cleanups) c();
