@@ -28,6 +28,7 @@ import limitRoutes from './routes/limits.js';
 import queryRoutes from './routes/query.js';
 import savedRoutes from './routes/saved.js';
 import sourceRoutes from './routes/sources.js';
+import cacheRoutes from './routes/cache.js';
 import viewRoutes from './routes/views.js';
 import type { RecordWriterOptions } from './lib/record-writer.js';
 import { DEFAULT_LIMITS, type ConnectorFactory, type EngineFactory, type JunctionLimits } from './services/junction.js';
@@ -194,6 +195,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await api.register(savedRoutes);
       await api.register(viewRoutes);
       await api.register(benchmarkRoutes);
+      await api.register(cacheRoutes);
     },
     { prefix: '/api/v1' },
   );

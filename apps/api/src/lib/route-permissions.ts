@@ -108,6 +108,10 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /api/v1/benchmark-runs/import': 'query',
   'POST /api/v1/benchmarks/load': 'admin',
   'GET /api/v1/benchmarks/load/:id': 'read',
+
+  // result and fragment caches: statistics, entries (statement texts of every user) and purging
+  'GET /api/v1/cache': 'admin',
+  'POST /api/v1/cache/purge': 'admin',
 };
 
 declare module 'fastify' {

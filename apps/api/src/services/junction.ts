@@ -13,7 +13,11 @@ import {
 } from '@junction/connectors';
 import type {
   AccessPolicy,
+  CacheCounters,
+  CacheEntryInfo,
+  CachePurge,
   EngineOptions,
+  FragmentCachePolicy,
   ExplainResult,
   QueryOptions,
   QueryResult,
@@ -39,6 +43,9 @@ export interface EngineLike {
   references(sql: string): readonly RelationReference[];
   query(sql: string, options?: QueryOptions): Promise<QueryResult> | QueryResult;
   explain(sql: string, options?: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> | ExplainResult;
+  cacheStats(): { results: CacheCounters; fragments: CacheCounters };
+  cacheEntries(): { results: CacheEntryInfo[]; fragments: CacheEntryInfo[] };
+  purgeCache(scope?: CachePurge): number;
   close(): Promise<void> | void;
 }
 
@@ -65,6 +72,9 @@ export interface JunctionLimits extends AdmissionLimits {
   readonly maxJsonBytes: number;
   /** queries one source may serve at once; default ¾ of maxConcurrent (JUNCTION_SOURCE_SHARE) */
   readonly perSource?: number;
+  /** result cache budgets (JUNCTION_CACHE_MEMORY_BYTES, JUNCTION_CACHE_DISK_BYTES); engine defaults 256 MiB and 1 GiB */
+  readonly cacheMemoryBytes?: number;
+  readonly cacheDiskBytes?: number;
 }
 
 export const DEFAULT_LIMITS: JunctionLimits = {
@@ -116,6 +126,15 @@ interface Live {
   connector: Connector;
   catalog: CatalogSnapshot;
   semantics?: SourceSemantics;
+  /** the source's consent to reuse its fragments' results (source option fragmentCache) */
+  fragmentCache?: FragmentCachePolicy;
+}
+
+/** The fragmentCache source option, as the engine takes it. */
+function fragmentCacheOf(options: Record<string, unknown> | undefined): FragmentCachePolicy | undefined {
+  const f = options?.fragmentCache as { ttlSeconds?: unknown; tables?: unknown } | undefined;
+  if (!f || typeof f.ttlSeconds !== 'number' || f.ttlSeconds <= 0) return undefined;
+  return Array.isArray(f.tables) ? { ttlSeconds: f.ttlSeconds, tables: f.tables.map(String) } : { ttlSeconds: f.ttlSeconds };
 }
 
 /**
@@ -151,7 +170,13 @@ export class JunctionService {
   }
 
   async engine(): Promise<EngineLike> {
-    this.#engine ??= await this.engineFactory({ memoryBudgetBytes: this.limits.memoryBudgetBytes });
+    this.#engine ??= await this.engineFactory({
+      memoryBudgetBytes: this.limits.memoryBudgetBytes,
+      cache: {
+        ...(this.limits.cacheMemoryBytes !== undefined ? { maxMemoryBytes: this.limits.cacheMemoryBytes } : {}),
+        ...(this.limits.cacheDiskBytes !== undefined ? { maxDiskBytes: this.limits.cacheDiskBytes } : {}),
+      },
+    });
     return this.#engine;
   }
 
@@ -197,11 +222,13 @@ export class JunctionService {
     for (const row of await this.db.source.findMany()) {
       if (!row.catalog) continue;
       try {
-        const connector = await this.connectorFactory(this.configOf(row));
+        const config = this.configOf(row);
+        const connector = await this.connectorFactory(config);
         const live: Live = {
           connector,
           catalog: JSON.parse(row.catalog),
           semantics: row.semantics ? JSON.parse(row.semantics) : undefined,
+          fragmentCache: fragmentCacheOf(config.options),
         };
         await engine.addSource({ name: row.name, ...live, connector: this.#shared(live.connector) });
         this.#live.set(row.name, live);
@@ -254,7 +281,7 @@ export class JunctionService {
       }
       const semantics = await connector.probe();
       const catalog = await connector.introspect();
-      return { connector, semantics, catalog, diagnosis };
+      return { connector, semantics, catalog, diagnosis, fragmentCache: fragmentCacheOf(config.options) };
     } catch (e) {
       await connector.close().catch(() => undefined);
       throw e;
@@ -289,7 +316,13 @@ export class JunctionService {
       this.#live.set(row.name, live);
       await (
         await this.engine()
-      ).addSource({ name: row.name, connector: this.#shared(live.connector), catalog: live.catalog, semantics: live.semantics });
+      ).addSource({
+        name: row.name,
+        connector: this.#shared(live.connector),
+        catalog: live.catalog,
+        semantics: live.semantics,
+        fragmentCache: live.fragmentCache,
+      });
       this.invalidateAccess();
       return row;
     } catch (e) {
@@ -358,6 +391,7 @@ export class JunctionService {
       connector: this.#shared(live.connector),
       catalog: live.catalog,
       semantics: live.semantics,
+      fragmentCache: live.fragmentCache,
     });
     // the old pool drains in the background: a refresh must not wait for statements still
     // running on it (close() waits for every checked-out connection)
