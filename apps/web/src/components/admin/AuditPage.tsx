@@ -18,6 +18,7 @@ const ACTIONS = [
   'source.update',
   'source.delete',
   'source.refresh',
+  'cache.purge',
 ];
 
 /** `{"role":"viewer","disabled":true}` reads as "role viewer · disabled true". */
