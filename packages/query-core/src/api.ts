@@ -5,6 +5,7 @@ import type { FragmentCachePolicy } from './cache/fragment-cache.js';
 export type { CachePolicy } from './cache/statement.js';
 export type { FragmentCachePolicy } from './cache/fragment-cache.js';
 export type { CacheCounters, CacheEntryInfo } from './cache/cache-store.js';
+export type { Materialization } from './materialize/substitute.js';
 
 /** Decides what a caller may touch; checked at bind time, before any source is contacted. */
 export interface AccessPolicy {
