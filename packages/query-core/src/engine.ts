@@ -171,8 +171,8 @@ export class Engine {
   /** Original definitions (with their columns) and materializations of views, by `schema.name`. */
   private readonly definitions = new Map<string, { view: ViewDefinition; columns: readonly ColumnMeta[] }>();
   private readonly materializations = new Map<string, Materialization>();
-  /** which materializations the catalog's views read now; recomputed when one turns stale */
-  private applied: string | undefined;
+  /** which materializations the catalog's views read now ('[]': none); undefined: to be recomputed */
+  private applied: string | undefined = '[]';
 
   /**
    * Points each materialized view at its table while it is fresh enough and back at its
@@ -180,7 +180,7 @@ export class Engine {
    * fresh set starts a new version.
    */
   private applyMaterializations(): void {
-    if (this.materializations.size === 0 && this.applied === undefined) return;
+    if (this.materializations.size === 0 && this.applied === '[]') return;
     const now = Date.now();
     const fresh = [...this.materializations.entries()].filter(([, m]) => now - m.refreshedAt <= m.maxStalenessSeconds * 1000);
     const key = JSON.stringify(fresh.map(([k, m]) => [k, m.source, m.table]));

@@ -112,6 +112,12 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   // result and fragment caches: statistics, entries (statement texts of every user) and purging
   'GET /api/v1/cache': 'admin',
   'POST /api/v1/cache/purge': 'admin',
+
+  // materialized views: status filtered by view grants; materializing uses Junction's own store
+  'GET /api/v1/materializations': 'read',
+  'PUT /api/v1/materializations/:schema/:name': 'admin',
+  'POST /api/v1/materializations/:schema/:name/refresh': 'admin',
+  'DELETE /api/v1/materializations/:schema/:name': 'admin',
 };
 
 declare module 'fastify' {

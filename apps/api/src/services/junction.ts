@@ -18,6 +18,7 @@ import type {
   CachePurge,
   EngineOptions,
   FragmentCachePolicy,
+  Materialization,
   ExplainResult,
   QueryOptions,
   QueryResult,
@@ -40,6 +41,8 @@ export interface EngineLike {
   removeSource(name: string): unknown;
   setView(view: ViewDefinition): unknown;
   dropView(schema: string, name: string): unknown;
+  refreshSource(name: string, catalog: CatalogSnapshot): unknown;
+  setMaterialization(schema: string, name: string, m: Materialization | undefined): void;
   references(sql: string): readonly RelationReference[];
   query(sql: string, options?: QueryOptions): Promise<QueryResult> | QueryResult;
   explain(sql: string, options?: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> | ExplainResult;
@@ -168,6 +171,14 @@ export class JunctionService {
     this.limitStore = new LimitStore(db, limits);
     this.limitStore.onServerChange = (l) => this.admission.setServer(l);
   }
+
+  /** The engine when it exists (for synchronous steps that must not wait between them). */
+  engineNow(): EngineLike | undefined {
+    return this.#engine;
+  }
+
+  /** Told when a view's definition changes or it is dropped (the materializer's rows no longer answer it). */
+  onViewChanged: (schema: string, name: string) => void = () => undefined;
 
   async engine(): Promise<EngineLike> {
     this.#engine ??= await this.engineFactory({
@@ -642,6 +653,7 @@ export class JunctionService {
     this.invalidateAccess();
     const out = (await (await this.engine()).setView({ schema, name, sql })) as
       { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
+    this.onViewChanged(schema, name);
     if (Array.isArray(out)) return out as readonly ColumnMeta[];
     return (out as { columns?: readonly ColumnMeta[] } | undefined)?.columns;
   }
@@ -654,6 +666,7 @@ export class JunctionService {
   async dropView(schema: string, name: string): Promise<void> {
     this.invalidateAccess();
     await (await this.engine()).dropView(schema, name);
+    this.onViewChanged(schema, name);
   }
 
   async close(): Promise<void> {

@@ -59,6 +59,13 @@ describe('materialized views', () => {
     expect(() => engine.setMaterialization('shop', 'nope', { source: 'pg', table: 'mv_cheap', refreshedAt: Date.now(), maxStalenessSeconds: 60 })).toThrow(/No view/);
   });
 
+  it('without its materialization, the view reads its definition again', async () => {
+    engine.setMaterialization('shop', 'cheap', { source: 'pg', table: 'mv_cheap', refreshedAt: Date.now(), maxStalenessSeconds: 60 });
+    expect(await rows('SELECT tag FROM shop.cheap')).toEqual([['old']]);
+    engine.setMaterialization('shop', 'cheap', undefined);
+    expect(await rows('SELECT tag FROM shop.cheap ORDER BY 1')).toEqual([['a'], ['b']]);
+  });
+
   it('a new definition of the view forgets its materialization', async () => {
     engine.setMaterialization('shop', 'cheap', { source: 'pg', table: 'mv_cheap', refreshedAt: Date.now(), maxStalenessSeconds: 60 });
     expect(await rows('SELECT tag FROM shop.cheap')).toEqual([['old']]);
