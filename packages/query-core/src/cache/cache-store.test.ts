@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Row } from '@junction/connectors';
-import { CacheStore, type CacheDeps } from './cache-store.js';
+import { CacheStore, entryOverheadBytes, type CacheDeps } from './cache-store.js';
 import { rowBytes } from '../exec/context.js';
 
 let dir: string;
@@ -37,7 +37,7 @@ describe('CacheStore', () => {
     expect(await read(store, 'q')).toBeUndefined();
     put(store, 'q', [batch(2, 3), batch(1, 3)]);
     expect(await read(store, 'q')).toEqual([[0, 'xxx'], [1, 'xxx'], [0, 'xxx']]);
-    expect(store.stats()).toMatchObject({ hits: 1, misses: 1, admissions: 1, entries: 1, memoryBytes: bytesOf([...batch(2, 3), ...batch(1, 3)]) });
+    expect(store.stats()).toMatchObject({ hits: 1, misses: 1, admissions: 1, entries: 1, memoryBytes: bytesOf([...batch(2, 3), ...batch(1, 3)]) + entryOverheadBytes('q') });
   });
 
   it('admits nothing from a result that was abandoned (failed, cancelled, not read to the end)', async () => {
@@ -52,7 +52,7 @@ describe('CacheStore', () => {
   });
 
   it('evicts the least recently used entries to stay within the memory budget', async () => {
-    const one = bytesOf(batch(10, 100));
+    const one = bytesOf(batch(10, 100)) + entryOverheadBytes('a');
     const store = new CacheStore({ maxMemoryBytes: one * 4 + 10, maxDiskBytes: 0, dir });
     for (const k of ['a', 'b', 'c', 'd']) put(store, k, [batch(10, 100, k)]);
     expect(await read(store, 'a')).toHaveLength(10); // a is now the most recent
@@ -95,12 +95,12 @@ describe('CacheStore', () => {
     ];
     put(store, 'big', rows);
     expect(store.list()).toMatchObject([{ where: 'disk', rows: 31 }]);
-    expect(store.stats().memoryBytes).toBe(0);
+    expect(store.stats().memoryBytes).toBe(entryOverheadBytes('big')); // only its bookkeeping
     expect(store.stats().diskBytes).toBeGreaterThan(0);
     expect(await read(store, 'big')).toEqual(rows.flat());
     store.purge();
     expect(readdirSync(dir)).toEqual([]);
-    expect(store.stats()).toMatchObject({ diskBytes: 0, entries: 0, invalidations: 1 });
+    expect(store.stats()).toMatchObject({ diskBytes: 0, memoryBytes: 0, entries: 0, invalidations: 1 });
   });
 
   it('does not cache a result larger than the disk budget, and leaves no file behind', async () => {
@@ -116,6 +116,14 @@ describe('CacheStore', () => {
     put(store, 'big', [batch(30, 100)]);
     expect(await read(store, 'big')).toBeUndefined();
     expect(store.stats()).toMatchObject({ rejections: 1, memoryBytes: 0 });
+  });
+
+  it('charges each entry\'s bookkeeping, so distinct empty results cannot grow it without bound', () => {
+    const store = new CacheStore({ maxMemoryBytes: entryOverheadBytes('q0') * 10, maxDiskBytes: 0, dir });
+    for (let i = 0; i < 1000; i++) put(store, `q${i % 10}-${i}`, []);
+    expect(store.stats().entries).toBeLessThanOrEqual(10);
+    expect(store.stats().memoryBytes).toBeLessThanOrEqual(entryOverheadBytes('q0') * 10);
+    expect(store.stats().evictions).toBeGreaterThan(900);
   });
 
   it('honours the TTL and the reader\'s maximum staleness', () => {

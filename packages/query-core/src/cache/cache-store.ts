@@ -60,9 +60,20 @@ export interface CacheHit {
 
 export type PurgeScope = { readonly source: string } | { readonly view: string } | Record<string, never>;
 
+/**
+ * Memory an entry holds besides its rows (key, label, bookkeeping), charged to the budget so
+ * that a stream of distinct empty results cannot grow the cache without bound either.
+ */
+export function entryOverheadBytes(label: string): number {
+  return 512 + label.length * 2;
+}
+
 interface Entry {
   readonly key: string;
   readonly info: Omit<CacheEntryInfo, 'hits' | 'where'>;
+  /** bytes charged to the memory budget (rows in memory and the overhead) and to the disk budget */
+  readonly memory: number;
+  readonly disk: number;
   hits: number;
   /** in memory: the batches; on disk: the file */
   readonly batches?: readonly (readonly Row[])[];
@@ -235,13 +246,10 @@ export class CacheStore {
     this.#recordings.delete(r);
     const old = this.#entries.get(entry.key);
     if (old) this.#drop(old);
-    if (entry.batches) {
-      this.releaseMemory(entry.info.bytes);
-      this.#memoryBytes += entry.info.bytes;
-    } else {
-      this.releaseDisk(entry.info.bytes);
-      this.#diskBytes += entry.info.bytes;
-    }
+    this.releaseMemory(entry.memory);
+    this.#memoryBytes += entry.memory;
+    this.releaseDisk(entry.disk);
+    this.#diskBytes += entry.disk;
     this.#entries.set(entry.key, { ...entry, hits: 0 });
     this.#counters.admissions++;
     this.#sweep(now);
@@ -261,7 +269,7 @@ export class CacheStore {
     if (bytes > max) return false;
     for (const e of this.#entries.values()) {
       if (this.#memoryBytes + this.#pendingMemory + bytes <= max) break;
-      if (e.batches) this.#drop(e, 'evictions');
+      this.#drop(e, 'evictions');
     }
     return this.#memoryBytes + this.#pendingMemory + bytes <= max;
   }
@@ -279,11 +287,9 @@ export class CacheStore {
     if (this.#entries.get(e.key) !== e) return;
     this.#entries.delete(e.key);
     if (counter) this.#counters[counter]++;
-    if (e.batches) this.#memoryBytes -= e.info.bytes;
-    else {
-      this.#diskBytes -= e.info.bytes;
-      rmSync(e.file!, { force: true });
-    }
+    this.#memoryBytes -= e.memory;
+    this.#diskBytes -= e.disk;
+    if (e.file) rmSync(e.file, { force: true });
   }
 
   /** Expired entries give their bytes back, at most once a second (or on demand). */
@@ -350,16 +356,24 @@ export class Recording {
       this.store.finished(this, rejected);
       return;
     }
+    const overhead = entryOverheadBytes(this.label);
+    if (!this.store.reserveMemory(overhead)) {
+      this.#release();
+      this.store.finished(this, true);
+      return;
+    }
     this.#done = true;
     const now = Date.now();
     // the rows are as old as the moment the query started reading them
     const createdAt = this.#createdAt;
     const info = { label: this.label, createdAt, expiresAt: createdAt + this.ttlMs, rows: this.#rows, deps: this.deps };
     if (this.#batches) {
-      this.store.admit(this, { key: this.key, info: { ...info, bytes: this.#memory }, batches: this.#batches }, now);
+      const memory = this.#memory + overhead;
+      this.store.admit(this, { key: this.key, info: { ...info, bytes: memory }, memory, disk: 0, batches: this.#batches }, now);
     } else {
       closeSync(this.#fd!);
-      this.store.admit(this, { key: this.key, info: { ...info, bytes: this.#disk }, file: this.#file }, now);
+      const disk = this.#disk;
+      this.store.admit(this, { key: this.key, info: { ...info, bytes: disk }, memory: overhead, disk, file: this.#file }, now);
     }
   }
 
