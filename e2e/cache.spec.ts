@@ -43,6 +43,25 @@ test.describe('cache page', () => {
     await expect(page.getByTestId('cache-results-empty')).toBeVisible();
   });
 
+  test('shows a materialized view and refreshes it', async ({ page }) => {
+    await signInAs(page, ADMIN);
+    const headers = await csrfHeaders(page);
+    expect((await page.request.post('/api/v1/schemas', { headers, data: { name: 'mvdemo' } })).status()).toBe(201);
+    const view = { schema: 'mvdemo', name: 'regions', sql: 'SELECT r_regionkey, r_name FROM dbD.region' };
+    expect((await page.request.post('/api/v1/views', { headers, data: view })).status()).toBe(201);
+    const put = await page.request.put('/api/v1/materializations/mvdemo/regions', { headers, data: { intervalSeconds: null, maxStalenessSeconds: 3600 } });
+    expect(put.status()).toBe(200);
+    await page.goto('/#/admin/cache');
+    const row = page.getByTestId('materialization-mvdemo.regions');
+    await expect(row).toContainText('not yet refreshed');
+    await row.getByRole('button', { name: 'Refresh' }).click();
+    await expect(page.getByRole('status')).toHaveText('Refreshed mvdemo.regions: 5 rows.');
+    await expect(row.locator('td').nth(1)).toHaveText('ok');
+    await expect(row.locator('td').nth(2)).toHaveText('5');
+    const explain = await page.request.post('/api/v1/explain', { headers, data: { sql: 'SELECT count(*) FROM mvdemo.regions' } });
+    expect(((await explain.json()) as { text: string }).text).toMatch(/^Materialized view mvdemo\.regions read from its stored rows, refreshed \d+ s ago/);
+  });
+
   for (const width of [1280, 1920]) {
     test(`screenshots of the cache page at ${width} px, admin and viewer`, async ({ page, browser, baseURL }) => {
       await page.setViewportSize({ width, height: 900 });

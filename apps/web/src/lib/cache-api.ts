@@ -30,9 +30,31 @@ export interface CacheState {
   readonly results: { readonly stats: CacheCounters; readonly entries: readonly CacheEntry[] };
   readonly fragments: { readonly stats: CacheCounters; readonly entries: readonly CacheEntry[] };
 }
+export interface MaterializationStatus {
+  readonly view: string;
+  readonly status: 'never' | 'ok' | 'failed' | 'outdated';
+  readonly refreshing: boolean;
+  readonly intervalSeconds: number | null;
+  readonly maxStalenessSeconds: number;
+  readonly rows: number | null;
+  readonly bytes: number | null;
+  readonly refreshedAt: string | null;
+  readonly durationMs: number | null;
+  readonly error: string | null;
+}
 export type PurgeScope = { source: string } | { view: string } | Record<string, never>;
 
 export const cacheApi = {
   state: () => requestJson<CacheState>('/cache'),
   purge: (scope: PurgeScope) => requestJson<{ purged: number }>('/cache/purge', { body: scope }),
+  materializations: () => requestJson<MaterializationStatus[]>('/materializations'),
+  refresh: (view: string) => {
+    const [schema, name] = splitView(view);
+    return requestJson<MaterializationStatus>(`/materializations/${encodeURIComponent(schema)}/${encodeURIComponent(name)}/refresh`, { method: 'POST' });
+  },
 };
+
+function splitView(view: string): [string, string] {
+  const i = view.indexOf('.');
+  return [view.slice(0, i), view.slice(i + 1)];
+}

@@ -19,6 +19,9 @@ const ACTIONS = [
   'source.delete',
   'source.refresh',
   'cache.purge',
+  'materialization.set',
+  'materialization.refresh',
+  'materialization.delete',
 ];
 
 /** `{"role":"viewer","disabled":true}` reads as "role viewer · disabled true". */

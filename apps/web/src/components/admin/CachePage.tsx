@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { cacheApi, type CacheCounters, type CacheEntry, type PurgeScope } from '../../lib/cache-api.js';
+import { cacheApi, type CacheCounters, type CacheEntry, type MaterializationStatus, type PurgeScope } from '../../lib/cache-api.js';
+import { formatTime } from '../../lib/format-time.js';
 import { friendlyError } from '../../lib/form-error.js';
 import { useAsync } from '../../lib/use-async.js';
 
@@ -101,12 +102,69 @@ function EntryTable({
   );
 }
 
+const STATUS_TEXT: Record<MaterializationStatus['status'], string> = {
+  never: 'not yet refreshed',
+  ok: 'ok',
+  failed: 'last refresh failed',
+  outdated: 'view changed since',
+};
+
+/** Each materialized view: whether queries read its stored rows, how many, how old, how long a refresh took. */
+function MaterializationTable({
+  list,
+  onRefresh,
+}: {
+  list: readonly MaterializationStatus[];
+  onRefresh: (view: string) => void;
+}) {
+  return (
+    <table className="j-table j-compact j-table-middle" aria-label="Materialized views">
+      <thead>
+        <tr>
+          <th>View</th>
+          <th>Status</th>
+          <th>Rows</th>
+          <th>Size</th>
+          <th>Last refresh</th>
+          <th>Took</th>
+          <th>Schedule</th>
+          <th>Used while younger than</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {list.map((m) => (
+          <tr key={m.view} data-testid={`materialization-${m.view}`}>
+            <td>{m.view}</td>
+            <td className={m.status === 'ok' ? 'j-ok' : m.status === 'failed' ? 'j-error' : 'j-muted'}>
+              {m.refreshing ? 'refreshing…' : STATUS_TEXT[m.status]}
+              {m.error && <div className="j-small j-error">{m.error}</div>}
+            </td>
+            <td className="j-num">{m.rows ?? '–'}</td>
+            <td className="j-num">{m.bytes === null ? '–' : formatBytes(m.bytes)}</td>
+            <td className="j-small j-nowrap">{m.refreshedAt ? formatTime(m.refreshedAt) : '–'}</td>
+            <td className="j-num">{m.durationMs === null ? '–' : `${m.durationMs} ms`}</td>
+            <td className="j-num">{m.intervalSeconds === null ? 'on demand' : `every ${m.intervalSeconds} s`}</td>
+            <td className="j-num">{m.maxStalenessSeconds} s</td>
+            <td className="j-actions">
+              <button type="button" disabled={m.refreshing} onClick={() => onRefresh(m.view)}>
+                Refresh
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /**
  * The result and fragment caches: hits, misses, bytes, entries and evictions, what each entry
  * read, and purging (all, or what read one source or view).
  */
 export function CachePage() {
   const state = useAsync(() => cacheApi.state());
+  const materialized = useAsync(() => cacheApi.materializations());
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<string>();
 
@@ -122,6 +180,18 @@ export function CachePage() {
     }
   };
 
+  const refresh = async (view: string) => {
+    setError(undefined);
+    setMessage(undefined);
+    try {
+      const m = await cacheApi.refresh(view);
+      setMessage(`Refreshed ${view}: ${m.rows ?? 0} rows.`);
+    } catch (e) {
+      setError(friendlyError(e));
+    }
+    materialized.reload();
+  };
+
   const d = state.data;
   return (
     <>
@@ -135,7 +205,13 @@ export function CachePage() {
         <button type="button" onClick={() => void purge({}, 'everything')}>
           Purge all
         </button>
-        <button type="button" onClick={() => state.reload()}>
+        <button
+          type="button"
+          onClick={() => {
+            state.reload();
+            materialized.reload();
+          }}
+        >
           Refresh
         </button>
         {message && (
@@ -190,6 +266,14 @@ export function CachePage() {
           )}
         </>
       )}
+      <h2 className="j-subhead">Materialized views</h2>
+      {materialized.data?.length === 0 && (
+        <p className="j-empty" data-testid="materializations-empty">
+          No view is materialized. <code>PUT /api/v1/materializations/&lt;schema&gt;/&lt;view&gt;</code> materializes one
+          into Junction&apos;s own store.
+        </p>
+      )}
+      {!!materialized.data?.length && <MaterializationTable list={materialized.data} onRefresh={(v) => void refresh(v)} />}
     </>
   );
 }
