@@ -21,7 +21,8 @@ import { CacheStore, type CacheDeps } from './cache/cache-store.js';
 import { FragmentCache } from './cache/fragment-cache.js';
 import { cachedResult, recordedResult, resultKey } from './cache/result-cache.js';
 import { cacheHint, type CachePolicy } from './cache/statement.js';
-import { materializedSql, type Materialization } from './materialize/substitute.js';
+import { MaterializedViews } from './materialize/materialized-views.js';
+import type { Materialization } from './materialize/substitute.js';
 import { Catalog } from './catalog/catalog.js';
 import { bind } from './sql/index.js';
 import { optimize } from './optimizer/driver.js';
@@ -100,7 +101,7 @@ export class Engine {
     }
     this.catalog.registerSource(source);
     this.sources.set(source.name, source);
-    this.applied = undefined;
+    this.materialized.invalidate();
     this.changed();
   }
 
@@ -109,7 +110,7 @@ export class Engine {
     this.catalog.removeSource(s.name);
     this.sources.delete(s.name);
     this.purgeCache({ source: s.name });
-    this.applied = undefined;
+    this.materialized.invalidate();
     this.changed();
   }
 
@@ -118,27 +119,25 @@ export class Engine {
     this.catalog.refreshSource(s.name, catalog);
     this.sources.set(s.name, { ...s, catalog });
     this.purgeCache({ source: s.name });
-    this.applied = undefined;
+    this.materialized.invalidate();
     this.changed();
   }
 
   setView(view: ViewDefinition): readonly ColumnMeta[] {
-    const key = `${view.schema}.${view.name}`;
-    const previous = this.definitions.get(key);
+    const previous = this.materialized.definition(view.schema, view.name);
     this.catalog.defineView(view);
     try {
       // a view is valid when its SQL binds against the catalog as it is now
       const columns = bind(view.sql, this.catalog, {}).columns;
       cacheHint(view.sql); // a malformed hint fails the view's definition, not its readers
-      this.definitions.set(key, { view, columns });
-      // its stored rows answered the old definition
-      this.materializations.delete(key);
+      this.materialized.defined(view, columns);
       this.purgeCache({ view: { schema: view.schema, name: view.name } });
       this.changed();
       return columns;
     } catch (e) {
-      if (previous) this.catalog.defineView(previous.view);
+      if (previous) this.catalog.defineView(previous);
       else this.catalog.dropView(view.schema, view.name);
+      this.materialized.invalidate(); // a materialized stand-in goes back on the next query
       throw tooDeep(e);
     }
   }
@@ -149,62 +148,12 @@ export class Engine {
    * already running keeps reading what it was planned on.
    */
   setMaterialization(schema: string, name: string, m: Materialization | undefined): void {
-    const key = `${schema}.${name}`;
-    if (!this.definitions.has(key)) {
-      throw new JunctionError('view_not_found', 'not_found', `No view ${schema}.${name} exists.`, { details: { schema, name } });
-    }
-    if (m) {
-      // checked now, so a table that cannot stand in for the view fails its refresh, not its readers
-      const sql = materializedSql(m, this.definitions.get(key)!.columns, this.catalog.getSource(m.source)?.catalog);
-      if (!sql) {
-        throw new JunctionError('materialization_mismatch', 'user', `The table ${m.source}.${m.table} does not have the columns of view ${key}.`, {
-          details: { view: key, source: m.source, table: m.table },
-        });
-      }
-      bind(sql, this.catalog, {});
-      this.materializations.set(key, m);
-    } else this.materializations.delete(key);
+    this.materialized.set(schema, name, m, this.catalog);
     this.purgeCache({ view: { schema, name } });
-    this.applied = undefined;
   }
 
-  /** Original definitions (with their columns) and materializations of views, by `schema.name`. */
-  private readonly definitions = new Map<string, { view: ViewDefinition; columns: readonly ColumnMeta[] }>();
-  private readonly materializations = new Map<string, Materialization>();
-  /** which materializations the catalog's views read now ('[]': none); undefined: to be recomputed */
-  private applied: string | undefined = '[]';
-
-  /**
-   * Points each materialized view at its table while it is fresh enough and back at its
-   * definition once it is not. Bound plans are cached per catalog version, so a change of the
-   * fresh set starts a new version.
-   */
-  private applyMaterializations(): void {
-    if (this.materializations.size === 0 && this.applied === '[]') return;
-    const now = Date.now();
-    const fresh = [...this.materializations.entries()].filter(([, m]) => now - m.refreshedAt <= m.maxStalenessSeconds * 1000);
-    const key = JSON.stringify(fresh.map(([k, m]) => [k, m.source, m.table]));
-    if (key === this.applied) return;
-    for (const [k, d] of this.definitions) {
-      const m = fresh.find(([f]) => f === k)?.[1];
-      const sql = m && materializedSql(m, d.columns, this.catalog.getSource(m.source)?.catalog);
-      this.catalog.defineView(sql ? { ...d.view, sql } : d.view);
-    }
-    this.applied = key;
-    this.changed();
-  }
-
-  /** The materialized views a prepared statement reads (directly or through views) and how old each is. */
-  private materializedIn(prepared: Prepared): { view: string; ageMs: number }[] {
-    const now = Date.now();
-    const out: { view: string; ageMs: number }[] = [];
-    for (const v of this.dependencies(prepared).views) {
-      const m = this.materializations.get(v);
-      const current = this.catalog.views().find((x) => `${x.schema}.${x.name}` === v);
-      if (m && current && current.sql !== this.definitions.get(v)?.view.sql) out.push({ view: v, ageMs: now - m.refreshedAt });
-    }
-    return out;
-  }
+  /** Views' definitions and materializations (materialize/materialized-views.ts). */
+  private readonly materialized = new MaterializedViews();
 
   /**
    * The tables and views a statement (a view's SQL, say) names, resolved as a query would
@@ -222,8 +171,7 @@ export class Engine {
     if (!this.catalog.dropView(schema, name)) {
       throw new JunctionError('view_not_found', 'not_found', `No view ${schema}.${name} exists.`, { details: { schema, name } });
     }
-    this.definitions.delete(`${schema}.${name}`);
-    this.materializations.delete(`${schema}.${name}`);
+    this.materialized.dropped(schema, name);
     this.purgeCache({ view: { schema, name } });
     this.changed();
   }
@@ -278,7 +226,7 @@ export class Engine {
     let staleness = Infinity;
     for (const r of prepared.references) {
       if (r.kind !== 'view') return undefined;
-      const view = this.definitions.get(`${r.schema}.${r.name}`)?.view;
+      const view = this.materialized.definition(r.schema, r.name);
       const hint = view && cacheHint(view.sql);
       if (!hint) return undefined;
       ttl = Math.min(ttl, hint.ttlSeconds);
@@ -347,7 +295,7 @@ export class Engine {
       const plan = buildExplain(physical.root);
       const policy = this.cachePolicy(sql, prepared, options);
       const hit = policy && this.results.lookup(resultKey(sql, params, options.searchPath, prepared.references), 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds), { count: false });
-      const notes = this.materializedIn(prepared).map((m) => `Materialized view ${m.view} read from its stored rows, refreshed ${Math.floor(m.ageMs / 1000)} s ago`);
+      const notes = this.materialized.inUse(this.dependencies(prepared).views, this.catalog).map((m) => `Materialized view ${m.view} read from its stored rows, refreshed ${Math.floor(m.ageMs / 1000)} s ago`);
       const text = [...(hit ? [`Served from cache, ${Math.floor(hit.ageMs / 1000)} s old`] : []), ...notes, explainText(plan)].join('\n');
       return { plan, text, ...(hit ? { cache: { ageMs: hit.ageMs } } : {}) };
     }
@@ -371,7 +319,8 @@ export class Engine {
 
   /** Parse, bind and optimize, or reuse the plan of an earlier run of the same SQL. */
   private prepare(sql: string, options: QueryOptions): Prepared {
-    this.applyMaterializations();
+    // a materialization that turned stale (or fresh) since the last query changes the catalog
+    if (this.materialized.apply(this.catalog)) this.changed();
     const pushdown = options.pushdown ?? true;
     // an access policy is checked while binding: a plan is reused only under a policy that
     // decides alike (the same key), otherwise such queries bind afresh
