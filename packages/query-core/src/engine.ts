@@ -20,6 +20,7 @@ import type {
 import { CacheStore, type CacheDeps } from './cache/cache-store.js';
 import { FragmentCache } from './cache/fragment-cache.js';
 import { cachedResult, recordedResult, resultKey } from './cache/result-cache.js';
+import { cachePolicyOf, dependenciesOf } from './cache/policy.js';
 import { cacheHint, type CachePolicy } from './cache/statement.js';
 import { MaterializedViews } from './materialize/materialized-views.js';
 import type { Materialization } from './materialize/substitute.js';
@@ -216,48 +217,15 @@ export class Engine {
     return recordedResult(result, this.results.record(key, label, policy.ttlSeconds * 1000, this.dependencies(prepared)));
   }
 
-  /** The statement's own hint or the caller's policy; else, when it reads only views that ask for the cache, the strictest of theirs. */
   private cachePolicy(sql: string, prepared: Prepared, options: QueryOptions): CachePolicy | undefined {
-    if (options.cache === 'off') return undefined;
-    const own = options.cache ?? cacheHint(sql);
-    if (own) return own;
-    if (prepared.references.length === 0) return undefined;
-    let ttl = Infinity;
-    let staleness = Infinity;
-    for (const r of prepared.references) {
-      if (r.kind !== 'view') return undefined;
-      const view = this.materialized.definition(r.schema, r.name);
-      const hint = view && cacheHint(view.sql);
-      if (!hint) return undefined;
-      ttl = Math.min(ttl, hint.ttlSeconds);
-      staleness = Math.min(staleness, hint.maxStalenessSeconds ?? hint.ttlSeconds);
-    }
-    return { ttlSeconds: ttl, maxStalenessSeconds: staleness };
+    return cachePolicyOf(sql, prepared.references, options, (schema, name) => this.materialized.definition(schema, name));
   }
 
-  /** Sources and views (through views, transitively) a statement's result depends on. */
+  /** What a prepared statement's result depends on (computed once: prepared plans are immutable). */
   private readonly deps = new WeakMap<Prepared, CacheDeps>();
   private dependencies(prepared: Prepared): CacheDeps {
     let d = this.deps.get(prepared);
-    if (d) return d;
-    const sources = new Set<string>();
-    const views = new Set<string>();
-    const walk = (refs: readonly RelationReference[]): void => {
-      for (const r of refs) {
-        if (r.kind === 'table') {
-          sources.add(r.source);
-          continue;
-        }
-        const name = `${r.schema}.${r.name}`;
-        if (views.has(name)) continue;
-        views.add(name);
-        const view = this.catalog.views().find((v) => v.schema === r.schema && v.name === r.name);
-        if (view) walk(bind(view.sql, this.catalog, {}).references);
-      }
-    };
-    walk(prepared.references);
-    d = { sources: [...sources], views: [...views] };
-    this.deps.set(prepared, d);
+    if (!d) this.deps.set(prepared, (d = dependenciesOf(prepared.references, this.catalog)));
     return d;
   }
 
