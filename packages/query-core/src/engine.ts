@@ -35,7 +35,8 @@ import { planPhysical, type PhysicalPlan } from './physical/planner.js';
 import { makeCompiler } from './physical/compiler.js';
 import { RenderCache } from './physical/render-cache.js';
 import { DiskTracker, MemoryTracker, type ExecContext } from './exec/context.js';
-import { collect } from './exec/operator.js';
+import { collect, type Operator } from './exec/operator.js';
+import { RemoteScanOp } from './exec/remote-scan.js';
 import { QueryRun, toJunctionError } from './exec/query-run.js';
 import { WorkerPool } from './exec/workers/pool.js';
 import { buildExplain } from './explain/build.js';
@@ -229,6 +230,20 @@ export class Engine {
     return d;
   }
 
+  /** The remote statements of a plan that the fragment cache would answer now. */
+  private cachedFragments(root: Operator): { source: string; sql: string; ageMs: number }[] {
+    const out: { source: string; sql: string; ageMs: number }[] = [];
+    const walk = (op: Operator): void => {
+      if (op instanceof RemoteScanOp) {
+        const ageMs = this.fragments.ageMs(op.source, op.query, op.rendered);
+        if (ageMs !== undefined) out.push({ source: op.source, sql: op.rendered.sql, ageMs });
+      }
+      op.children.forEach(walk);
+    };
+    walk(root);
+    return out;
+  }
+
   /** Hits, misses, bytes, entries and evictions of the result and fragment caches. */
   cacheStats(): { results: CacheCounters; fragments: CacheCounters } {
     return { results: this.results.stats(), fragments: this.fragmentStore.stats() };
@@ -263,7 +278,10 @@ export class Engine {
       const plan = buildExplain(physical.root);
       const policy = this.cachePolicy(sql, prepared, options);
       const hit = policy && this.results.lookup(resultKey(sql, params, options.searchPath, prepared.references), 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds), { count: false });
-      const notes = this.materialized.inUse(this.dependencies(prepared).views, this.catalog).map((m) => `Materialized view ${m.view} read from its stored rows, refreshed ${Math.floor(m.ageMs / 1000)} s ago`);
+      const notes = [
+        ...this.materialized.inUse(this.dependencies(prepared).views, this.catalog).map((m) => `Materialized view ${m.view} read from its stored rows, refreshed ${Math.floor(m.ageMs / 1000)} s ago`),
+        ...this.cachedFragments(physical.root).map((f) => `Fragment ${f.source}: ${f.sql} served from cache, ${Math.floor(f.ageMs / 1000)} s old`),
+      ];
       const text = [...(hit ? [`Served from cache, ${Math.floor(hit.ageMs / 1000)} s old`] : []), ...notes, explainText(plan)].join('\n');
       return { plan, text, ...(hit ? { cache: { ageMs: hit.ageMs } } : {}) };
     }

@@ -185,6 +185,7 @@ describe('fragment cache', () => {
     const b = await run(`SELECT n.n_name, count(*) FROM pg.customer c JOIN my.nation n ON n.n_id = c.c_nation GROUP BY n.n_name ORDER BY 1`);
     expect(b.rows).toEqual([['FRANCE', 2n], ['PERU', 1n]]);
     expect(b.stats.sourceStatements.map((s) => s.source)).toEqual(['pg']); // nation came from the cache
+    expect((await engine.explain(JOIN)).text.split('\n')[0]).toMatch(/^Fragment my: SELECT .*nation.* served from cache, \d+ s old$/);
     expect(engine.cacheStats().fragments).toMatchObject({ hits: before.hits + 1, misses: before.misses + 1, entries: 1 });
     // orders is not marked cacheable: read every time
     await run(`SELECT c.c_name FROM pg.customer c JOIN my.orders o ON o.o_cust = c.c_id`);
