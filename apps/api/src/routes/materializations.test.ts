@@ -106,6 +106,13 @@ describe('materialized views', () => {
     expect((await h.as('admin', { method: 'DELETE', url: '/api/v1/materializations/rep/gen_v' })).statusCode).toBe(200);
   });
 
+  it("no source may take the store's name", async () => {
+    const res = await h.as('admin', { method: 'POST', url: '/api/v1/sources', payload: pgSourcePayload('junction_mv', db) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'source_name_reserved' });
+    expect((await h.as('admin', { method: 'GET', url: '/api/v1/sources' })).json().map((s: { name: string }) => s.name)).toEqual(['src']);
+  });
+
   it('materializing is for admins; an unknown view is a 404', async () => {
     const body = { intervalSeconds: 60, maxStalenessSeconds: 60 };
     expect((await h.as('analyst', { method: 'PUT', url: '/api/v1/materializations/rep/gen_v', payload: body })).statusCode).toBe(403);

@@ -32,6 +32,7 @@ import { Admission, type AdmissionLimits } from '../lib/admission.js';
 import { LimitStore } from '../lib/limits.js';
 import { notFound } from '../lib/errors.js';
 import { SharedConnector, SourceShare } from '../lib/source-share.js';
+import { STORE_SOURCE } from './materializer.js';
 import type { SecretBox } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
 
@@ -300,6 +301,11 @@ export class JunctionService {
   }
 
   async createSource(input: SourceInput, opts: { demo?: boolean } = {}): Promise<Source> {
+    if (input.name.toLowerCase() === STORE_SOURCE) {
+      throw new JunctionError('source_name_reserved', 'user', `"${STORE_SOURCE}" is Junction's own store of materialized views; choose another name.`, {
+        details: { name: input.name },
+      });
+    }
     if (await this.db.source.findUnique({ where: { name: input.name } })) {
       throw new JunctionError('source_exists', 'conflict', `A source named "${input.name}" already exists.`, {
         details: { name: input.name },
