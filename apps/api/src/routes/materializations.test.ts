@@ -1,4 +1,6 @@
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Materializer, STORE_SOURCE } from '../services/materializer.js';
 import { createPgDatabase, pgExec, pgSourcePayload, startHarness, type Harness } from '../../test/harness.js';
 
 let h: Harness;
@@ -118,5 +120,35 @@ describe('materialized views', () => {
     expect((await h.as('analyst', { method: 'PUT', url: '/api/v1/materializations/rep/gen_v', payload: body })).statusCode).toBe(403);
     expect((await h.as('admin', { method: 'PUT', url: '/api/v1/materializations/rep/nope', payload: body })).statusCode).toBe(404);
     expect((await h.as('admin', { method: 'POST', url: '/api/v1/materializations/rep/nope/refresh' })).statusCode).toBe(404);
+  });
+
+  // last: it closes the app's own materializer
+  it('a restart reads the stored rows again and drops tables a crash left behind', async () => {
+    await h.as('admin', { method: 'PUT', url: '/api/v1/materializations/rep/gen_v', payload: { intervalSeconds: null, maxStalenessSeconds: 3600 } });
+    expect((await refresh()).json()).toMatchObject({ status: 'ok', rows: 100 });
+    const [g] = (await rows(PER_GEN))[0];
+    await pgExec(db.url, `UPDATE public.gen SET g = ${Number(g) + 1}`);
+    // what a new process starts from: the store file, an engine that knows the view but not its rows
+    const file = h.app.materializer.file;
+    await h.app.materializer.close();
+    const engine = await h.app.junction.engine();
+    engine.setMaterialization('rep', 'gen_v', undefined);
+    await engine.removeSource(STORE_SOURCE);
+    const raw = new Database(file);
+    raw.exec('CREATE TABLE mv_half_loaded (x int)');
+    raw.close();
+    expect(await rows(PER_GEN)).toEqual([[Number(g) + 1, '100', '1262.50']]);
+    const again = new Materializer(h.app.junction, h.app.db, file);
+    await again.ready();
+    try {
+      expect(await rows(PER_GEN)).toEqual([[g, '100', '1262.50']]);
+      expect(again.get('rep.gen_v')).toMatchObject({ status: 'ok', rows: 100 });
+      const check = new Database(file, { readonly: true });
+      expect(check.prepare(`SELECT count(*) FROM sqlite_schema WHERE name = 'mv_half_loaded'`).pluck().get()).toBe(0);
+      check.close();
+      await again.remove('rep', 'gen_v');
+    } finally {
+      await again.close();
+    }
   });
 });
