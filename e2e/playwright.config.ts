@@ -32,7 +32,8 @@ export default defineConfig({
   projects: [
     { name: 'studio', testMatch: 'studio.spec.ts' },
     { name: 'admin', testMatch: 'admin.spec.ts', dependencies: ['studio'] },
-    { name: 'lab', testMatch: 'benchmarks.spec.ts', dependencies: ['admin'] },
+    { name: 'cache', testMatch: 'cache.spec.ts', dependencies: ['admin'] },
+    { name: 'lab', testMatch: 'benchmarks.spec.ts', dependencies: ['cache'] },
   ],
   outputDir: path.join(root, 'test-results'),
   // one studio with one demo federation; the machine has two cores

@@ -28,6 +28,9 @@ import limitRoutes from './routes/limits.js';
 import queryRoutes from './routes/query.js';
 import savedRoutes from './routes/saved.js';
 import sourceRoutes from './routes/sources.js';
+import cacheRoutes from './routes/cache.js';
+import materializationRoutes from './routes/materializations.js';
+import materializerPlugin from './plugins/materializer.js';
 import viewRoutes from './routes/views.js';
 import type { RecordWriterOptions } from './lib/record-writer.js';
 import { DEFAULT_LIMITS, type ConnectorFactory, type EngineFactory, type JunctionLimits } from './services/junction.js';
@@ -48,6 +51,8 @@ export interface AppOptions {
   bodyLimit?: number;
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean;
+  /** Junction's own store of materialized views (an SQLite file); default a temporary one */
+  materializeFile?: string;
   /** how query history and audit rows are batched (tests slow it down to see it) */
   records?: RecordWriterOptions;
 }
@@ -170,6 +175,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     engineFactory: opts.engineFactory,
     connectorFactory: opts.connectorFactory,
   });
+  await app.register(materializerPlugin, { file: opts.materializeFile });
 
   // routes
   await app.register(
@@ -194,6 +200,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await api.register(savedRoutes);
       await api.register(viewRoutes);
       await api.register(benchmarkRoutes);
+      await api.register(cacheRoutes);
+      await api.register(materializationRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -29,6 +29,7 @@ const meta = await openMetadata({
 const app = await buildApp({
   db: meta.db,
   secretKey: loadSecretKey(dataDir),
+  materializeFile: path.join(dataDir, 'materialized.db'),
   // JUNCTION_MAX_CONCURRENT etc. (README, Configuration); an admin may override them through /api/v1/limits
   limits: limitsFromEnv(process.env),
   trustProxy: process.env.JUNCTION_TRUST_PROXY === '1',
@@ -81,6 +82,8 @@ try {
     );
   }
   await app.junction.start();
+  // restores the materialized views of the last run and starts their schedules
+  await app.materializer.ready();
   if (process.env.JUNCTION_DEMO !== '0') {
     const { startDemo } = (await import('@junction/tpch')) as unknown as {
       startDemo(

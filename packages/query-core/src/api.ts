@@ -1,5 +1,11 @@
 import type { CatalogSnapshot, ColumnMeta, Connector, Row, SourceSemantics, Value } from '@junction/connectors';
 import type { ExplainNode } from './explain/explain-node.js';
+import type { CachePolicy } from './cache/statement.js';
+import type { FragmentCachePolicy } from './cache/fragment-cache.js';
+export type { CachePolicy } from './cache/statement.js';
+export type { FragmentCachePolicy } from './cache/fragment-cache.js';
+export type { CacheCounters, CacheEntryInfo } from './cache/cache-store.js';
+export type { Materialization } from './materialize/substitute.js';
 
 /** Decides what a caller may touch; checked at bind time, before any source is contacted. */
 export interface AccessPolicy {
@@ -23,7 +29,23 @@ export interface EngineOptions {
   readonly spillDir?: string;
   /** per-query limit on spill file bytes; default 4 GiB */
   readonly maxSpillBytes?: number;
+  readonly cache?: CacheOptions;
 }
+
+/** Budgets of the result and fragment caches (shared by all queries of the engine). */
+export interface CacheOptions {
+  /** results held in memory; default 256 MiB */
+  readonly maxMemoryBytes?: number;
+  /** results spilled to files; default 1 GiB; 0: large results are not cached */
+  readonly maxDiskBytes?: number;
+  /** fragments held in memory; default 64 MiB (fragments are never spilled) */
+  readonly fragmentMemoryBytes?: number;
+  /** where spilled results go; default a fresh directory under spillDir, removed on close */
+  readonly dir?: string;
+}
+
+/** What to purge: everything, or what read one source or one view. */
+export type CachePurge = { readonly source: string } | { readonly view: { readonly schema: string; readonly name: string } } | Record<string, never>;
 
 export interface QueryOptions {
   readonly params?: readonly Value[];
@@ -37,6 +59,12 @@ export interface QueryOptions {
   readonly memoryBudgetBytes?: number;
   /** schemas searched for unqualified names, in order */
   readonly searchPath?: readonly string[];
+  /**
+   * Cache the result (or reuse a stored one no older than the policy allows), as a leading
+   * `/*+ cache(ttl=…) *\/` hint does; 'off' runs the statement even when it or its views ask
+   * for the cache. Default: the statement's hint, else its views' (cache/statement.ts).
+   */
+  readonly cache?: CachePolicy | 'off';
 }
 
 export interface StepStats {
@@ -52,6 +80,9 @@ export interface QueryStats {
   /** one entry per statement sent to a source */
   readonly sourceStatements: readonly { readonly source: string; readonly sql: string; readonly rows: number; readonly timeMs: number }[];
   readonly peakMemoryBytes: number;
+  /** 'hit': the rows came from the result cache, stored cacheAgeMs ago; 'miss': run and stored when complete */
+  readonly cache?: 'hit' | 'miss' | 'off';
+  readonly cacheAgeMs?: number;
 }
 
 export interface QueryResult {
@@ -66,6 +97,8 @@ export interface QueryResult {
 export interface ExplainResult {
   readonly plan: ExplainNode;
   readonly text: string;
+  /** the query would be answered from the result cache, from an entry this old */
+  readonly cache?: { readonly ageMs: number };
 }
 
 export interface RegisteredSource {
@@ -73,6 +106,8 @@ export interface RegisteredSource {
   readonly connector: Connector;
   readonly catalog: CatalogSnapshot;
   readonly semantics?: SourceSemantics;
+  /** results of this source's fragments may be reused for this long (all or some tables) */
+  readonly fragmentCache?: FragmentCachePolicy;
 }
 
 export interface ViewDefinition {

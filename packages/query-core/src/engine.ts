@@ -1,8 +1,29 @@
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { JunctionError, type CatalogSnapshot, type ColumnMeta, type JType, type Value } from '@junction/connectors';
 import { coerceParams } from './expr/params.js';
-import type { EngineOptions, ExplainResult, QueryOptions, QueryResult, RegisteredSource, RelationReference, ViewDefinition } from './api.js';
+import type {
+  CacheCounters,
+  CacheEntryInfo,
+  CacheOptions,
+  CachePurge,
+  EngineOptions,
+  ExplainResult,
+  QueryOptions,
+  QueryResult,
+  RegisteredSource,
+  RelationReference,
+  ViewDefinition,
+} from './api.js';
+import { CacheStore, type CacheDeps } from './cache/cache-store.js';
+import { FragmentCache } from './cache/fragment-cache.js';
+import { cachedResult, recordedResult, resultKey } from './cache/result-cache.js';
+import { cachePolicyOf, dependenciesOf } from './cache/policy.js';
+import { cacheHint, type CachePolicy } from './cache/statement.js';
+import { MaterializedViews } from './materialize/materialized-views.js';
+import type { Materialization } from './materialize/substitute.js';
 import { Catalog } from './catalog/catalog.js';
 import { bind } from './sql/index.js';
 import { optimize } from './optimizer/driver.js';
@@ -14,7 +35,8 @@ import { planPhysical, type PhysicalPlan } from './physical/planner.js';
 import { makeCompiler } from './physical/compiler.js';
 import { RenderCache } from './physical/render-cache.js';
 import { DiskTracker, MemoryTracker, type ExecContext } from './exec/context.js';
-import { collect } from './exec/operator.js';
+import { collect, type Operator } from './exec/operator.js';
+import { RemoteScanOp } from './exec/remote-scan.js';
 import { QueryRun, toJunctionError } from './exec/query-run.js';
 import { WorkerPool } from './exec/workers/pool.js';
 import { buildExplain } from './explain/build.js';
@@ -26,12 +48,17 @@ const PLAN_CACHE_SIZE = 256;
 /** A hash join whose build side has at most this many distinct keys asks the probe source by key. */
 const DEPENDENT_SWITCH_KEYS = 1000;
 const BATCH_SIZE = 1024;
+const DEFAULT_CACHE_MEMORY = 256 * 1024 * 1024;
+const DEFAULT_CACHE_DISK = 1024 * 1024 * 1024;
+const DEFAULT_FRAGMENT_MEMORY = 64 * 1024 * 1024;
 
 /** An optimized plan, reusable for every execution of the same SQL on the same catalog version. */
 interface Prepared {
   readonly plan: LogicalPlan;
   readonly columns: readonly ColumnMeta[];
   readonly paramTypes: readonly JType[];
+  /** the relations the statement names itself, resolved (the result cache's key and dependencies) */
+  readonly references: readonly RelationReference[];
 }
 
 /**
@@ -49,9 +76,23 @@ export class Engine {
   private closed = false;
 
   private readonly spillDir: string;
+  /** complete results of statements that asked for the cache (hint, option or their views) */
+  private readonly results: CacheStore;
+  private readonly fragmentStore: CacheStore;
+  private readonly fragments: FragmentCache;
+  private readonly cacheDir: string;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.spillDir = options.spillDir ?? tmpdir();
+    const c = options.cache ?? {};
+    this.cacheDir = c.dir ?? join(this.spillDir, `junction-cache-${randomUUID()}`);
+    this.results = new CacheStore({
+      maxMemoryBytes: c.maxMemoryBytes ?? DEFAULT_CACHE_MEMORY,
+      maxDiskBytes: c.maxDiskBytes ?? DEFAULT_CACHE_DISK,
+      dir: this.cacheDir,
+    });
+    this.fragmentStore = new CacheStore({ maxMemoryBytes: c.fragmentMemoryBytes ?? DEFAULT_FRAGMENT_MEMORY, maxDiskBytes: 0, dir: this.cacheDir });
+    this.fragments = new FragmentCache(this.fragmentStore, (name) => this.sources.get(name)?.fragmentCache);
   }
 
   addSource(source: RegisteredSource): void {
@@ -62,6 +103,7 @@ export class Engine {
     }
     this.catalog.registerSource(source);
     this.sources.set(source.name, source);
+    this.materialized.invalidate();
     this.changed();
   }
 
@@ -69,6 +111,8 @@ export class Engine {
     const s = this.requireSource(name);
     this.catalog.removeSource(s.name);
     this.sources.delete(s.name);
+    this.purgeCache({ source: s.name });
+    this.materialized.invalidate();
     this.changed();
   }
 
@@ -76,23 +120,42 @@ export class Engine {
     const s = this.requireSource(name);
     this.catalog.refreshSource(s.name, catalog);
     this.sources.set(s.name, { ...s, catalog });
+    this.purgeCache({ source: s.name });
+    this.materialized.invalidate();
     this.changed();
   }
 
   setView(view: ViewDefinition): readonly ColumnMeta[] {
-    const previous = this.catalog.views().find((v) => v.schema === view.schema && v.name === view.name);
+    const previous = this.materialized.definition(view.schema, view.name);
     this.catalog.defineView(view);
     try {
       // a view is valid when its SQL binds against the catalog as it is now
       const columns = bind(view.sql, this.catalog, {}).columns;
+      cacheHint(view.sql); // a malformed hint fails the view's definition, not its readers
+      this.materialized.defined(view, columns);
+      this.purgeCache({ view: { schema: view.schema, name: view.name } });
       this.changed();
       return columns;
     } catch (e) {
       if (previous) this.catalog.defineView(previous);
       else this.catalog.dropView(view.schema, view.name);
+      this.materialized.invalidate(); // a materialized stand-in goes back on the next query
       throw tooDeep(e);
     }
   }
+
+  /**
+   * Reads the view from a table holding its rows (or, with undefined, from its definition again)
+   * while the table is at most maxStalenessSeconds old. Queries planned from now on use it; one
+   * already running keeps reading what it was planned on.
+   */
+  setMaterialization(schema: string, name: string, m: Materialization | undefined): void {
+    this.materialized.set(schema, name, m, this.catalog);
+    this.purgeCache({ view: { schema, name } });
+  }
+
+  /** Views' definitions and materializations (materialize/materialized-views.ts). */
+  private readonly materialized = new MaterializedViews();
 
   /**
    * The tables and views a statement (a view's SQL, say) names, resolved as a query would
@@ -110,6 +173,8 @@ export class Engine {
     if (!this.catalog.dropView(schema, name)) {
       throw new JunctionError('view_not_found', 'not_found', `No view ${schema}.${name} exists.`, { details: { schema, name } });
     }
+    this.materialized.dropped(schema, name);
+    this.purgeCache({ view: { schema, name } });
     this.changed();
   }
 
@@ -133,15 +198,75 @@ export class Engine {
     this.checkOpen();
     const prepared = this.prepare(sql, options);
     const params = coerceParams(options.params ?? [], prepared.paramTypes);
-    const { run, physical } = await this.start(prepared, params, options);
-    void physical;
-    return {
+    // the grants were checked by prepare (binding): the cache is consulted only after them
+    const policy = this.cachePolicy(sql, prepared, options);
+    const key = policy && resultKey(sql, params, options.searchPath, prepared.references);
+    if (policy && key) {
+      const hit = this.results.lookup(key, 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds));
+      if (hit) return cachedResult(randomUUID(), hit, prepared.columns, options);
+    }
+    const { run } = await this.start(prepared, params, options);
+    const result: QueryResult = {
       id: randomUUID(),
       columns: prepared.columns,
       rows: run.rows(),
-      stats: () => run.stats(),
+      stats: () => ({ ...run.stats(), cache: 'off' }),
       cancel: (reason?: string) => run.cancel(reason),
     };
+    if (!policy || !key) return result;
+    const label = sql.length > 500 ? `${sql.slice(0, 500)}…` : sql;
+    return recordedResult(result, this.results.record(key, label, policy.ttlSeconds * 1000, this.dependencies(prepared)));
+  }
+
+  private cachePolicy(sql: string, prepared: Prepared, options: QueryOptions): CachePolicy | undefined {
+    return cachePolicyOf(sql, prepared.references, options, (schema, name) => this.materialized.definition(schema, name));
+  }
+
+  /** What a prepared statement's result depends on (computed once: prepared plans are immutable). */
+  private readonly deps = new WeakMap<Prepared, CacheDeps>();
+  private dependencies(prepared: Prepared): CacheDeps {
+    let d = this.deps.get(prepared);
+    if (!d) this.deps.set(prepared, (d = dependenciesOf(prepared.references, this.catalog)));
+    return d;
+  }
+
+  /** The remote statements of a plan that the fragment cache would answer now. */
+  private cachedFragments(root: Operator): { source: string; sql: string; ageMs: number }[] {
+    const out: { source: string; sql: string; ageMs: number }[] = [];
+    const walk = (op: Operator): void => {
+      if (op instanceof RemoteScanOp) {
+        const ageMs = this.fragments.ageMs(op.source, op.query, op.rendered);
+        if (ageMs !== undefined) out.push({ source: op.source, sql: op.rendered.sql, ageMs });
+      }
+      op.children.forEach(walk);
+    };
+    walk(root);
+    return out;
+  }
+
+  /** Hits, misses, bytes, entries and evictions of the result and fragment caches. */
+  cacheStats(): { results: CacheCounters; fragments: CacheCounters } {
+    return { results: this.results.stats(), fragments: this.fragmentStore.stats() };
+  }
+
+  cacheEntries(): { results: CacheEntryInfo[]; fragments: CacheEntryInfo[] } {
+    return { results: this.results.list(), fragments: this.fragmentStore.list() };
+  }
+
+  /** Drops stored results and fragments: all, or those that read a source or a view. Returns how many. */
+  purgeCache(scope: CachePurge = {}): number {
+    if ('source' in scope) return this.results.purge({ source: scope.source }) + this.fragmentStore.purge({ source: scope.source });
+    if ('view' in scope) return this.results.purge({ view: `${scope.view.schema}.${scope.view.name}` });
+    return this.results.purge() + this.fragmentStore.purge();
+  }
+
+  /** New budgets; what no longer fits is evicted at once. */
+  configureCache(options: CacheOptions): void {
+    this.results.configure({
+      ...(options.maxMemoryBytes !== undefined ? { maxMemoryBytes: options.maxMemoryBytes } : {}),
+      ...(options.maxDiskBytes !== undefined ? { maxDiskBytes: options.maxDiskBytes } : {}),
+    });
+    if (options.fragmentMemoryBytes !== undefined) this.fragmentStore.configure({ maxMemoryBytes: options.fragmentMemoryBytes });
   }
 
   private async explainUnguarded(sql: string, options: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> {
@@ -151,7 +276,14 @@ export class Engine {
     if (!options.analyze) {
       const physical = this.physical(prepared.plan, params, new Map(), options);
       const plan = buildExplain(physical.root);
-      return { plan, text: explainText(plan) };
+      const policy = this.cachePolicy(sql, prepared, options);
+      const hit = policy && this.results.lookup(resultKey(sql, params, options.searchPath, prepared.references), 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds), { count: false });
+      const notes = [
+        ...this.materialized.inUse(this.dependencies(prepared).views, this.catalog).map((m) => `Materialized view ${m.view} read from its stored rows, refreshed ${Math.floor(m.ageMs / 1000)} s ago`),
+        ...this.cachedFragments(physical.root).map((f) => `Fragment ${f.source}: ${f.sql} served from cache, ${Math.floor(f.ageMs / 1000)} s old`),
+      ];
+      const text = [...(hit ? [`Served from cache, ${Math.floor(hit.ageMs / 1000)} s old`] : []), ...notes, explainText(plan)].join('\n');
+      return { plan, text, ...(hit ? { cache: { ageMs: hit.ageMs } } : {}) };
     }
     const { run } = await this.start(prepared, params, options);
     for await (const _ of run.rows()) {
@@ -163,6 +295,9 @@ export class Engine {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.results.clear();
+    this.fragmentStore.clear();
+    if (!this.options.cache?.dir) rmSync(this.cacheDir, { recursive: true, force: true });
     const pool = this.pool;
     this.pool = undefined;
     await pool?.close();
@@ -170,6 +305,8 @@ export class Engine {
 
   /** Parse, bind and optimize, or reuse the plan of an earlier run of the same SQL. */
   private prepare(sql: string, options: QueryOptions): Prepared {
+    // a materialization that turned stale (or fresh) since the last query changes the catalog
+    if (this.materialized.apply(this.catalog)) this.changed();
     const pushdown = options.pushdown ?? true;
     // an access policy is checked while binding: a plan is reused only under a policy that
     // decides alike (the same key), otherwise such queries bind afresh
@@ -186,7 +323,7 @@ export class Engine {
     }
     const bound = bind(sql, this.catalog, { searchPath: options.searchPath, access: options.access });
     const plan = optimize(bound.plan, this.optimizeInput(pushdown));
-    const prepared: Prepared = { plan, columns: bound.columns, paramTypes: bound.paramTypes };
+    const prepared: Prepared = { plan, columns: bound.columns, paramTypes: bound.paramTypes, references: dedupe(bound.references) };
     if (cacheable) {
       this.cache.set(key, prepared);
       if (this.cache.size > PLAN_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
@@ -254,6 +391,7 @@ export class Engine {
       disk: new DiskTracker(this.options.maxSpillBytes ?? DEFAULT_MAX_SPILL),
       batchSize: BATCH_SIZE,
       workers: this.workers(),
+      fragments: this.fragments,
     };
     const cleanup = (): void => {
       for (const c of cleanups) c();

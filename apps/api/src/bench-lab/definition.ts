@@ -107,6 +107,13 @@ export const Phase = Type.Union([
       label: Type.Optional(Type.String({ maxLength: 100 })),
       queries: QueryIds,
       warmPasses: Type.Integer({ minimum: 1, maximum: 100 }),
+      cacheTtlSeconds: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 86400,
+          description: "federated statements ask for Junction's result cache with this TTL (/*+ cache(ttl=…) */); absent: no result cache",
+        }),
+      ),
     },
     { additionalProperties: false, description: "one pass after Junction's caches are cleared, then warm passes" },
   ),

@@ -31,11 +31,11 @@ export interface LimitSubject {
  */
 export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<JunctionLimits> {
   const out: Record<string, number> = {};
-  const read = (name: string, key: keyof JunctionLimits, min: number) => {
+  const read = (name: string, key: keyof JunctionLimits, min: number, max = 1_000_000_000) => {
     const raw = env[name];
     if (raw === undefined || raw === '') return;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > 1_000_000_000)
+    if (!Number.isInteger(n) || n < min || n > max)
       throw new Error(`${name} must be a whole number from ${min} (got "${raw}")`);
     out[key] = n;
   };
@@ -47,6 +47,8 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<JunctionLimits> {
   read('JUNCTION_USER_QUEUE_TIMEOUT_MS', 'perUserQueueTimeoutMs', 0);
   read('JUNCTION_MAX_JSON_BYTES', 'maxJsonBytes', 1);
   read('JUNCTION_SOURCE_SHARE', 'perSource', 1);
+  read('JUNCTION_CACHE_MEMORY_BYTES', 'cacheMemoryBytes', 0, 2 ** 40);
+  read('JUNCTION_CACHE_DISK_BYTES', 'cacheDiskBytes', 0, 2 ** 50);
   return out as Partial<JunctionLimits>;
 }
 

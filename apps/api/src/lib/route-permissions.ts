@@ -108,6 +108,16 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /api/v1/benchmark-runs/import': 'query',
   'POST /api/v1/benchmarks/load': 'admin',
   'GET /api/v1/benchmarks/load/:id': 'read',
+
+  // result and fragment caches: statistics, entries (statement texts of every user) and purging
+  'GET /api/v1/cache': 'admin',
+  'POST /api/v1/cache/purge': 'admin',
+
+  // materialized views: status filtered by view grants; materializing uses Junction's own store
+  'GET /api/v1/materializations': 'read',
+  'PUT /api/v1/materializations/:schema/:name': 'admin',
+  'POST /api/v1/materializations/:schema/:name/refresh': 'admin',
+  'DELETE /api/v1/materializations/:schema/:name': 'admin',
 };
 
 declare module 'fastify' {

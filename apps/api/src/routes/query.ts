@@ -38,6 +38,10 @@ const Stats = Type.Object({
   sourceStatements: Type.Array(
     Type.Object({ source: Type.String(), sql: Type.String(), rows: Type.Integer(), timeMs: Type.Number() }),
   ),
+  cache: Type.Union([Type.Literal('hit'), Type.Literal('miss'), Type.Literal('off')], {
+    description: "hit: the rows came from the result cache; miss: the statement asked for the cache and ran; off: it did not ask (hint /*+ cache(ttl=SECONDS) */ or a view's)",
+  }),
+  cacheAgeSeconds: Type.Optional(Type.Number({ description: 'on a hit: how old the stored result is' })),
 });
 const QueryReply = Type.Object(
   { queryId: Type.String(), columns: Type.Array(Column), rows: Type.Array(Type.Array(Type.Unknown())), stats: Stats },
@@ -79,6 +83,8 @@ function statsOut(id: string, s: QueryStats): Static<typeof Stats> {
     elapsedMs: s.elapsedMs,
     peakMemoryBytes: s.peakMemoryBytes,
     sourceStatements: s.sourceStatements.map((x) => ({ ...x })),
+    cache: s.cache ?? 'off',
+    ...(s.cache === 'hit' && s.cacheAgeMs !== undefined ? { cacheAgeSeconds: Math.round(s.cacheAgeMs) / 1000 } : {}),
   };
 }
 
@@ -286,7 +292,11 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         summary: 'The plan Junction would run (analyze: run it and report per-step rows and times)',
         body: ExplainBody,
         response: {
-          200: Type.Object({ plan: Type.Unknown(), text: Type.String() }),
+          200: Type.Object({
+            plan: Type.Unknown(),
+            text: Type.String(),
+            cache: Type.Optional(Type.Object({ ageSeconds: Type.Number() }, { description: 'the answer would come from the result cache' })),
+          }),
           ...errors(404, 422, 429, 502, 503, 504),
         },
       },
@@ -296,7 +306,7 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         params: request.body.params,
         analyze: request.body.analyze,
       });
-      return { plan: out.plan, text: out.text };
+      return { plan: out.plan, text: out.text, ...(out.cache ? { cache: { ageSeconds: Math.round(out.cache.ageMs) / 1000 } } : {}) };
     },
   );
 

@@ -36,6 +36,18 @@ const Options = Type.Object(
     ),
     connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
     statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    fragmentCache: Type.Optional(
+      Type.Object(
+        {
+          ttlSeconds: Type.Integer({ minimum: 1, maximum: 30 * 86400 }),
+          tables: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 1000 })),
+        },
+        {
+          additionalProperties: false,
+          description: "reuse the results of this source's statements for ttlSeconds (only those reading just the listed tables, when given)",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -13,7 +13,12 @@ import {
 } from '@junction/connectors';
 import type {
   AccessPolicy,
+  CacheCounters,
+  CacheEntryInfo,
+  CachePurge,
   EngineOptions,
+  FragmentCachePolicy,
+  Materialization,
   ExplainResult,
   QueryOptions,
   QueryResult,
@@ -27,6 +32,7 @@ import { Admission, type AdmissionLimits } from '../lib/admission.js';
 import { LimitStore } from '../lib/limits.js';
 import { notFound } from '../lib/errors.js';
 import { SharedConnector, SourceShare } from '../lib/source-share.js';
+import { STORE_SOURCE } from './materializer.js';
 import type { SecretBox } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
 
@@ -36,9 +42,14 @@ export interface EngineLike {
   removeSource(name: string): unknown;
   setView(view: ViewDefinition): unknown;
   dropView(schema: string, name: string): unknown;
+  refreshSource(name: string, catalog: CatalogSnapshot): unknown;
+  setMaterialization(schema: string, name: string, m: Materialization | undefined): void;
   references(sql: string): readonly RelationReference[];
   query(sql: string, options?: QueryOptions): Promise<QueryResult> | QueryResult;
   explain(sql: string, options?: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> | ExplainResult;
+  cacheStats(): { results: CacheCounters; fragments: CacheCounters };
+  cacheEntries(): { results: CacheEntryInfo[]; fragments: CacheEntryInfo[] };
+  purgeCache(scope?: CachePurge): number;
   close(): Promise<void> | void;
 }
 
@@ -65,6 +76,9 @@ export interface JunctionLimits extends AdmissionLimits {
   readonly maxJsonBytes: number;
   /** queries one source may serve at once; default ¾ of maxConcurrent (JUNCTION_SOURCE_SHARE) */
   readonly perSource?: number;
+  /** result cache budgets (JUNCTION_CACHE_MEMORY_BYTES, JUNCTION_CACHE_DISK_BYTES); engine defaults 256 MiB and 1 GiB */
+  readonly cacheMemoryBytes?: number;
+  readonly cacheDiskBytes?: number;
 }
 
 export const DEFAULT_LIMITS: JunctionLimits = {
@@ -116,6 +130,15 @@ interface Live {
   connector: Connector;
   catalog: CatalogSnapshot;
   semantics?: SourceSemantics;
+  /** the source's consent to reuse its fragments' results (source option fragmentCache) */
+  fragmentCache?: FragmentCachePolicy;
+}
+
+/** The fragmentCache source option, as the engine takes it. */
+function fragmentCacheOf(options: Record<string, unknown> | undefined): FragmentCachePolicy | undefined {
+  const f = options?.fragmentCache as { ttlSeconds?: unknown; tables?: unknown } | undefined;
+  if (!f || typeof f.ttlSeconds !== 'number' || f.ttlSeconds <= 0) return undefined;
+  return Array.isArray(f.tables) ? { ttlSeconds: f.ttlSeconds, tables: f.tables.map(String) } : { ttlSeconds: f.ttlSeconds };
 }
 
 /**
@@ -150,8 +173,22 @@ export class JunctionService {
     this.limitStore.onServerChange = (l) => this.admission.setServer(l);
   }
 
+  /** The engine when it exists (for synchronous steps that must not wait between them). */
+  engineNow(): EngineLike | undefined {
+    return this.#engine;
+  }
+
+  /** Told when a view's definition changes or it is dropped (the materializer's rows no longer answer it). */
+  onViewChanged: (schema: string, name: string) => void = () => undefined;
+
   async engine(): Promise<EngineLike> {
-    this.#engine ??= await this.engineFactory({ memoryBudgetBytes: this.limits.memoryBudgetBytes });
+    this.#engine ??= await this.engineFactory({
+      memoryBudgetBytes: this.limits.memoryBudgetBytes,
+      cache: {
+        ...(this.limits.cacheMemoryBytes !== undefined ? { maxMemoryBytes: this.limits.cacheMemoryBytes } : {}),
+        ...(this.limits.cacheDiskBytes !== undefined ? { maxDiskBytes: this.limits.cacheDiskBytes } : {}),
+      },
+    });
     return this.#engine;
   }
 
@@ -193,11 +230,13 @@ export class JunctionService {
     for (const row of await this.db.source.findMany()) {
       if (!row.catalog) continue;
       try {
-        const connector = await this.connectorFactory(this.configOf(row));
+        const config = this.configOf(row);
+        const connector = await this.connectorFactory(config);
         const live: Live = {
           connector,
           catalog: JSON.parse(row.catalog),
           semantics: row.semantics ? JSON.parse(row.semantics) : undefined,
+          fragmentCache: fragmentCacheOf(config.options),
         };
         await engine.addSource({ name: row.name, ...live, connector: this.#shared(live.connector) });
         this.#live.set(row.name, live);
@@ -250,7 +289,7 @@ export class JunctionService {
       }
       const semantics = await connector.probe();
       const catalog = await connector.introspect();
-      return { connector, semantics, catalog, diagnosis };
+      return { connector, semantics, catalog, diagnosis, fragmentCache: fragmentCacheOf(config.options) };
     } catch (e) {
       await connector.close().catch(() => undefined);
       throw e;
@@ -258,6 +297,11 @@ export class JunctionService {
   }
 
   async createSource(input: SourceInput, opts: { demo?: boolean } = {}): Promise<Source> {
+    if (input.name.toLowerCase() === STORE_SOURCE) {
+      throw new JunctionError('source_name_reserved', 'user', `"${STORE_SOURCE}" is Junction's own store of materialized views; choose another name.`, {
+        details: { name: input.name },
+      });
+    }
     if (await this.db.source.findUnique({ where: { name: input.name } })) {
       throw new JunctionError('source_exists', 'conflict', `A source named "${input.name}" already exists.`, {
         details: { name: input.name },
@@ -285,7 +329,13 @@ export class JunctionService {
       this.#live.set(row.name, live);
       await (
         await this.engine()
-      ).addSource({ name: row.name, connector: this.#shared(live.connector), catalog: live.catalog, semantics: live.semantics });
+      ).addSource({
+        name: row.name,
+        connector: this.#shared(live.connector),
+        catalog: live.catalog,
+        semantics: live.semantics,
+        fragmentCache: live.fragmentCache,
+      });
       this.invalidateAccess();
       return row;
     } catch (e) {
@@ -354,6 +404,7 @@ export class JunctionService {
       connector: this.#shared(live.connector),
       catalog: live.catalog,
       semantics: live.semantics,
+      fragmentCache: live.fragmentCache,
     });
     // the old pool drains in the background: a refresh must not wait for statements still
     // running on it (close() waits for every checked-out connection)
@@ -604,6 +655,7 @@ export class JunctionService {
     this.invalidateAccess();
     const out = (await (await this.engine()).setView({ schema, name, sql })) as
       { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
+    this.onViewChanged(schema, name);
     if (Array.isArray(out)) return out as readonly ColumnMeta[];
     return (out as { columns?: readonly ColumnMeta[] } | undefined)?.columns;
   }
@@ -616,6 +668,7 @@ export class JunctionService {
   async dropView(schema: string, name: string): Promise<void> {
     this.invalidateAccess();
     await (await this.engine()).dropView(schema, name);
+    this.onViewChanged(schema, name);
   }
 
   async close(): Promise<void> {

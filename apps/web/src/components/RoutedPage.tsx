@@ -2,6 +2,7 @@ import type { User } from '../lib/api.js';
 import type { Route } from '../lib/route.js';
 import { AllTokensPage } from './admin/AllTokensPage.js';
 import { AuditPage } from './admin/AuditPage.js';
+import { CachePage } from './admin/CachePage.js';
 import { BenchmarksPage } from './bench/BenchmarksPage.js';
 import { GrantsPage } from './admin/GrantsPage.js';
 import { UsersPage } from './admin/UsersPage.js';
@@ -25,6 +26,7 @@ export function RoutedPage({ route, user }: { route: Route; user: User }) {
     case 'admin/grants':
     case 'admin/tokens':
     case 'admin/audit':
+    case 'admin/cache':
       if (user.role !== 'admin') return <Forbidden user={user} />;
       return (
         <main className="j-page">
@@ -33,6 +35,7 @@ export function RoutedPage({ route, user }: { route: Route; user: User }) {
           {route === 'admin/grants' && <GrantsPage />}
           {route === 'admin/tokens' && <AllTokensPage />}
           {route === 'admin/audit' && <AuditPage />}
+          {route === 'admin/cache' && <CachePage />}
         </main>
       );
     case 'settings/tokens':

@@ -10,6 +10,7 @@ export const ADMIN_LINKS: readonly SectionLink[] = [
   { route: 'admin/grants', label: 'Grants' },
   { route: 'admin/tokens', label: 'API tokens' },
   { route: 'admin/audit', label: 'Audit log' },
+  { route: 'admin/cache', label: 'Cache' },
 ];
 export const ACCOUNT_LINKS: readonly SectionLink[] = [
   { route: 'settings/tokens', label: 'API tokens' },

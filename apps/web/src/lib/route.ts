@@ -9,6 +9,7 @@ export const ROUTES = [
   'admin/grants',
   'admin/tokens',
   'admin/audit',
+  'admin/cache',
   'settings/tokens',
   'settings/password',
 ] as const;

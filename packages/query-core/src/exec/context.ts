@@ -1,4 +1,4 @@
-import { JunctionError, type Value } from '@junction/connectors';
+import { JunctionError, type RemoteQuery, type RenderedQuery, type Row, type Value } from '@junction/connectors';
 import type { WorkerPool } from './workers/pool.js';
 
 /** One statement sent to a source, as stats() and EXPLAIN ANALYZE report it. */
@@ -95,6 +95,13 @@ export interface ExecContext {
   /** rows per batch asked of sources and produced by operators */
   readonly batchSize: number;
   readonly workers?: WorkerPool;
+  /** reuses results of source fragments whose source allows it (cache/fragment-cache.ts) */
+  readonly fragments?: FragmentCacheHook;
+}
+
+/** Stored rows of a fragment, or its statement's rows recorded on their way through. */
+export interface FragmentCacheHook {
+  wrap(source: string, query: RemoteQuery, rendered: RenderedQuery, run: () => AsyncIterable<Row[]>): AsyncIterable<Row[]>;
 }
 
 /** Throws the reason the query was aborted (cancel or timeout), as a JunctionError. */

@@ -29,7 +29,8 @@ export class RemoteScanOp extends Operator {
     };
   }
   protected run(ctx: ExecContext): AsyncIterable<Row[]> {
-    return streamStatement(ctx, this.source, this.connector, this.rendered, this.id);
+    const run = () => streamStatement(ctx, this.source, this.connector, this.rendered, this.id);
+    return ctx.fragments ? ctx.fragments.wrap(this.source, this.query, this.rendered, run) : run();
   }
 }
 

@@ -18,6 +18,10 @@ const ACTIONS = [
   'source.update',
   'source.delete',
   'source.refresh',
+  'cache.purge',
+  'materialization.set',
+  'materialization.refresh',
+  'materialization.delete',
 ];
 
 /** `{"role":"viewer","disabled":true}` reads as "role viewer · disabled true". */

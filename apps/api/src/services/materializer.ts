@@ -1,0 +1,376 @@
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { JunctionError, type ColumnMeta, type Connector, type JType, type Row } from '@junction/connectors';
+import type { Db } from '../db/client.js';
+import { notFound } from '../lib/errors.js';
+import type { BackgroundLog, JunctionService } from './junction.js';
+
+/** The engine source holding materialized views' rows: Junction's own store. */
+export const STORE_SOURCE = 'junction_mv';
+/** how long a replaced table stays, so a query planned on it just before a refresh can finish */
+const DROP_GRACE_MS = 60_000;
+const TICK_MS = 1_000;
+/** after a failed scheduled refresh, the next attempt waits at least this long */
+const RETRY_MS = 30_000;
+
+export interface MaterializationStatus {
+  readonly view: string;
+  /** never refreshed, ok, failed (the previous rows, if any, are still used), outdated (the view changed since) */
+  readonly status: 'never' | 'ok' | 'failed' | 'outdated';
+  readonly refreshing: boolean;
+  readonly intervalSeconds: number | null;
+  readonly maxStalenessSeconds: number;
+  readonly rows: number | null;
+  readonly bytes: number | null;
+  readonly refreshedAt: string | null;
+  readonly durationMs: number | null;
+  readonly error: string | null;
+}
+
+interface Stored {
+  view: string;
+  tbl: string | null;
+  interval_seconds: number | null;
+  max_staleness_seconds: number;
+  status: MaterializationStatus['status'];
+  rows: number | null;
+  bytes: number | null;
+  refreshed_at: number | null;
+  duration_ms: number | null;
+  error: string | null;
+}
+
+/**
+ * Materialized views in Junction's own store, an SQLite file: a refresh runs the view's SQL,
+ * loads the rows into a new table and only then points the engine at it (one synchronous step,
+ * so a query reads either the old table or the new one, never a half-loaded one); a failed
+ * refresh drops its table and keeps the previous one. Settings and status live in the same file
+ * (a bookkeeping table no catalog lists). The engine reads a materialization while it is at most
+ * maxStalenessSeconds old, else the view's definition.
+ */
+export class Materializer {
+  #db: Database.Database | undefined;
+  #connector: Connector | undefined;
+  #registered = false;
+  readonly #refreshing = new Map<string, Promise<MaterializationStatus>>();
+  readonly #lastAttempt = new Map<string, number>();
+  readonly #drops = new Set<NodeJS.Timeout>();
+  #ticker: NodeJS.Timeout | undefined;
+  log: BackgroundLog = { error: () => undefined };
+
+  constructor(
+    private readonly junction: JunctionService,
+    private readonly meta: Db,
+    readonly file: string,
+  ) {}
+
+  #started: Promise<void> | undefined;
+  /** Opens the store once (after the engine has its sources and views). */
+  ready(): Promise<void> {
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  /** Opens the store and gives the engine the materializations a previous run left. */
+  async #start(): Promise<void> {
+    await this.junction.engine();
+    const db = new Database(this.file);
+    db.pragma('journal_mode = WAL');
+    db.exec(`CREATE TABLE IF NOT EXISTS _junction_materializations (
+      view TEXT PRIMARY KEY, tbl TEXT, interval_seconds INTEGER, max_staleness_seconds INTEGER NOT NULL,
+      status TEXT NOT NULL, rows INTEGER, bytes INTEGER, refreshed_at INTEGER, duration_ms INTEGER, error TEXT)`);
+    this.#db = db;
+    // tables no materialization points at are left over from a crash mid-refresh
+    const used = new Set(this.#all().map((r) => r.tbl));
+    for (const t of db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'mv\\_%' ESCAPE '\\'`).pluck().all() as string[])
+      if (!used.has(t)) db.exec(`DROP TABLE "${t}"`);
+    if (this.#all().some((r) => r.tbl)) {
+      await this.#publish();
+      for (const r of this.#all()) if (r.tbl && r.refreshed_at !== null) this.#point(r);
+    }
+    this.#ticker = setInterval(() => this.#tick(), TICK_MS);
+    this.#ticker.unref();
+  }
+
+  list(): MaterializationStatus[] {
+    return this.#all().map((r) => this.#status(r));
+  }
+
+  get(view: string): MaterializationStatus {
+    const r = this.#row(view);
+    if (!r) throw notFound('materialization', view);
+    return this.#status(r);
+  }
+
+  /** Creates or changes a view's materialization (its rows come with the first refresh). */
+  async configure(schema: string, name: string, settings: { intervalSeconds: number | null; maxStalenessSeconds: number }): Promise<MaterializationStatus> {
+    const view = `${schema}.${name}`;
+    await this.#viewSql(schema, name); // the view must exist
+    const r = this.#row(view);
+    if (r) {
+      this.#store.prepare('UPDATE _junction_materializations SET interval_seconds = ?, max_staleness_seconds = ? WHERE view = ?').run(settings.intervalSeconds, settings.maxStalenessSeconds, view);
+      const updated = this.#row(view)!;
+      if (updated.tbl && updated.refreshed_at !== null && updated.status !== 'outdated') this.#point(updated);
+    } else {
+      this.#store
+        .prepare(`INSERT INTO _junction_materializations (view, interval_seconds, max_staleness_seconds, status) VALUES (?, ?, ?, 'never')`)
+        .run(view, settings.intervalSeconds, settings.maxStalenessSeconds);
+    }
+    return this.get(view);
+  }
+
+  /** Stops materializing a view: queries read its definition again, its table goes. */
+  async remove(schema: string, name: string): Promise<void> {
+    const view = `${schema}.${name}`;
+    const r = this.#row(view);
+    if (!r) throw notFound('materialization', view);
+    await this.#refreshing.get(view)?.catch(() => undefined);
+    const engine = await this.junction.engine();
+    try {
+      engine.setMaterialization(schema, name, undefined);
+    } catch {
+      // the view itself is gone: nothing to point back
+    }
+    this.#store.prepare('DELETE FROM _junction_materializations WHERE view = ?').run(view);
+    if (r.tbl) this.#dropLater(r.tbl);
+  }
+
+  /** A view's definition changed or it was dropped: its rows no longer answer it. */
+  viewChanged(schema: string, name: string): void {
+    const view = `${schema}.${name}`;
+    if (!this.#db || !this.#row(view)) return;
+    this.#store.prepare(`UPDATE _junction_materializations SET status = 'outdated' WHERE view = ?`).run(view);
+    this.#lastAttempt.delete(view);
+  }
+
+  /** Loads the view's rows into a new table and swaps it in; at most one refresh per view at a time. */
+  refresh(schema: string, name: string): Promise<MaterializationStatus> {
+    const view = `${schema}.${name}`;
+    const running = this.#refreshing.get(view);
+    if (running) return running;
+    const p = this.#refresh(schema, name).finally(() => this.#refreshing.delete(view));
+    this.#refreshing.set(view, p);
+    return p;
+  }
+
+  async close(): Promise<void> {
+    if (this.#ticker) clearInterval(this.#ticker);
+    await Promise.allSettled([...this.#refreshing.values()]);
+    for (const t of this.#drops) clearTimeout(t);
+    this.#drops.clear();
+    await this.#connector?.close().catch(() => undefined);
+    this.#db?.close();
+    this.#db = undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  async #refresh(schema: string, name: string): Promise<MaterializationStatus> {
+    const view = `${schema}.${name}`;
+    if (!this.#row(view)) throw notFound('materialization', view);
+    this.#lastAttempt.set(view, Date.now());
+    const sql = await this.#viewSql(schema, name);
+    const engine = await this.junction.engine();
+    const table = `mv_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+    const db = this.#store;
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    let created = false;
+    try {
+      const result = await engine.query(sql, { cache: 'off', timeoutMs: this.junction.limits.maxTimeoutMs });
+      db.exec(`CREATE TABLE "${table}" (${result.columns.map(columnDdl).join(', ')})`);
+      created = true;
+      const insert = db.prepare(`INSERT INTO "${table}" VALUES (${result.columns.map(() => '?').join(', ')})`);
+      const load = db.transaction((batch: readonly Row[]) => {
+        for (const row of batch) insert.run(row.map(toSqlite));
+      });
+      let rows = 0;
+      let bytes = 0;
+      for await (const batch of result.rows) {
+        load(batch);
+        rows += batch.length;
+        for (const r of batch) bytes += rowBytes(r);
+      }
+      await this.#publish();
+      const previous = this.#row(view)?.tbl ?? null;
+      const stored: Stored = {
+        ...this.#row(view)!,
+        tbl: table,
+        status: 'ok',
+        rows,
+        bytes,
+        refreshed_at: startedAt,
+        duration_ms: Math.round(performance.now() - t0),
+        error: null,
+      };
+      // the swap: from this statement on, queries are planned on the new table
+      this.#point(stored);
+      db.prepare(
+        `UPDATE _junction_materializations SET tbl = ?, status = 'ok', rows = ?, bytes = ?, refreshed_at = ?, duration_ms = ?, error = NULL WHERE view = ?`,
+      ).run(table, rows, bytes, startedAt, stored.duration_ms, view);
+      if (previous) this.#dropLater(previous);
+      return { ...this.get(view), refreshing: false };
+    } catch (e) {
+      if (created) db.exec(`DROP TABLE IF EXISTS "${table}"`);
+      const message = e instanceof Error ? e.message : String(e);
+      if (this.#row(view))
+        db.prepare(`UPDATE _junction_materializations SET status = 'failed', error = ?, duration_ms = ? WHERE view = ?`).run(
+          message.slice(0, 2000),
+          Math.round(performance.now() - t0),
+          view,
+        );
+      throw new JunctionError('materialization_refresh_failed', 'user', `Refreshing ${view} failed; queries keep reading the previous rows, if any: ${message}`, {
+        cause: e,
+        details: { view },
+      });
+    }
+  }
+
+  /** Registers the store with the engine, or tells it the store's tables changed. */
+  async #publish(): Promise<void> {
+    const engine = await this.junction.engine();
+    this.#connector ??= await this.junction.connectorFactory({ name: STORE_SOURCE, engine: 'sqlite', file: this.file, options: {} });
+    const catalog = await this.#connector.introspect();
+    if (!this.#registered) {
+      await engine.addSource({ name: STORE_SOURCE, connector: this.#connector, catalog, semantics: await this.#connector.probe() });
+      this.#registered = true;
+    } else await engine.refreshSource(STORE_SOURCE, catalog);
+  }
+
+  /** Points the engine at a stored table (synchronously: the swap). */
+  #point(r: Stored): void {
+    const [schema, name] = splitView(r.view);
+    const engine = this.junction.engineNow();
+    if (!engine || !r.tbl || r.refreshed_at === null) return;
+    try {
+      engine.setMaterialization(schema, name, {
+        source: STORE_SOURCE,
+        table: r.tbl,
+        refreshedAt: r.refreshed_at,
+        maxStalenessSeconds: r.max_staleness_seconds,
+      });
+    } catch (e) {
+      this.log.error({ err: e, view: r.view }, 'a stored materialization no longer fits its view');
+    }
+  }
+
+  #dropLater(table: string): void {
+    const t = setTimeout(() => {
+      this.#drops.delete(t);
+      try {
+        this.#db?.exec(`DROP TABLE IF EXISTS "${table}"`);
+      } catch (err) {
+        this.log.error({ err, table }, 'could not drop a replaced materialization');
+      }
+    }, DROP_GRACE_MS);
+    t.unref();
+    this.#drops.add(t);
+  }
+
+  /** Scheduled refreshes: due when never refreshed, outdated, or older than the interval. */
+  #tick(): void {
+    if (!this.#db) return;
+    const now = Date.now();
+    for (const r of this.#all()) {
+      if (r.interval_seconds === null || this.#refreshing.has(r.view)) continue;
+      const last = this.#lastAttempt.get(r.view) ?? 0;
+      if (r.status === 'failed' && now - last < Math.max(RETRY_MS, r.interval_seconds * 1000)) continue;
+      const due = r.status === 'never' || r.status === 'outdated' || r.refreshed_at === null || now - r.refreshed_at >= r.interval_seconds * 1000;
+      if (!due || now - last < 1000) continue;
+      const [schema, name] = splitView(r.view);
+      this.refresh(schema, name).catch((err: unknown) => this.log.error({ err, view: r.view }, 'scheduled refresh failed'));
+    }
+  }
+
+  async #viewSql(schema: string, name: string): Promise<string> {
+    const v = await this.meta.view.findFirst({ where: { name, schema: { name: schema } } });
+    if (!v) throw notFound('view', `${schema}.${name}`);
+    return v.sql;
+  }
+
+  get #store(): Database.Database {
+    if (!this.#db) throw new JunctionError('materializer_closed', 'internal', 'The materialized view store is not open.');
+    return this.#db;
+  }
+
+  #all(): Stored[] {
+    return this.#store.prepare('SELECT * FROM _junction_materializations ORDER BY view').all() as Stored[];
+  }
+
+  #row(view: string): Stored | undefined {
+    return this.#store.prepare('SELECT * FROM _junction_materializations WHERE view = ?').get(view) as Stored | undefined;
+  }
+
+  #status(r: Stored): MaterializationStatus {
+    return {
+      view: r.view,
+      status: r.status,
+      refreshing: this.#refreshing.has(r.view),
+      intervalSeconds: r.interval_seconds,
+      maxStalenessSeconds: r.max_staleness_seconds,
+      rows: r.rows,
+      bytes: r.bytes,
+      refreshedAt: r.refreshed_at === null ? null : new Date(r.refreshed_at).toISOString(),
+      durationMs: r.duration_ms,
+      error: r.error,
+    };
+  }
+}
+
+function splitView(view: string): [string, string] {
+  const i = view.indexOf('.');
+  return [view.slice(0, i), view.slice(i + 1)];
+}
+
+/** A declared type the SQLite connector reads back as the same Junction type (or one the engine casts back). */
+function declared(t: JType): string {
+  switch (t.kind) {
+    case 'bool':
+      return 'BOOLEAN';
+    case 'int16':
+      return 'SMALLINT';
+    case 'int32':
+      return 'INT4';
+    case 'int64':
+      return 'BIGINT';
+    case 'decimal':
+      return t.precision !== undefined ? `DECIMAL(${t.precision},${t.scale ?? 0})` : 'DECIMAL';
+    case 'float32':
+    case 'float64':
+      return 'DOUBLE';
+    case 'string':
+      return t.length !== undefined ? `${t.fixed ? 'CHAR' : 'VARCHAR'}(${t.length})` : 'TEXT';
+    case 'date':
+      return 'DATE';
+    case 'time':
+      return 'TIME';
+    case 'timestamp':
+      return 'TIMESTAMP';
+    case 'timestamptz':
+      return 'TIMESTAMPTZ';
+    case 'binary':
+      return 'BLOB';
+    case 'json':
+      return 'JSON';
+    case 'uuid':
+      return 'UUID';
+    default:
+      return 'TEXT';
+  }
+}
+
+function columnDdl(c: ColumnMeta): string {
+  return `"${c.name.replace(/"/g, '""')}" ${declared(c.type)}${c.nullable ? '' : ' NOT NULL'}`;
+}
+
+function toSqlite(v: Row[number]): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return v;
+}
+
+function rowBytes(row: Row): number {
+  let n = 0;
+  for (const v of row) n += typeof v === 'string' ? v.length : v instanceof Uint8Array ? v.byteLength : 8;
+  return n;
+}
