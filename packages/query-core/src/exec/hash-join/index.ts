@@ -7,6 +7,8 @@ import type { RowFn } from '../expr-fn.js';
 import { Operator, type OperatorInfo } from '../operator.js';
 import { prefetch } from '../prefetch.js';
 import type { RemoteScanOp } from '../remote-scan.js';
+import { emptySpill, spillText, type SpillMetrics } from '../spill/spill-metrics.js';
+import { GraceJoin } from './grace-join.js';
 import { JoinCore, type JoinSpec } from './join-core.js';
 import { ParallelProbe } from './parallel-probe.js';
 
@@ -30,12 +32,16 @@ export interface DependentSwitch {
 
 /**
  * Hash join: reads the build side into a hash table while the probe side's statement
- * already runs (prefetched, bounded), then streams the probe side through it.
+ * already runs (prefetched, bounded), then streams the probe side through it. A build
+ * side that passes what the query's memory budget has left is partitioned to disk with
+ * the probe side and joined partition by partition (grace-join.ts).
  */
 export class HashJoinOp extends Operator {
   readonly children: readonly Operator[];
   /** set when the join turned dependent at run time */
   readonly report: FetchReport & { switched: boolean; workers: boolean } = { statements: 0, keys: 0, switched: false, workers: false };
+  /** what the last run wrote to disk */
+  readonly spill: SpillMetrics = emptySpill();
   /** tests: take the worker path whatever the build size */
   forceWorkers = false;
 
@@ -54,13 +60,14 @@ export class HashJoinOp extends Operator {
 
   info(): OperatorInfo {
     const switchText =
-      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '');
+      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '') + spillText(this.spill);
     return {
       operator: 'HashJoin',
       runsIn: 'junction',
       detail: `${this.spec.type} build=${this.spec.buildSide} ${this.detail}${switchText}`,
       notPushed: this.notPushed,
       estimatedRows: this.estimatedRows,
+      spill: this.spill,
     };
   }
 
@@ -73,16 +80,34 @@ export class HashJoinOp extends Operator {
     const dep = this.dependent;
     const buildRows: Row[] = [];
     let held = 0;
+    let grace: GraceJoin | undefined;
+    Object.assign(this.spill, emptySpill());
     try {
       for await (const batch of buildOp.execute(ctx)) {
         checkAborted(ctx.signal);
-        let b = 0;
-        for (const r of batch) {
-          buildRows.push(r);
-          b += rowBytes(r);
+        if (grace) {
+          await grace.addBuild(batch);
+          continue;
         }
-        ctx.memory.reserve(b, 'HashJoin build side');
+        let b = 0;
+        for (const r of batch) b += rowBytes(r);
+        if (!ctx.memory.tryReserve(b)) {
+          // past the budget: what was read so far goes to disk with the rest of the build side
+          grace = new GraceJoin(this.spec, ctx, this.spill, this.forceWorkers);
+          ctx.memory.release(held);
+          held = 0;
+          const read = buildRows.splice(0);
+          await grace.addBuild(read);
+          await grace.addBuild(batch);
+          continue;
+        }
         held += b;
+        for (const r of batch) buildRows.push(r);
+      }
+      if (grace) {
+        // the probe side is read whole: the build side is too big for its keys to restrict it
+        yield* grace.run(probeAhead ?? probeOp.execute(ctx));
+        return;
       }
       let probe: AsyncIterable<Row[]>;
       if (probeAhead) {
@@ -117,6 +142,7 @@ export class HashJoinOp extends Operator {
       yield* core.finish(ctx.batchSize);
     } finally {
       if (probeAhead) await probeAhead.close();
+      await grace?.close();
       core.release();
       ctx.memory.release(held);
     }

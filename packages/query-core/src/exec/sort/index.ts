@@ -4,7 +4,8 @@ import { checkAborted, rowBytes, type ExecContext } from '../context.js';
 import { Operator, chunk, type OperatorInfo } from '../operator.js';
 import { makeDecorator, type SortKeySpec } from '../sort-keys.js';
 import { mergeRuns } from './merge-runs.js';
-import { SpillFile } from './spill-file.js';
+import { SpillFile } from '../spill/spill-file.js';
+import { emptySpill, type SpillMetrics } from '../spill/spill-metrics.js';
 
 const SPILL_CHUNK = 2048;
 
@@ -16,6 +17,8 @@ export class SortOp extends Operator {
   readonly children: readonly Operator[];
   /** runs written to disk by the last execution (EXPLAIN ANALYZE, tests) */
   spilledRuns = 0;
+  /** what the last run wrote to disk: runs count as partitions */
+  readonly spill: SpillMetrics = emptySpill();
 
   constructor(
     private readonly input: Operator,
@@ -33,6 +36,7 @@ export class SortOp extends Operator {
       runsIn: 'junction',
       detail: this.detail + (this.spilledRuns > 0 ? ` (spilled ${this.spilledRuns} runs)` : ''),
       notPushed: this.notPushed,
+      spill: this.spill,
     };
   }
 
@@ -41,6 +45,8 @@ export class SortOp extends Operator {
     let buffer: Row[] = [];
     let held = 0;
     const runs: SpillFile[] = [];
+    this.spilledRuns = 0;
+    Object.assign(this.spill, emptySpill());
     const spill = async (): Promise<void> => {
       buffer.sort(compare);
       const file = await SpillFile.create(ctx.spillDir, ctx.disk);
@@ -50,6 +56,9 @@ export class SortOp extends Operator {
       ctx.memory.release(held);
       held = 0;
       this.spilledRuns = runs.length;
+      this.spill.partitions = runs.length;
+      this.spill.bytes += file.bytes;
+      this.spill.depth = 1;
     };
     try {
       for await (const batch of this.input.execute(ctx)) {
