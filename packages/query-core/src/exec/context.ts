@@ -22,11 +22,48 @@ export interface StatementRecord {
 export class MemoryTracker {
   private used = 0;
   private peakBytes = 0;
-  constructor(readonly budgetBytes: number) {}
+  private consumers = 0;
+  constructor(
+    readonly budgetBytes: number,
+    private readonly parent?: MemoryTracker,
+  ) {}
+
+  /**
+   * The budget as one operator that can spill sees it (hash join, hash aggregate, sort):
+   * reservations count against this tracker as well, and the operator may hold at most
+   * its share — the budget divided among the spilling operators running at once, but
+   * never less than a quarter of it. Without shares the first operator to fill the
+   * budget would leave none to the others (an aggregate above a join, a sort above an
+   * aggregate), which would then spill everything for want of memory, or fail. Close it
+   * when the operator ends.
+   */
+  consumer(): MemoryTracker {
+    this.consumers++;
+    return new MemoryTracker(this.budgetBytes, this);
+  }
+
+  /** Gives back what a consumer still holds and ends its share. */
+  close(): void {
+    if (!this.parent) return;
+    this.release(this.used);
+    this.parent.consumers = Math.max(0, this.parent.consumers - 1);
+  }
+
+  /** Bytes this tracker may still reserve. */
+  get available(): number {
+    const own = this.parent ? Math.min(this.parent.share - this.used, this.parent.available) : this.budgetBytes - this.used;
+    return Math.max(0, own);
+  }
+
+  private get share(): number {
+    return this.budgetBytes / Math.min(4, Math.max(1, this.consumers));
+  }
 
   /** false when the reservation would pass the budget (nothing is reserved then). */
   tryReserve(bytes: number): boolean {
-    if (this.used + bytes > this.budgetBytes) return false;
+    if (this.parent) {
+      if (this.used + bytes > this.parent.share || !this.parent.tryReserve(bytes)) return false;
+    } else if (this.used + bytes > this.budgetBytes) return false;
     this.used += bytes;
     if (this.used > this.peakBytes) this.peakBytes = this.used;
     return true;
@@ -44,7 +81,9 @@ export class MemoryTracker {
   }
 
   release(bytes: number): void {
-    this.used = Math.max(0, this.used - bytes);
+    const b = Math.min(bytes, this.used);
+    this.used -= b;
+    this.parent?.release(b);
   }
 
   get usedBytes(): number {

@@ -84,7 +84,10 @@ export class HashAggregateOp extends Operator {
     return this.runInThread(ctx);
   }
 
-  private async *runMergeable(ctx: ExecContext, aggs: readonly MergeableAggregate[], groupTypes: readonly JType[]): AsyncIterable<Row[]> {
+  private async *runMergeable(outer: ExecContext, aggs: readonly MergeableAggregate[], groupTypes: readonly JType[]): AsyncIterable<Row[]> {
+    // the input runs under the query's budget; the groups under this aggregate's share of it
+    const memory = outer.memory.consumer();
+    const ctx: ExecContext = { ...outer, memory };
     const keysKey = makeKeyFn(this.groupColumns.map((_, i) => i), groupTypes, true);
     const newTable = (): GroupTable => new GroupTable(aggs, this.groupColumns, this.groupKey, keysKey, ctx.memory);
     const table = newTable();
@@ -96,7 +99,7 @@ export class HashAggregateOp extends Operator {
     let seen = 0;
     let inThreadMs = 0;
     try {
-      for await (const batch of this.input.execute(ctx)) {
+      for await (const batch of this.input.execute(outer)) {
         checkAborted(ctx.signal);
         if (parallel) {
           await parallel.push(batch);
@@ -126,6 +129,7 @@ export class HashAggregateOp extends Operator {
       if (parallel) await parallel.close();
       table.release();
       await spill.remove();
+      memory.close();
     }
   }
 

@@ -36,13 +36,26 @@ export async function* blockJoin(spec: JoinSpec, ctx: ExecContext, build: SpillF
           }
           let b = 0;
           for (const row of chunk) b += rowBytes(row);
-          if (held === 0) ctx.memory.reserve(b, 'HashJoin build block');
-          else if (!ctx.memory.tryReserve(b)) {
+          if (ctx.memory.tryReserve(b)) {
+            held += b;
+            core.addBuild(chunk, false);
+            continue;
+          }
+          if (held > 0) {
             pending = chunk;
             break;
           }
-          held += b;
-          core.addBuild(chunk, false);
+          // not even this chunk fits (other operators hold the budget): the rows that do make the block
+          let n = 0;
+          for (; n < chunk.length; n++) {
+            const rb = rowBytes(chunk[n]);
+            if (!ctx.memory.tryReserve(rb)) break;
+            held += rb;
+          }
+          if (n === 0) ctx.memory.reserve(rowBytes(chunk[0]), 'HashJoin build block');
+          core.addBuild(chunk.slice(0, n), false);
+          pending = n < chunk.length ? chunk.slice(n) : undefined;
+          break;
         }
         if (held === 0) break;
         let offset = 0;

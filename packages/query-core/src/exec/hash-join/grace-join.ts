@@ -4,7 +4,7 @@ import type { KeyFn } from '../expr-fn.js';
 import { partitionOf } from '../spill/partition-hash.js';
 import type { SpillFile } from '../spill/spill-file.js';
 import type { SpillMetrics } from '../spill/spill-metrics.js';
-import { SpillPartitions } from '../spill/spill-partitions.js';
+import { SPILL_FANOUT, SpillPartitions } from '../spill/spill-partitions.js';
 import { blockJoin } from './block-join.js';
 import { JoinCore, type JoinSpec } from './join-core.js';
 import { ParallelProbe } from './parallel-probe.js';
@@ -135,7 +135,9 @@ export class GraceJoin {
       return;
     }
     const next = level + 1;
-    if (next >= MAX_SPILL_DEPTH) {
+    const free = ctx.memory.available;
+    // splitting pays only if a part of 1/32 would fit what other operators leave free; else blocks use what there is
+    if (next >= MAX_SPILL_DEPTH || buildBytes / SPILL_FANOUT > free) {
       this.report.blocks++;
       yield* blockJoin(this.spec, ctx, build, probe);
       return;

@@ -71,19 +71,22 @@ export class HashJoinOp extends Operator {
     };
   }
 
-  protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
+  protected async *run(outer: ExecContext): AsyncIterable<Row[]> {
+    // the inputs run under the query's budget; this join's own tables under its share of it
+    const memory = outer.memory.consumer();
+    const ctx: ExecContext = { ...outer, memory };
     const buildOp = this.spec.buildSide === 'right' ? this.right : this.left;
     const probeOp = this.spec.buildSide === 'right' ? this.left : this.right;
     const core = new JoinCore(this.spec, ctx.memory);
     // with a possible dependent switch the probe statement must wait for the build side's keys
-    const probeAhead = this.dependent ? undefined : prefetch(probeOp.execute(ctx), 4);
+    const probeAhead = this.dependent ? undefined : prefetch(probeOp.execute(outer), 4);
     const dep = this.dependent;
     const buildRows: Row[] = [];
     let held = 0;
     let grace: GraceJoin | undefined;
     Object.assign(this.spill, emptySpill());
     try {
-      for await (const batch of buildOp.execute(ctx)) {
+      for await (const batch of buildOp.execute(outer)) {
         checkAborted(ctx.signal);
         if (grace) {
           await grace.addBuild(batch);
@@ -106,7 +109,7 @@ export class HashJoinOp extends Operator {
       }
       if (grace) {
         // the probe side is read whole: the build side is too big for its keys to restrict it
-        yield* grace.run(probeAhead ?? probeOp.execute(ctx));
+        yield* grace.run(probeAhead ?? probeOp.execute(outer));
         return;
       }
       let probe: AsyncIterable<Row[]>;
@@ -123,7 +126,7 @@ export class HashJoinOp extends Operator {
           this.report.switched = true;
           probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, keys, dep!, this.report);
         } else {
-          probe = probeOp.execute(ctx);
+          probe = probeOp.execute(outer);
         }
       }
       const parallel = this.report.switched ? undefined : ParallelProbe.tryCreate(this.spec, buildRows, ctx.workers, this.forceWorkers);
@@ -145,6 +148,7 @@ export class HashJoinOp extends Operator {
       await grace?.close();
       core.release();
       ctx.memory.release(held);
+      memory.close();
     }
   }
 }

@@ -40,7 +40,10 @@ export class SortOp extends Operator {
     };
   }
 
-  protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
+  protected async *run(outer: ExecContext): AsyncIterable<Row[]> {
+    // the input runs under the query's budget; the buffer under this sort's share of it
+    const memory = outer.memory.consumer();
+    const ctx: ExecContext = { ...outer, memory };
     const { decorate, undecorate, compare } = makeDecorator(this.keys);
     let buffer: Row[] = [];
     let held = 0;
@@ -61,7 +64,7 @@ export class SortOp extends Operator {
       this.spill.depth = 1;
     };
     try {
-      for await (const batch of this.input.execute(ctx)) {
+      for await (const batch of this.input.execute(outer)) {
         checkAborted(ctx.signal);
         let b = 0;
         for (const r of batch) b += rowBytes(r);
@@ -95,6 +98,7 @@ export class SortOp extends Operator {
       }
     } finally {
       ctx.memory.release(held);
+      memory.close();
       await Promise.all(runs.map((r) => r.remove()));
     }
   }

@@ -5,6 +5,12 @@ import { SpillFile } from './spill-file.js';
 export const SPILL_FANOUT = 32;
 /** Estimated bytes a partition buffers before they are written as one chunk. */
 const FLUSH_BYTES = 64 * 1024;
+/**
+ * The buffers of one set of partitions take at most this share of the query's budget:
+ * they must not crowd out the hash tables of other operators (or of this one's next
+ * partition), or everything else would spill for want of memory the buffers hold.
+ */
+const BUFFER_SHARE = 1 / 16;
 
 /**
  * A set of spill files written side by side, one per hash partition. Records are buffered
@@ -21,11 +27,15 @@ export class SpillPartitions<T> {
   /** estimated in-memory bytes of the records written to each partition */
   readonly sizes: number[];
 
+  /** a partition's buffer is written once it holds this many bytes */
+  private readonly flushBytes: number;
+
   constructor(
     private readonly ctx: ExecContext,
     private readonly operator: string,
     readonly fanout = SPILL_FANOUT,
   ) {
+    this.flushBytes = Math.max(1, Math.min(FLUSH_BYTES, Math.floor((ctx.memory.budgetBytes * BUFFER_SHARE) / fanout)));
     this.files = new Array<SpillFile<T> | undefined>(fanout).fill(undefined);
     this.buffers = Array.from({ length: fanout }, () => []);
     this.buffered = new Array<number>(fanout).fill(0);
@@ -39,12 +49,12 @@ export class SpillPartitions<T> {
     this.buffered[partition] += bytes;
     this.sizes[partition] += bytes;
     if (this.ctx.memory.tryReserve(bytes)) this.reserved[partition] += bytes;
-    else this.buffered[partition] += FLUSH_BYTES; // no memory to buffer in: written at the next flushFull
+    else this.buffered[partition] += this.flushBytes; // no memory to buffer in: written at the next flushFull
   }
 
   /** Writes the partitions whose buffers are full. */
   async flushFull(): Promise<void> {
-    for (let p = 0; p < this.fanout; p++) if (this.buffered[p] >= FLUSH_BYTES) await this.flush(p);
+    for (let p = 0; p < this.fanout; p++) if (this.buffered[p] >= this.flushBytes) await this.flush(p);
   }
 
   /** Writes every buffer; the files are complete afterwards. */
