@@ -22,47 +22,49 @@ export interface StatementRecord {
 export class MemoryTracker {
   private used = 0;
   private peakBytes = 0;
-  private consumers = 0;
+  /** open consumers (spilling operators) of this budget */
+  private readonly consumers = new Set<MemoryTracker>();
   constructor(
     readonly budgetBytes: number,
     private readonly parent?: MemoryTracker,
   ) {}
 
   /**
-   * The budget as one operator that can spill sees it (hash join, hash aggregate, sort):
-   * reservations count against this tracker as well, and the operator may hold at most
-   * its share — the budget divided among the spilling operators running at once, but
-   * never less than a quarter of it. Without shares the first operator to fill the
-   * budget would leave none to the others (an aggregate above a join, a sort above an
-   * aggregate), which would then spill everything for want of memory, or fail. Close it
-   * when the operator ends.
+   * The budget as one operator that can spill sees it (hash join, hash aggregate, sort).
+   * Its reservations count against this tracker too, and each such operator has a floor
+   * (1/16 of the budget, less when more than 8 are open) that the others cannot take
+   * while it is open: the first operator to fill the budget could otherwise leave nothing
+   * to an aggregate above it or a sort above that, which would then spill everything for
+   * want of memory, or fail. Past the floors, memory goes to whoever asks first (a big
+   * build side gets most of it). Close it when the operator ends.
    */
   consumer(): MemoryTracker {
-    this.consumers++;
-    return new MemoryTracker(this.budgetBytes, this);
+    const c = new MemoryTracker(this.budgetBytes, this);
+    this.consumers.add(c);
+    return c;
   }
 
-  /** Gives back what a consumer still holds and ends its share. */
+  /** Gives back what a consumer still holds and ends its floor. */
   close(): void {
-    if (!this.parent) return;
     this.release(this.used);
-    this.parent.consumers = Math.max(0, this.parent.consumers - 1);
+    this.parent?.consumers.delete(this);
   }
 
-  /** Bytes this tracker may still reserve. */
+  /** Bytes this tracker may still reserve: for a consumer, what the others' unused floors leave. */
   get available(): number {
-    const own = this.parent ? Math.min(this.parent.share - this.used, this.parent.available) : this.budgetBytes - this.used;
-    return Math.max(0, own);
-  }
-
-  private get share(): number {
-    return this.budgetBytes / Math.min(4, Math.max(1, this.consumers));
+    const p = this.parent;
+    if (!p) return Math.max(0, this.budgetBytes - this.used);
+    const floor = p.budgetBytes / Math.max(16, 2 * p.consumers.size);
+    let kept = 0;
+    for (const c of p.consumers) if (c !== this && c.used < floor) kept += floor - c.used;
+    return Math.max(0, p.budgetBytes - p.used - kept);
   }
 
   /** false when the reservation would pass the budget (nothing is reserved then). */
   tryReserve(bytes: number): boolean {
-    if (this.parent) {
-      if (this.used + bytes > this.parent.share || !this.parent.tryReserve(bytes)) return false;
+    const p = this.parent;
+    if (p) {
+      if (bytes > this.available || !p.tryReserve(bytes)) return false;
     } else if (this.used + bytes > this.budgetBytes) return false;
     this.used += bytes;
     if (this.used > this.peakBytes) this.peakBytes = this.used;

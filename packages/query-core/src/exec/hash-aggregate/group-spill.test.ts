@@ -141,7 +141,7 @@ describe('HashAggregateOp spilling to disk', () => {
     const op = aggregate(input, [0], [t.int32], PLAIN);
     await run(op, spillContext(150_000));
     const node = buildExplain(op, { analyze: true });
-    expect(node.actual?.spill).toEqual({ bytes: op.spill.bytes, partitions: op.spill.partitions, depth: 1, blocks: 0 });
+    expect(node.actual?.spill).toEqual({ bytes: op.spill.bytes, partitions: op.spill.partitions, depth: 1, blocks: 0, swapped: false });
     expect(node.detail).toMatch(new RegExp(`^detail, spilled [0-9.]+ kB in ${op.spill.partitions} partitions, depth 1$`));
   });
 

@@ -8,8 +8,8 @@ import { Operator, type OperatorInfo } from '../operator.js';
 import { prefetch } from '../prefetch.js';
 import type { RemoteScanOp } from '../remote-scan.js';
 import { emptySpill, spillText, type SpillMetrics } from '../spill/spill-metrics.js';
-import { GraceJoin } from './grace-join.js';
 import { JoinCore, type JoinSpec } from './join-core.js';
+import { joinPastBudget } from './past-budget.js';
 import { ParallelProbe } from './parallel-probe.js';
 
 /**
@@ -83,34 +83,27 @@ export class HashJoinOp extends Operator {
     const dep = this.dependent;
     const buildRows: Row[] = [];
     let held = 0;
-    let grace: GraceJoin | undefined;
     Object.assign(this.spill, emptySpill());
+    const buildIt = buildOp.execute(outer)[Symbol.asyncIterator]();
     try {
-      for await (const batch of buildOp.execute(outer)) {
+      for (;;) {
+        const next = await buildIt.next();
+        if (next.done) break;
+        const batch = next.value;
         checkAborted(ctx.signal);
-        if (grace) {
-          await grace.addBuild(batch);
-          continue;
-        }
         let b = 0;
         for (const r of batch) b += rowBytes(r);
-        if (!ctx.memory.tryReserve(b)) {
-          // past the budget: what was read so far goes to disk with the rest of the build side
-          grace = new GraceJoin(this.spec, ctx, this.spill, this.forceWorkers);
-          ctx.memory.release(held);
+        if (!memory.tryReserve(b)) {
+          // past the budget: swap sides if the probe side fits, else partition both to disk
+          memory.release(held);
           held = 0;
           const read = buildRows.splice(0);
-          await grace.addBuild(read);
-          await grace.addBuild(batch);
-          continue;
+          for (const r of batch) read.push(r);
+          yield* joinPastBudget({ spec: this.spec, ctx, report: this.spill, read, buildRest: buildIt, other: probeAhead ?? probeOp.execute(outer), forceWorkers: this.forceWorkers });
+          return;
         }
         held += b;
         for (const r of batch) buildRows.push(r);
-      }
-      if (grace) {
-        // the probe side is read whole: the build side is too big for its keys to restrict it
-        yield* grace.run(probeAhead ?? probeOp.execute(outer));
-        return;
       }
       let probe: AsyncIterable<Row[]>;
       if (probeAhead) {
@@ -145,7 +138,7 @@ export class HashJoinOp extends Operator {
       yield* core.finish(ctx.batchSize);
     } finally {
       if (probeAhead) await probeAhead.close();
-      await grace?.close();
+      await buildIt.return?.();
       core.release();
       ctx.memory.release(held);
       memory.close();

@@ -8,15 +8,18 @@ export interface SpillMetrics {
   depth: number;
   /** partitions that still did not fit at the deepest level (one key held most rows) and were joined block by block */
   blocks: number;
+  /** a hash join whose build side passed the budget built the other side instead */
+  swapped: boolean;
 }
 
 export function emptySpill(): SpillMetrics {
-  return { bytes: 0, partitions: 0, depth: 0, blocks: 0 };
+  return { bytes: 0, partitions: 0, depth: 0, blocks: 0, swapped: false };
 }
 
-/** `, spilled 3.2 MB in 32 partitions, depth 2, 1 joined in blocks`, or '' when nothing spilled. */
+/** `, spilled 3.2 MB in 32 partitions, depth 2, 1 joined in blocks`, `, build side past the budget: sides swapped, spilled 60.0 MB`, or '' when nothing spilled. */
 export function spillText(m: SpillMetrics): string {
   if (m.bytes === 0 && m.partitions === 0) return '';
+  if (m.partitions === 0) return `, build side past the budget: ${m.swapped ? 'sides swapped, ' : ''}spilled ${formatBytes(m.bytes)}`;
   const blocks = m.blocks > 0 ? `, ${m.blocks} joined in blocks` : '';
   return `, spilled ${formatBytes(m.bytes)} in ${m.partitions} partitions, depth ${m.depth}${blocks}`;
 }
