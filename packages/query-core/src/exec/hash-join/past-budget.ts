@@ -13,8 +13,8 @@ export interface PastBudget {
   /** the join's own share of the budget */
   readonly ctx: ExecContext;
   readonly report: SpillMetrics;
-  /** build rows read so far (their memory already given back) */
-  readonly read: readonly Row[];
+  /** build rows read so far (their memory already given back); emptied once they are on disk */
+  readonly read: Row[];
   /** the rest of the build side */
   readonly buildRest: AsyncIterator<Row[]>;
   /** the other side, whole */
@@ -39,6 +39,8 @@ export async function* joinPastBudget(p: PastBudget): AsyncIterable<Row[]> {
   let grace: GraceJoin | undefined;
   try {
     for (let i = 0; i < p.read.length; i += STASH_CHUNK) await stash.write(p.read.slice(i, i + STASH_CHUNK));
+    // the rows are on disk now: holding them too would double what this join keeps
+    p.read.length = 0;
     p.report.bytes += stash.bytes;
     p.report.depth = Math.max(p.report.depth, 1);
     const swapped: JoinSpec = { ...spec, buildSide: spec.buildSide === 'right' ? 'left' : 'right' };
@@ -111,6 +113,8 @@ async function* concat(first: AsyncIterable<Row[]>, rest: AsyncIterator<Row[]> |
   }
 }
 
+/** Yields the rows as one batch and lets go of them. */
 async function* once(rows: Row[]): AsyncIterable<Row[]> {
-  if (rows.length > 0) yield rows;
+  const batch = rows.splice(0);
+  if (batch.length > 0) yield batch;
 }
