@@ -111,7 +111,7 @@ export class JoinCore {
         for (const b of list) {
           let combined: Row | undefined;
           if (residual) {
-            combined = buildIsRight ? p.concat(b) : b.concat(p);
+            combined = buildIsRight ? combine(p, b) : combine(b, p);
             if (residual(combined) !== true) continue;
           }
           any = true;
@@ -121,7 +121,7 @@ export class JoinCore {
             continue;
           }
           if (matched) matched.add(b);
-          out.push(combined ?? (buildIsRight ? p.concat(b) : b.concat(p)));
+          out.push(combined ?? (buildIsRight ? combine(p, b) : combine(b, p)));
         }
       }
       if (seen) {
@@ -155,12 +155,12 @@ export class JoinCore {
   buildOutcomeUnmatched(b: Row): Row | undefined {
     const t = this.spec.type;
     if (this.spec.buildSide === 'left' && (t === 'semi' || t === 'anti')) return t === 'anti' ? b : undefined;
-    if (this.buildPreserved) return this.spec.buildSide === 'right' ? this.nullLeft.concat(b) : b.concat(this.nullRight);
+    if (this.buildPreserved) return this.spec.buildSide === 'right' ? combine(this.nullLeft, b) : combine(b, this.nullRight);
     return undefined;
   }
 
   private padProbe(p: Row): Row {
-    return this.spec.buildSide === 'right' ? p.concat(this.nullRight) : this.nullLeft.concat(p);
+    return this.spec.buildSide === 'right' ? combine(p, this.nullRight) : combine(this.nullLeft, p);
   }
 
   /** Rows decided only once every probe row is seen. */
@@ -176,7 +176,7 @@ export class JoinCore {
       } else if (type === 'anti') {
         if (!wasMatched) out.push(b);
       } else if (!wasMatched) {
-        out.push(buildIsRight ? this.nullLeft.concat(b) : b.concat(this.nullRight));
+        out.push(buildIsRight ? combine(this.nullLeft, b) : combine(b, this.nullRight));
       }
     };
     for (const list of this.table.values()) {
@@ -205,4 +205,14 @@ export class JoinCore {
     this.nullKeyRows.length = 0;
     this.matched = undefined;
   }
+}
+
+/** left columns then right columns; a plain copy loop, several times faster than Array.prototype.concat on every output row */
+export function combine(left: Row, right: Row): Row {
+  const n = left.length;
+  const m = right.length;
+  const out = new Array<Value>(n + m);
+  for (let i = 0; i < n; i++) out[i] = left[i];
+  for (let j = 0; j < m; j++) out[n + j] = right[j];
+  return out;
 }
