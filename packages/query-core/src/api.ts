@@ -83,6 +83,8 @@ export interface QueryStats {
   /** 'hit': the rows came from the result cache, stored cacheAgeMs ago; 'miss': run and stored when complete */
   readonly cache?: 'hit' | 'miss' | 'off';
   readonly cacheAgeMs?: number;
+  /** bytes written to spill files by joins, aggregates and sorts that passed the memory budget */
+  readonly spilledBytes: number;
 }
 
 export interface QueryResult {

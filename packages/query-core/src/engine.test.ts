@@ -4,6 +4,7 @@ import { JunctionError, createConnector, type Row } from '@junction/connectors';
 import { createMysqlDatabase, createPgDatabase, pgAdmin, sourceFromUrl, PG_URL, type TestDatabase } from '../test/support/databases.js';
 import { Engine } from './engine.js';
 import type { RegisteredSource } from './api.js';
+import { bag } from './exec/test-support.js';
 
 let pgDb: TestDatabase;
 let myDb: TestDatabase;
@@ -198,8 +199,11 @@ describe('Engine', () => {
     expect((err as JunctionError).kind).toBe('user');
   });
 
-  it('fails with memory_budget_exceeded when a blocking operator passes the budget', async () => {
-    const err = await rows(`SELECT o_id, count(*) FROM pg.orders GROUP BY o_id`, [], { memoryBudgetBytes: 10_000, pushdown: false }).catch((e: unknown) => e);
+  it('spills a GROUP BY past the budget, and fails with memory_budget_exceeded where an operator cannot spill (DISTINCT)', async () => {
+    const grouped = await rows(`SELECT o_id, count(*) FROM pg.orders GROUP BY o_id`, [], { memoryBudgetBytes: 10_000, pushdown: false });
+    const direct = await rows(`SELECT o_id, count(*) FROM pg.orders GROUP BY o_id`);
+    expect(bag(grouped)).toEqual(bag(direct));
+    const err = await rows(`SELECT DISTINCT o_id, o_total FROM pg.orders`, [], { memoryBudgetBytes: 10_000, pushdown: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JunctionError);
     expect((err as JunctionError).code).toBe('memory_budget_exceeded');
   });

@@ -361,7 +361,7 @@ describe('POST /query', () => {
     }
   });
 
-  it('enforces the per-query memory budget with a 503 that names it', async () => {
+  it('spills a join past the per-query memory budget, and answers 503 naming it where nothing can spill', async () => {
     const small = await startHarness({ limits: { memoryBudgetBytes: 16 * 1024 } });
     try {
       for (const name of ['left_side', 'right_side']) {
@@ -372,11 +372,20 @@ describe('POST /query', () => {
         });
         expect(r.statusCode).toBe(201);
       }
-      // two sources, so the join runs in Junction and must hold one side in memory
-      const res = await small.as('admin', {
+      // two sources, so the join runs in Junction: past the budget it spills to disk and still answers
+      const joined = await small.as('admin', {
         method: 'POST',
         url: '/api/v1/query',
         payload: { sql: 'SELECT count(*) AS n FROM left_side.big a JOIN right_side.big b ON a.s = b.s' },
+      });
+      expect(joined.statusCode).toBe(200);
+      expect(joined.json().rows).toEqual([['5000']]);
+      expect(joined.json().stats.spilledBytes).toBeGreaterThan(0);
+      // a UNION's duplicate elimination cannot spill: it fails with the budget named
+      const res = await small.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT s FROM left_side.big UNION SELECT s FROM right_side.big' },
       });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({

@@ -35,6 +35,7 @@ const Stats = Type.Object({
   rows: Type.Integer(),
   elapsedMs: Type.Number(),
   peakMemoryBytes: Type.Number(),
+  spilledBytes: Type.Number({ description: 'bytes joins, aggregates and sorts wrote to spill files' }),
   sourceStatements: Type.Array(
     Type.Object({ source: Type.String(), sql: Type.String(), rows: Type.Integer(), timeMs: Type.Number() }),
   ),
@@ -82,6 +83,7 @@ function statsOut(id: string, s: QueryStats): Static<typeof Stats> {
     rows: s.rows,
     elapsedMs: s.elapsedMs,
     peakMemoryBytes: s.peakMemoryBytes,
+    spilledBytes: s.spilledBytes,
     sourceStatements: s.sourceStatements.map((x) => ({ ...x })),
     cache: s.cache ?? 'off',
     ...(s.cache === 'hit' && s.cacheAgeMs !== undefined ? { cacheAgeSeconds: Math.round(s.cacheAgeMs) / 1000 } : {}),

@@ -22,11 +22,50 @@ export interface StatementRecord {
 export class MemoryTracker {
   private used = 0;
   private peakBytes = 0;
-  constructor(readonly budgetBytes: number) {}
+  /** open consumers (spilling operators) of this budget */
+  private readonly consumers = new Set<MemoryTracker>();
+  constructor(
+    readonly budgetBytes: number,
+    private readonly parent?: MemoryTracker,
+  ) {}
+
+  /**
+   * The budget as one operator that can spill sees it (hash join, hash aggregate, sort).
+   * Its reservations count against this tracker too, and each such operator has a floor
+   * (1/16 of the budget, less when more than 8 are open) that the others cannot take
+   * while it is open: the first operator to fill the budget could otherwise leave nothing
+   * to an aggregate above it or a sort above that, which would then spill everything for
+   * want of memory, or fail. Past the floors, memory goes to whoever asks first (a big
+   * build side gets most of it). Close it when the operator ends.
+   */
+  consumer(): MemoryTracker {
+    const c = new MemoryTracker(this.budgetBytes, this);
+    this.consumers.add(c);
+    return c;
+  }
+
+  /** Gives back what a consumer still holds and ends its floor. */
+  close(): void {
+    this.release(this.used);
+    this.parent?.consumers.delete(this);
+  }
+
+  /** Bytes this tracker may still reserve: for a consumer, what the others' unused floors leave. */
+  get available(): number {
+    const p = this.parent;
+    if (!p) return Math.max(0, this.budgetBytes - this.used);
+    const floor = p.budgetBytes / Math.max(16, 2 * p.consumers.size);
+    let kept = 0;
+    for (const c of p.consumers) if (c !== this && c.used < floor) kept += floor - c.used;
+    return Math.max(0, p.budgetBytes - p.used - kept);
+  }
 
   /** false when the reservation would pass the budget (nothing is reserved then). */
   tryReserve(bytes: number): boolean {
-    if (this.used + bytes > this.budgetBytes) return false;
+    const p = this.parent;
+    if (p) {
+      if (bytes > this.available || !p.tryReserve(bytes)) return false;
+    } else if (this.used + bytes > this.budgetBytes) return false;
     this.used += bytes;
     if (this.used > this.peakBytes) this.peakBytes = this.used;
     return true;
@@ -44,7 +83,9 @@ export class MemoryTracker {
   }
 
   release(bytes: number): void {
-    this.used = Math.max(0, this.used - bytes);
+    const b = Math.min(bytes, this.used);
+    this.used -= b;
+    this.parent?.release(b);
   }
 
   get usedBytes(): number {
@@ -62,6 +103,7 @@ export class MemoryTracker {
  */
 export class DiskTracker {
   private used = 0;
+  private written = 0;
   constructor(readonly limitBytes: number) {}
 
   reserve(bytes: number, operator: string): void {
@@ -74,6 +116,7 @@ export class DiskTracker {
       );
     }
     this.used += bytes;
+    this.written += bytes;
   }
 
   release(bytes: number): void {
@@ -82,6 +125,11 @@ export class DiskTracker {
 
   get usedBytes(): number {
     return this.used;
+  }
+
+  /** every byte written to spill files so far, including files already removed */
+  get writtenBytes(): number {
+    return this.written;
   }
 }
 

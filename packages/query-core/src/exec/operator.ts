@@ -1,6 +1,7 @@
 import type { NotPushed } from '../plan/logical.js';
 import type { Row, Value } from '@junction/connectors';
 import { maybeYield, type ExecContext } from './context.js';
+import type { SpillMetrics } from './spill/spill-metrics.js';
 
 export interface OperatorMetrics {
   rows: number;
@@ -20,6 +21,8 @@ export interface OperatorInfo {
   readonly params?: readonly Value[];
   readonly notPushed?: readonly NotPushed[];
   readonly estimatedRows?: number;
+  /** what the operator wrote to disk in its last run (operators that spill) */
+  readonly spill?: SpillMetrics;
 }
 
 let nextId = 1;

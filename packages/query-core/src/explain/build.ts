@@ -65,7 +65,9 @@ function actualOf(op: Operator, statements: readonly StatementRecord[] | undefin
     const timeMs = op.metrics.started ? op.metrics.timeMs : Math.max(...statements.map((s) => s.timeMs));
     return { rows, batches, timeMs: round(timeMs), statements: statements.length };
   }
-  return { rows: op.metrics.rows, batches: op.metrics.batches, timeMs: round(op.metrics.timeMs), ...(op.info().sql !== undefined ? { statements: 0 } : {}) };
+  const info = op.info();
+  const spill = info.spill && info.spill.bytes > 0 ? { spill: { ...info.spill } } : {};
+  return { rows: op.metrics.rows, batches: op.metrics.batches, timeMs: round(op.metrics.timeMs), ...(info.sql !== undefined ? { statements: 0 } : {}), ...spill };
 }
 
 function round(ms: number): number {

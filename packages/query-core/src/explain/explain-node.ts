@@ -18,6 +18,8 @@ export interface ExplainNode {
     readonly batches: number;
     readonly timeMs: number;
     readonly statements?: number;
+    /** spilling operators that wrote to disk: bytes, hash partitions (sort: runs), recursion depth, partitions joined in blocks, whether a hash join swapped its sides */
+    readonly spill?: { readonly bytes: number; readonly partitions: number; readonly depth: number; readonly blocks: number; readonly swapped: boolean };
   };
   readonly children: readonly ExplainNode[];
 }

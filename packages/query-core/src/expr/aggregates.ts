@@ -19,6 +19,8 @@ export interface Accumulator<S = unknown> {
   add(state: S, value: Value, extra?: Value): S;
   merge(a: S, b: S): S;
   finish(state: S): Value;
+  /** approximate bytes of a state that grows with its input (DISTINCT values, string_agg parts), so the hash aggregate can count and spill it */
+  sizeOf?(state: S): number;
 }
 
 export interface AccumulatorOptions {
@@ -359,6 +361,7 @@ function stringAgg(resultType: JType): Accumulator<StrAgg> {
       a.seps.push(...b.seps);
       return a;
     },
+    sizeOf: (s) => s.parts.length * 64,
     finish: (s) => {
       if (s.parts.length === 0) return null;
       let out = s.parts[0];
@@ -390,6 +393,7 @@ function distinctOf(inner: Accumulator, arg: JType): Accumulator<DistinctState> 
       for (const [k, v] of b.seen) if (!a.seen.has(k)) a.seen.set(k, v);
       return a;
     },
+    sizeOf: (s) => s.seen.size * 112,
     finish: (s) => {
       let st = inner.init();
       for (const [v, extra] of s.seen.values()) st = inner.add(st, v, extra);

@@ -97,6 +97,31 @@ describe('DependentJoinOp on MariaDB', () => {
     expect(op.report).toEqual({ statements: 1, keys: 5 });
   });
 
+  it('a driver side past the memory budget reads the other side whole and joins it there (sides swapped, then partitioned)', async () => {
+    // 3000 driver rows over keys 1..60 (NULL every 50th): far past a 20 kB budget
+    const driverRows: Row[] = Array.from({ length: 3000 }, (_, i) => [i % 50 === 0 ? null : 1 + (i % 60), `d${i}`]);
+    const batches = (rows: Row[]): Row[][] => Array.from({ length: Math.ceil(rows.length / 100) }, (_, i) => rows.slice(i * 100, i * 100 + 100));
+    const expected: Row[] = driverRows.map((d) => (d[0] !== null && (d[0] as number) <= 50 ? [...d, d[0], `part ${d[0]}`] : [...d, null, null]));
+    for (const budget of [40_000, 2_000]) {
+      const op = new DependentJoinOp(
+        new RowsOp(batches(driverRows)),
+        new RemoteScanOp('my', conn, parts(), conn.render(parts())),
+        { type: 'left', buildSide: 'left', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 2, rightWidth: 2 },
+        { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 10, maxParallel: 2 },
+        '',
+      );
+      const ctx = testContext({ budget });
+      expect(bag(await run(op, ctx))).toEqual(bag(expected));
+      // the 50 parts fit 40 kB: the parts become the hash table; in 2 kB nothing fits and both sides are partitioned
+      expect(op.spill.swapped).toBe(budget === 40_000);
+      expect(op.spill.partitions > 0).toBe(budget === 2_000);
+      expect(op.info().detail).toMatch(/driver past the budget: other side read whole/);
+      // one statement, without IN lists
+      expect(ctx.statements.map((x) => x.params)).toEqual([[]]);
+      expect(ctx.memory.usedBytes).toBe(0);
+    }
+  });
+
   it('a two-column join restricts both key columns and matches exact tuples locally', async () => {
     const q: RemoteQuery = {
       select: ['ps_partkey', 'ps_suppkey', 'ps_cost'].map((c) => ({ expr: { kind: 'column' as const, table: 'ps', column: c, type: t.int32 }, alias: c })),

@@ -1,10 +1,12 @@
 import type { JType, Row } from '@junction/connectors';
 import type { NotPushed } from '../../plan/logical.js';
-import { checkAborted, type ExecContext } from '../context.js';
+import { checkAborted, rowBytes, type ExecContext } from '../context.js';
 import type { RowFn } from '../expr-fn.js';
+import { joinPastBudget } from '../hash-join/past-budget.js';
 import { JoinCore, type JoinSpec } from '../hash-join/join-core.js';
 import { Operator, type OperatorInfo } from '../operator.js';
 import type { RemoteScanOp } from '../remote-scan.js';
+import { emptySpill, spillText, type SpillMetrics } from '../spill/spill-metrics.js';
 import { distinctKeys } from './distinct-keys.js';
 import { fetchByKeys, type FetchReport } from './fetch-by-keys.js';
 
@@ -24,11 +26,15 @@ export interface DependentJoinOptions {
  * Dependent join (Teiid's): read the driver side, collect its distinct non-NULL join
  * keys, send them to the other source as bound IN lists (batched to its limits, a bounded
  * number of statements in parallel), and hash-join the answer locally against the driver
- * rows. No keys: the other source is never asked.
+ * rows. No keys: the other source is never asked. A driver side that passes the
+ * memory budget has too many keys to send anyway: the other statement is read whole and
+ * joined as a hash join past its budget does (past-budget.ts).
  */
 export class DependentJoinOp extends Operator {
   readonly children: readonly Operator[];
   readonly report: FetchReport = { statements: 0, keys: 0 };
+  /** what the last run wrote to disk */
+  readonly spill: SpillMetrics = emptySpill();
 
   constructor(
     private readonly driver: Operator,
@@ -45,25 +51,48 @@ export class DependentJoinOp extends Operator {
   }
 
   info(): OperatorInfo {
-    const ran = this.metrics.started ? `, ${this.report.keys} keys in ${this.report.statements} statements` : '';
+    const spilledAny = this.spill.bytes > 0;
+    const ran = this.metrics.started && !spilledAny ? `, ${this.report.keys} keys in ${this.report.statements} statements` : '';
+    const spilled = spilledAny ? `, driver past the budget: other side read whole${spillText(this.spill)}` : '';
     return {
       operator: 'DependentJoin',
       runsIn: 'junction',
-      detail: `${this.spec.type} driver=${this.spec.buildSide} maxInList=${this.options.maxInList} ${this.detail}${ran}`,
+      detail: `${this.spec.type} driver=${this.spec.buildSide} maxInList=${this.options.maxInList} ${this.detail}${ran}${spilled}`,
       notPushed: this.notPushed,
       estimatedRows: this.estimatedRows,
+      spill: this.spill,
     };
   }
 
-  protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
-    const core = new JoinCore(this.spec, ctx.memory);
+  protected async *run(outer: ExecContext): AsyncIterable<Row[]> {
+    // the inputs run under the query's budget; the driver rows under this join's share of it
+    const memory = outer.memory.consumer();
+    const ctx: ExecContext = { ...outer, memory };
+    const core = new JoinCore(this.spec, memory);
+    let held = 0;
+    Object.assign(this.spill, emptySpill());
+    const driverIt = this.driver.execute(outer)[Symbol.asyncIterator]();
     try {
       const rows: Row[] = [];
-      for await (const batch of this.driver.execute(ctx)) {
+      for (;;) {
+        const next = await driverIt.next();
+        if (next.done) break;
+        const batch = next.value;
         checkAborted(ctx.signal);
-        core.addBuild(batch);
+        let b = 0;
+        for (const r of batch) b += rowBytes(r);
+        if (!memory.tryReserve(b)) {
+          memory.release(held);
+          held = 0;
+          const read = rows.splice(0);
+          for (const r of batch) read.push(r);
+          yield* joinPastBudget({ spec: this.spec, ctx, report: this.spill, read, buildRest: driverIt, other: this.remote.execute(outer) });
+          return;
+        }
+        held += b;
         for (const r of batch) rows.push(r);
       }
+      core.addBuild(rows, false);
       const keys = distinctKeys(rows, this.options.driverColumn, this.options.driverType);
       const extra = (this.options.extraKeys ?? []).map((x) => ({ column: x.remoteColumn, keys: distinctKeys(rows, x.driverColumn, x.driverType) }));
       rows.length = 0;
@@ -74,7 +103,10 @@ export class DependentJoinOp extends Operator {
       }
       yield* core.finish(ctx.batchSize);
     } finally {
+      await driverIt.return?.();
       core.release();
+      memory.release(held);
+      memory.close();
     }
   }
 }

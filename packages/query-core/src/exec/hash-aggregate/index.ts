@@ -4,6 +4,8 @@ import { checkAborted, rowBytes, type ExecContext } from '../context.js';
 import type { KeyFn, RowFn } from '../expr-fn.js';
 import { makeKeyFn } from '../hash-key.js';
 import { Operator, chunk, type OperatorInfo } from '../operator.js';
+import { emptySpill, spillText, type SpillMetrics } from '../spill/spill-metrics.js';
+import { GroupSpill } from './group-spill.js';
 import { GroupTable, type MergeableAggregate } from './group-table.js';
 import { AGGREGATE_CHUNK_ROWS, ParallelAggregate, WORKER_MIN_ROWS, type ParallelReport } from './parallel-aggregate.js';
 
@@ -29,11 +31,14 @@ export interface AggregateSpec {
  * When every aggregate is mergeable (accumulator + inputs, as the compiler builds them)
  * groups hold the accumulators' states (group-table.ts); then, with a worker pool, a large
  * input is aggregated in worker threads past the first WORKER_MIN_ROWS rows
- * (parallel-aggregate.ts).
+ * (parallel-aggregate.ts), and groups that pass the memory budget spill to disk in hash
+ * partitions of the group key (group-spill.ts).
  */
 export class HashAggregateOp extends Operator {
   readonly children: readonly Operator[];
   readonly report: ParallelReport = { chunks: 0, fellBack: false };
+  /** what the last run wrote to disk */
+  readonly spill: SpillMetrics = emptySpill();
   /** tests: start the worker path at the first row */
   forceWorkers = false;
   /** tests: rows per worker task */
@@ -58,32 +63,47 @@ export class HashAggregateOp extends Operator {
     const r = this.report;
     const back = r.fellBack === 'groups' ? ', then in-thread: about one group per row' : r.fellBack === 'slower' ? ', then in-thread: faster here' : '';
     const workers = r.chunks === 0 ? '' : `, in worker threads (${r.chunks} chunks)${back}`;
-    return { operator: 'HashAggregate', runsIn: 'junction', detail: this.detail + workers, notPushed: this.notPushed, estimatedRows: this.estimatedRows };
+    return {
+      operator: 'HashAggregate',
+      runsIn: 'junction',
+      detail: this.detail + workers + spillText(this.spill),
+      notPushed: this.notPushed,
+      estimatedRows: this.estimatedRows,
+      spill: this.spill,
+    };
   }
 
   protected run(ctx: ExecContext): AsyncIterable<Row[]> {
     // a cached plan runs the same operator again: report this run only
     this.report.chunks = 0;
     this.report.fellBack = false;
+    Object.assign(this.spill, emptySpill());
     const mergeable = this.aggregates.map((a) => a.mergeable);
     // the accumulators' own states cost fewer objects per group than closures: taken whenever given
     if (this.groupTypes && mergeable.every((m) => m !== undefined)) return this.runMergeable(ctx, mergeable as MergeableAggregate[], this.groupTypes);
     return this.runInThread(ctx);
   }
 
-  private async *runMergeable(ctx: ExecContext, aggs: readonly MergeableAggregate[], groupTypes: readonly JType[]): AsyncIterable<Row[]> {
+  private async *runMergeable(outer: ExecContext, aggs: readonly MergeableAggregate[], groupTypes: readonly JType[]): AsyncIterable<Row[]> {
+    // the input runs under the query's budget; the groups under this aggregate's share of it
+    const memory = outer.memory.consumer();
+    const ctx: ExecContext = { ...outer, memory };
     const keysKey = makeKeyFn(this.groupColumns.map((_, i) => i), groupTypes, true);
-    const table = new GroupTable(aggs, this.groupColumns, this.groupKey, keysKey, ctx.memory);
+    const newTable = (): GroupTable => new GroupTable(aggs, this.groupColumns, this.groupKey, keysKey, ctx.memory);
+    const table = newTable();
+    const spill = new GroupSpill(0, newTable, ctx, this.spill);
+    table.spillTo(spill.sink);
     const threshold = this.forceWorkers ? 0 : WORKER_MIN_ROWS;
     const workers = aggs.every(orderFree) ? ctx.workers : undefined;
     let parallel: ParallelAggregate | undefined;
     let seen = 0;
     let inThreadMs = 0;
     try {
-      for await (const batch of this.input.execute(ctx)) {
+      for await (const batch of this.input.execute(outer)) {
         checkAborted(ctx.signal);
         if (parallel) {
           await parallel.push(batch);
+          await spill.drain(table);
           continue;
         }
         // a pool still starting its threads would keep this input waiting longer than aggregating it here
@@ -91,19 +111,25 @@ export class HashAggregateOp extends Operator {
           const msPerRow = this.forceWorkers || seen === 0 ? undefined : inThreadMs / seen;
           parallel = new ParallelAggregate(table, aggs, this.groupColumns, groupTypes, workers, ctx, this.report, this.chunkRows, msPerRow);
           await parallel.push(batch);
+          await spill.drain(table);
           continue;
         }
         const t0 = performance.now();
         table.addRows(batch);
         inThreadMs += performance.now() - t0;
         seen += batch.length;
+        await spill.drain(table);
       }
-      if (parallel) await parallel.finish();
-      const out = table.finish();
-      yield* chunk(out, ctx.batchSize);
+      if (parallel) {
+        await parallel.finish();
+        await spill.drain(table);
+      }
+      yield* spill.finish(table);
     } finally {
       if (parallel) await parallel.close();
       table.release();
+      await spill.remove();
+      memory.close();
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JunctionError, t, type Row } from '@junction/connectors';
+import { t, type Row } from '@junction/connectors';
 import { makeKeyFn } from '../hash-key.js';
 import { RowsOp, bag, run, testContext } from '../test-support.js';
 import { HashJoinOp } from './index.js';
@@ -114,14 +114,12 @@ describe('HashJoinOp', () => {
     expect(probe.pulled).toBeLessThan(7);
   });
 
-  it('fails with memory_budget_exceeded when the build side passes the budget', async () => {
+  it('swaps sides instead of failing when the build side passes the budget and the probe side fits', async () => {
     const big: Row[] = Array.from({ length: 5000 }, (_, i) => [i, 'x'.repeat(100)]);
     const op = new HashJoinOp(new RowsOp([L]), new RowsOp([big]), spec('inner', 'right'), '');
     const ctx = testContext({ budget: 100_000 });
-    const err = await run(op, ctx).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(JunctionError);
-    expect((err as JunctionError).kind).toBe('resources');
-    expect((err as JunctionError).code).toBe('memory_budget_exceeded');
+    expect(bag(await run(op, ctx))).toEqual(bag([[1, 'a', 1, 'x'.repeat(100)], [2, 'b', 2, 'x'.repeat(100)], [2, 'b2', 2, 'x'.repeat(100)]]));
+    expect(op.spill.swapped).toBe(true);
     expect(ctx.memory.usedBytes).toBe(0);
   });
 

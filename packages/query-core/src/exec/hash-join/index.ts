@@ -7,7 +7,9 @@ import type { RowFn } from '../expr-fn.js';
 import { Operator, type OperatorInfo } from '../operator.js';
 import { prefetch } from '../prefetch.js';
 import type { RemoteScanOp } from '../remote-scan.js';
+import { emptySpill, spillText, type SpillMetrics } from '../spill/spill-metrics.js';
 import { JoinCore, type JoinSpec } from './join-core.js';
+import { joinPastBudget } from './past-budget.js';
 import { ParallelProbe } from './parallel-probe.js';
 
 /**
@@ -30,12 +32,16 @@ export interface DependentSwitch {
 
 /**
  * Hash join: reads the build side into a hash table while the probe side's statement
- * already runs (prefetched, bounded), then streams the probe side through it.
+ * already runs (prefetched, bounded), then streams the probe side through it. A build
+ * side that passes what the query's memory budget has left is partitioned to disk with
+ * the probe side and joined partition by partition (grace-join.ts).
  */
 export class HashJoinOp extends Operator {
   readonly children: readonly Operator[];
   /** set when the join turned dependent at run time */
   readonly report: FetchReport & { switched: boolean; workers: boolean } = { statements: 0, keys: 0, switched: false, workers: false };
+  /** what the last run wrote to disk */
+  readonly spill: SpillMetrics = emptySpill();
   /** tests: take the worker path whatever the build size */
   forceWorkers = false;
 
@@ -54,35 +60,50 @@ export class HashJoinOp extends Operator {
 
   info(): OperatorInfo {
     const switchText =
-      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '');
+      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '') + spillText(this.spill);
     return {
       operator: 'HashJoin',
       runsIn: 'junction',
       detail: `${this.spec.type} build=${this.spec.buildSide} ${this.detail}${switchText}`,
       notPushed: this.notPushed,
       estimatedRows: this.estimatedRows,
+      spill: this.spill,
     };
   }
 
-  protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
+  protected async *run(outer: ExecContext): AsyncIterable<Row[]> {
+    // the inputs run under the query's budget; this join's own tables under its share of it
+    const memory = outer.memory.consumer();
+    const ctx: ExecContext = { ...outer, memory };
     const buildOp = this.spec.buildSide === 'right' ? this.right : this.left;
     const probeOp = this.spec.buildSide === 'right' ? this.left : this.right;
     const core = new JoinCore(this.spec, ctx.memory);
     // with a possible dependent switch the probe statement must wait for the build side's keys
-    const probeAhead = this.dependent ? undefined : prefetch(probeOp.execute(ctx), 4);
+    const probeAhead = this.dependent ? undefined : prefetch(probeOp.execute(outer), 4);
     const dep = this.dependent;
     const buildRows: Row[] = [];
     let held = 0;
+    Object.assign(this.spill, emptySpill());
+    const buildIt = buildOp.execute(outer)[Symbol.asyncIterator]();
     try {
-      for await (const batch of buildOp.execute(ctx)) {
+      for (;;) {
+        const next = await buildIt.next();
+        if (next.done) break;
+        const batch = next.value;
         checkAborted(ctx.signal);
         let b = 0;
-        for (const r of batch) {
-          buildRows.push(r);
-          b += rowBytes(r);
+        for (const r of batch) b += rowBytes(r);
+        if (!memory.tryReserve(b)) {
+          // past the budget: swap sides if the probe side fits, else partition both to disk
+          memory.release(held);
+          held = 0;
+          const read = buildRows.splice(0);
+          for (const r of batch) read.push(r);
+          yield* joinPastBudget({ spec: this.spec, ctx, report: this.spill, read, buildRest: buildIt, other: probeAhead ?? probeOp.execute(outer), forceWorkers: this.forceWorkers });
+          return;
         }
-        ctx.memory.reserve(b, 'HashJoin build side');
         held += b;
+        for (const r of batch) buildRows.push(r);
       }
       let probe: AsyncIterable<Row[]>;
       if (probeAhead) {
@@ -98,7 +119,7 @@ export class HashJoinOp extends Operator {
           this.report.switched = true;
           probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, keys, dep!, this.report);
         } else {
-          probe = probeOp.execute(ctx);
+          probe = probeOp.execute(outer);
         }
       }
       const parallel = this.report.switched ? undefined : ParallelProbe.tryCreate(this.spec, buildRows, ctx.workers, this.forceWorkers);
@@ -117,8 +138,10 @@ export class HashJoinOp extends Operator {
       yield* core.finish(ctx.batchSize);
     } finally {
       if (probeAhead) await probeAhead.close();
+      await buildIt.return?.();
       core.release();
       ctx.memory.release(held);
+      memory.close();
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { Row, Value } from '@junction/connectors';
 import { checkAborted, type ExecContext } from '../context.js';
 import type { WorkerPool } from '../workers/pool.js';
-import type { JoinSpec } from './join-core.js';
+import { combine, type JoinSpec } from './join-core.js';
 import { buildNumericTable, type NumericTable } from './numeric-table.js';
 import type { ProbeTask } from './probe-task.js';
 
@@ -91,18 +91,18 @@ export class ParallelProbe {
       if (matched && (type === 'semi' || type === 'anti') && matched[probeIdx[i]]) continue;
       let combined: Row | undefined;
       if (residual) {
-        combined = p.concat(b);
+        combined = combine(p, b);
         if (residual(combined) !== true) continue;
       }
       if (matched) matched[probeIdx[i]] = 1;
-      if (type === 'inner' || type === 'left') out.push(combined ?? p.concat(b));
+      if (type === 'inner' || type === 'left') out.push(combined ?? combine(p, b));
     }
     if (matched) {
       const nulls = new Array<Value>(rightWidth).fill(null);
       for (let i = 0; i < probe.length; i++) {
         if (type === 'semi' && matched[i]) out.push(probe[i]);
         else if (type === 'anti' && !matched[i]) out.push(probe[i]);
-        else if (type === 'left' && !matched[i]) out.push(probe[i].concat(nulls));
+        else if (type === 'left' && !matched[i]) out.push(combine(probe[i], nulls));
       }
     }
     return out;

@@ -4,7 +4,8 @@ import { checkAborted, rowBytes, type ExecContext } from '../context.js';
 import { Operator, chunk, type OperatorInfo } from '../operator.js';
 import { makeDecorator, type SortKeySpec } from '../sort-keys.js';
 import { mergeRuns } from './merge-runs.js';
-import { SpillFile } from './spill-file.js';
+import { SpillFile } from '../spill/spill-file.js';
+import { emptySpill, type SpillMetrics } from '../spill/spill-metrics.js';
 
 const SPILL_CHUNK = 2048;
 
@@ -16,6 +17,8 @@ export class SortOp extends Operator {
   readonly children: readonly Operator[];
   /** runs written to disk by the last execution (EXPLAIN ANALYZE, tests) */
   spilledRuns = 0;
+  /** what the last run wrote to disk: runs count as partitions */
+  readonly spill: SpillMetrics = emptySpill();
 
   constructor(
     private readonly input: Operator,
@@ -33,14 +36,20 @@ export class SortOp extends Operator {
       runsIn: 'junction',
       detail: this.detail + (this.spilledRuns > 0 ? ` (spilled ${this.spilledRuns} runs)` : ''),
       notPushed: this.notPushed,
+      spill: this.spill,
     };
   }
 
-  protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
+  protected async *run(outer: ExecContext): AsyncIterable<Row[]> {
+    // the input runs under the query's budget; the buffer under this sort's share of it
+    const memory = outer.memory.consumer();
+    const ctx: ExecContext = { ...outer, memory };
     const { decorate, undecorate, compare } = makeDecorator(this.keys);
     let buffer: Row[] = [];
     let held = 0;
     const runs: SpillFile[] = [];
+    this.spilledRuns = 0;
+    Object.assign(this.spill, emptySpill());
     const spill = async (): Promise<void> => {
       buffer.sort(compare);
       const file = await SpillFile.create(ctx.spillDir, ctx.disk);
@@ -50,9 +59,12 @@ export class SortOp extends Operator {
       ctx.memory.release(held);
       held = 0;
       this.spilledRuns = runs.length;
+      this.spill.partitions = runs.length;
+      this.spill.bytes += file.bytes;
+      this.spill.depth = 1;
     };
     try {
-      for await (const batch of this.input.execute(ctx)) {
+      for await (const batch of this.input.execute(outer)) {
         checkAborted(ctx.signal);
         let b = 0;
         for (const r of batch) b += rowBytes(r);
@@ -86,6 +98,7 @@ export class SortOp extends Operator {
       }
     } finally {
       ctx.memory.release(held);
+      memory.close();
       await Promise.all(runs.map((r) => r.remove()));
     }
   }

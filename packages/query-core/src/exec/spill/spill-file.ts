@@ -6,23 +6,29 @@ import { JunctionError, type Row } from '@junction/connectors';
 import type { DiskTracker } from '../context.js';
 
 /**
- * A sorted run on disk: length-prefixed chunks of rows in V8's serialisation, which keeps
- * bigint, Uint8Array and null exactly. Written once, read back sequentially.
+ * The one on-disk format of every operator that spills (sort runs, hash join and hash
+ * aggregate partitions): length-prefixed chunks of records in V8's serialisation, which
+ * keeps bigint, Uint8Array, NULL, decimal and date strings and accumulator states (plain
+ * objects, Maps, arrays) exactly. Appended to, then read back sequentially as often as
+ * needed (a block join reads its probe partition once per block).
  */
-export class SpillFile {
+export class SpillFile<T = Row> {
   private handle: FileHandle | undefined;
   private writePos = 0;
+  private count = 0;
   readonly path: string;
 
   private constructor(
     dir: string,
     private readonly disk: DiskTracker | undefined,
+    /** named in the spill-limit error */
+    private readonly operator: string,
   ) {
     this.path = join(dir, `junction-spill-${randomUUID()}.bin`);
   }
 
-  static async create(dir: string, disk?: DiskTracker): Promise<SpillFile> {
-    const f = new SpillFile(dir, disk);
+  static async create<T = Row>(dir: string, disk?: DiskTracker, operator = 'Sort'): Promise<SpillFile<T>> {
+    const f = new SpillFile<T>(dir, disk, operator);
     try {
       f.handle = await open(f.path, 'w+');
     } catch (e) {
@@ -31,32 +37,37 @@ export class SpillFile {
     return f;
   }
 
-  async write(rows: readonly Row[]): Promise<void> {
-    const body = serialize(rows);
+  async write(records: readonly T[]): Promise<void> {
+    if (!this.handle) throw new JunctionError('spill_file_closed', 'internal', 'A spill file was written after it was removed.');
+    const body = serialize(records);
     const head = Buffer.alloc(4);
     head.writeUInt32LE(body.length, 0);
     const buf = Buffer.concat([head, body]);
-    this.disk?.reserve(buf.length, 'Sort');
+    this.disk?.reserve(buf.length, this.operator);
     try {
-      await this.handle!.write(buf, 0, buf.length, this.writePos);
+      await this.handle.write(buf, 0, buf.length, this.writePos);
     } catch (e) {
       this.disk?.release(buf.length);
       throw spillError(e, this.path);
     }
     this.writePos += buf.length;
+    this.count += records.length;
   }
 
   /** Chunks in the order they were written. */
-  async *read(): AsyncIterable<Row[]> {
+  async *read(): AsyncIterable<T[]> {
     let pos = 0;
     const head = Buffer.alloc(4);
     while (pos < this.writePos) {
-      await this.handle!.read(head, 0, 4, pos);
+      const handle = this.handle;
+      // removed while being read (the query ended): nothing more to give
+      if (!handle) return;
+      await handle.read(head, 0, 4, pos);
       const len = head.readUInt32LE(0);
       const body = Buffer.alloc(len);
-      await this.handle!.read(body, 0, len, pos + 4);
+      await handle.read(body, 0, len, pos + 4);
       pos += 4 + len;
-      yield deserialize(body) as Row[];
+      yield deserialize(body) as T[];
     }
   }
 
@@ -64,12 +75,19 @@ export class SpillFile {
     return this.writePos;
   }
 
+  /** records written */
+  get records(): number {
+    return this.count;
+  }
+
   async remove(): Promise<void> {
-    await this.handle?.close().catch(() => undefined);
+    const handle = this.handle;
     this.handle = undefined;
+    await handle?.close().catch(() => undefined);
     await rm(this.path, { force: true });
     this.disk?.release(this.writePos);
     this.writePos = 0;
+    this.count = 0;
   }
 }
 
