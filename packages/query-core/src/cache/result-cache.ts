@@ -46,6 +46,7 @@ export function cachedResult(
     elapsedMs: (ended ?? performance.now()) - started,
     sourceStatements: [],
     peakMemoryBytes: 0,
+    spilledBytes: 0,
     cache: 'hit',
     cacheAgeMs: hit.ageMs,
   });
