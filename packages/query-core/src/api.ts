@@ -52,6 +52,8 @@ export interface QueryStats {
   /** one entry per statement sent to a source */
   readonly sourceStatements: readonly { readonly source: string; readonly sql: string; readonly rows: number; readonly timeMs: number }[];
   readonly peakMemoryBytes: number;
+  /** bytes written to spill files while it ran */
+  readonly spilledBytes: number;
 }
 
 export interface QueryResult {

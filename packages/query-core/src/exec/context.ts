@@ -62,6 +62,7 @@ export class MemoryTracker {
  */
 export class DiskTracker {
   private used = 0;
+  private written = 0;
   constructor(readonly limitBytes: number) {}
 
   reserve(bytes: number, operator: string): void {
@@ -74,6 +75,7 @@ export class DiskTracker {
       );
     }
     this.used += bytes;
+    this.written += bytes;
   }
 
   release(bytes: number): void {
@@ -82,6 +84,10 @@ export class DiskTracker {
 
   get usedBytes(): number {
     return this.used;
+  }
+  /** every byte the query has written to spill files, released or not (stats, benchmarks) */
+  get spilledBytes(): number {
+    return this.written;
   }
 }
 

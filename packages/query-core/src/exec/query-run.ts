@@ -78,6 +78,7 @@ export class QueryRun {
       elapsedMs: (this.ended ?? performance.now()) - this.started,
       sourceStatements: this.ctx.statements.map((s) => ({ source: s.source, sql: s.sql, rows: s.rows, timeMs: s.timeMs })),
       peakMemoryBytes: this.ctx.memory.peak,
+      spilledBytes: this.ctx.disk?.spilledBytes ?? 0,
     };
   }
 }
