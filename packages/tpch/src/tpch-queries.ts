@@ -8,6 +8,7 @@ import { TABLE_NAMES } from './schema.js';
  * table names: one database holding all eight tables answers them as they are, and the
  * federation answers the same text through a search path that names, for each table, the
  * source of the JDV layout that holds it. Q15's view is a WITH clause, as most engines run it.
+ * The engine's binder tests, golden plans and federated correctness tests read them too.
  */
 const DIR = new URL('../workload/tpch/', import.meta.url);
 

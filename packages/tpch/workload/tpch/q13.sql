@@ -1,8 +1,8 @@
-SELECT c_count, count(*) AS custdist
-FROM (
-  SELECT c_custkey, count(o_orderkey)
-  FROM customer LEFT OUTER JOIN orders ON c_custkey = o_custkey AND o_comment NOT LIKE '%special%requests%'
-  GROUP BY c_custkey
-) AS c_orders (c_custkey, c_count)
-GROUP BY c_count
-ORDER BY custdist DESC, c_count DESC
+select c_count, count(*) as custdist
+from (
+  select c_custkey, count(o_orderkey)
+  from customer left outer join orders on c_custkey = o_custkey and o_comment not like '%special%requests%'
+  group by c_custkey
+) as c_orders (c_custkey, c_count)
+group by c_count
+order by custdist desc, c_count desc

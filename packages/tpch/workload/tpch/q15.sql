@@ -1,9 +1,8 @@
-WITH revenue0 AS (
-  SELECT l_suppkey AS supplier_no, sum(l_extendedprice * (1 - l_discount)) AS total_revenue
-  FROM lineitem
-  WHERE l_shipdate >= DATE '1996-01-01' AND l_shipdate < DATE '1996-01-01' + INTERVAL '3' MONTH
-  GROUP BY l_suppkey)
-SELECT s_suppkey, s_name, s_address, s_phone, total_revenue
-FROM supplier, revenue0
-WHERE s_suppkey = supplier_no AND total_revenue = (SELECT max(total_revenue) FROM revenue0)
-ORDER BY s_suppkey
+with revenue0 (supplier_no, total_revenue) as (
+  select l_suppkey, sum(l_extendedprice * (1 - l_discount)) from lineitem
+  where l_shipdate >= date '1996-01-01' and l_shipdate < date '1996-01-01' + interval '3' month
+  group by l_suppkey)
+select s_suppkey, s_name, s_address, s_phone, total_revenue
+from supplier, revenue0
+where s_suppkey = supplier_no and total_revenue = (select max(total_revenue) from revenue0)
+order by s_suppkey

@@ -1,12 +1,12 @@
-SELECT cntrycode, count(*) AS numcust, sum(c_acctbal) AS totacctbal
-FROM (
-  SELECT substring(c_phone FROM 1 FOR 2) AS cntrycode, c_acctbal
-  FROM customer
-  WHERE substring(c_phone FROM 1 FOR 2) IN ('13', '31', '23', '29', '30', '18', '17')
-    AND c_acctbal > (
-      SELECT avg(c_acctbal) FROM customer
-      WHERE c_acctbal > 0.00 AND substring(c_phone FROM 1 FOR 2) IN ('13', '31', '23', '29', '30', '18', '17'))
-    AND NOT EXISTS (SELECT * FROM orders WHERE o_custkey = c_custkey)
-) AS custsale
-GROUP BY cntrycode
-ORDER BY cntrycode
+select cntrycode, count(*) as numcust, sum(c_acctbal) as totacctbal
+from (
+  select substring(c_phone from 1 for 2) as cntrycode, c_acctbal
+  from customer
+  where substring(c_phone from 1 for 2) in ('13', '31', '23', '29', '30', '18', '17')
+    and c_acctbal > (
+      select avg(c_acctbal) from customer
+      where c_acctbal > 0.00 and substring(c_phone from 1 for 2) in ('13', '31', '23', '29', '30', '18', '17'))
+    and not exists (select * from orders where o_custkey = c_custkey)
+) as custsale
+group by cntrycode
+order by cntrycode
