@@ -35,7 +35,13 @@ export interface DependentSwitch {
 export class HashJoinOp extends Operator {
   readonly children: readonly Operator[];
   /** set when the join turned dependent at run time */
-  readonly report: FetchReport & { switched: boolean; workers: boolean } = { statements: 0, keys: 0, switched: false, workers: false };
+  readonly report: FetchReport & { switched: boolean; workers: boolean; stoppedEarly: boolean } = {
+    statements: 0,
+    keys: 0,
+    switched: false,
+    workers: false,
+    stoppedEarly: false,
+  };
   /** tests: take the worker path whatever the build size */
   forceWorkers = false;
 
@@ -54,7 +60,8 @@ export class HashJoinOp extends Operator {
 
   info(): OperatorInfo {
     const switchText =
-      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '');
+      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '') +
+      (this.report.stoppedEarly ? ', build side left unread: the probe side was empty' : '');
     return {
       operator: 'HashJoin',
       runsIn: 'junction',
@@ -74,8 +81,16 @@ export class HashJoinOp extends Operator {
     const buildRows: Row[] = [];
     let held = 0;
     try {
+      // the probe statement runs meanwhile: if it ends with no rows and no build row can come out
+      // unmatched, the rest of the build side is not worth reading (an empty side ends the join)
+      const buildUseless = (): boolean =>
+        !!probeAhead?.endedEmpty() && !core.buildPreserved && !(this.spec.buildSide === 'left' && this.spec.type === 'anti');
       for await (const batch of buildOp.execute(ctx)) {
         checkAborted(ctx.signal);
+        if (buildUseless()) {
+          this.report.stoppedEarly = true;
+          break;
+        }
         let b = 0;
         for (const r of batch) {
           buildRows.push(r);
@@ -86,6 +101,7 @@ export class HashJoinOp extends Operator {
       }
       let probe: AsyncIterable<Row[]>;
       if (probeAhead) {
+        if (this.report.stoppedEarly) return;
         if (buildRows.length === 0 && !core.probePreserved && this.spec.type !== 'anti') {
           // nothing can match and no probe row survives unmatched: never read the probe side
           await probeAhead.close();
