@@ -63,19 +63,26 @@ function joinRows(join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizeInp
   const l = estimateRows(join.left, ctx);
   const r = estimateRows(join.right, ctx);
   let rows = l * r;
-  let equi = false;
+  let keys = 0;
+  // the distinct combinations of several key columns: their ndvs multiplied, but never more
+  // than the bigger input has rows (partsupp ⋈ lineitem on partkey AND suppkey is one composite
+  // key, not two independent ones)
+  let keyNdv = 1;
   for (const c of join.condition ? conjuncts(join.condition) : []) {
     if (c.kind === 'call' && c.fn === 'eq' && c.args[0].kind === 'ref' && c.args[1].kind === 'ref') {
-      // |L ⋈ R| = |L|·|R| / max(ndv): a unique key's ndv is its table's rows; for other
-      // columns the bigger input stands in (a foreign key joins at most once per key)
+      // |L ⋈ R| = |L|·|R| / max(ndv): a unique key's ndv is its table's rows, another column's
+      // its statistics' distinct count; else the bigger input stands in (a foreign key joins at
+      // most once per key)
       const ndv = Math.max(
         uniqueRows(c.args[0].id, join, ctx) ?? distinctOf(c.args[0], join, ctx) ?? 0,
         uniqueRows(c.args[1].id, join, ctx) ?? distinctOf(c.args[1], join, ctx) ?? 0,
       );
-      rows /= Math.max(1, ndv > 0 ? ndv : equi ? 1 : Math.max(l, r));
-      equi = true;
+      keyNdv *= Math.max(1, ndv > 0 ? ndv : keys > 0 ? 1 : Math.max(l, r));
+      keys++;
     } else rows *= 0.5;
   }
+  if (keys === 1) rows /= keyNdv;
+  else if (keys > 1) rows /= Math.min(keyNdv, Math.max(l, r, 1));
   switch (join.type) {
     case 'semi':
     case 'anti':
