@@ -321,7 +321,7 @@ function columnStatsById(id: number, plan: LogicalPlan, ctx: OptimizeInput): Col
 }
 
 /** Distinct values of a column below `plan`: its statistics, or its table's rows when it is a unique key. */
-function distinctOf(e: Expr, plan: LogicalPlan, ctx: OptimizeInput): number | undefined {
+export function distinctOf(e: Expr, plan: LogicalPlan, ctx: OptimizeInput): number | undefined {
   const column = keyColumn(e);
   if (!column) return undefined;
   return uniqueRows(column.id, plan, ctx) ?? columnStatsById(column.id, plan, ctx)?.distinct;
