@@ -1,12 +1,13 @@
 /**
- * node --import tsx packages/query-core/bench/explain.ts [--sf 1] [--layout federated|single] [--query C,H] [--param 4243]
+ * node --import tsx packages/query-core/bench/explain.ts [--sf 1] [--layout federated|single] [--query C,H,Q19] [--param 4243]
  *
- * EXPLAIN ANALYZE (with estimates) of JDV queries on the data `npm run bench` loaded: where
- * the time of a benchmark query goes, statement by statement.
+ * EXPLAIN ANALYZE (with estimates) of JDV queries (A–H) and TPC-H queries (Q1–Q22) on the data
+ * `npm run bench` loaded: where the time of a benchmark query goes, statement by statement.
  */
 import { parseArgs } from 'node:util';
 import { createConnector, type Connector, type EngineName } from '@junction/connectors';
 import { jdvWorkload } from '@junction/tpch/workload';
+import { tpchFederatedSearchPath, tpchQueries } from '@junction/tpch';
 import { Engine } from '../src/engine.js';
 import { explainText } from '../src/explain/text.js';
 
@@ -41,12 +42,19 @@ else {
   engine.addSource(await source('dbD', MYSQL_URL, `${tag}_d`));
 }
 for (const q of args.query.split(',')) {
-  const query = jdvWorkload(Number(args.sf)).query(q);
-  let sql = single ? query.direct : query.federated;
-  if (single) sql = sql.replace(/\b(FROM|JOIN|,)\s+(region|nation|supplier|partsupp|part|customer|orders|lineitem)\b/g, '$1 direct.$2');
+  const tpch = /^Q\d+$/i.test(q) ? tpchQueries().find((x) => x.id === q.toUpperCase()) : undefined;
+  let sql: string;
+  if (tpch) sql = tpch.sql;
+  else {
+    const query = jdvWorkload(Number(args.sf)).query(q);
+    sql = single ? query.direct : query.federated;
+    if (single) sql = sql.replace(/\b(FROM|JOIN|,)\s+(region|nation|supplier|partsupp|part|customer|orders|lineitem)\b/g, '$1 direct.$2');
+  }
+  // TPC-H queries name tables unqualified: the search path finds them
+  const searchPath = tpch ? (single ? ['direct'] : tpchFederatedSearchPath()) : undefined;
   const params = sql.includes('$1') ? [Number(args.param)] : [];
-  await engine.explain(sql, { analyze: true, params }); // warm-up
-  const ex = await engine.explain(sql, { analyze: true, params });
+  await engine.explain(sql, { analyze: true, params, searchPath }); // warm-up
+  const ex = await engine.explain(sql, { analyze: true, params, searchPath });
   process.stdout.write(`== ${q}\n${explainText(ex.plan, { estimates: true })}\n`);
 }
 await engine.close();

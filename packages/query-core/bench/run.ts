@@ -19,16 +19,12 @@
  * through REST for that long and reports the server's peak RSS.
  */
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { createConnector, type Connector, type SourceConfig, type Value } from '@junction/connectors';
-import { LAYOUTS, jdvWorkload, loadTpch, paramMax, type LoadTarget } from '@junction/tpch';
-import mysql from 'mysql2/promise';
+import type { Connector, Value } from '@junction/connectors';
+import { jdvWorkload, paramMax } from '@junction/tpch';
 import { Engine } from '../src/engine.js';
 import { rewriteOdbc } from '../src/sql/odbc.js';
 import { Digester, type AnswerDigest } from './answer.js';
-
-const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
-const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
+import { DIRECT_TYPES, PLACEMENT, benchDatabase, benchSource, directPool as openDirectPool, prepareBenchData } from './databases.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -50,20 +46,6 @@ const hSeconds = Number(args['h-seconds']);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const want = (q: string): boolean => !only || only.has(q);
 const workload = jdvWorkload(sf);
-
-function config(name: string, url: string, database: string): SourceConfig {
-  const u = new URL(url);
-  return {
-    name,
-    engine: u.protocol.startsWith('postgres') ? 'postgresql' : 'mysql',
-    host: u.hostname,
-    port: u.port ? Number(u.port) : undefined,
-    database,
-    user: decodeURIComponent(u.username),
-    password: decodeURIComponent(u.password),
-    options: { pool: { max: 20 } },
-  };
-}
 
 function sqlOf(q: string, kind: 'direct' | 'federated'): string {
   return workload.query(q)[kind];
@@ -145,40 +127,21 @@ function fmt(ms: number): string {
 }
 
 async function main(): Promise<void> {
-  const tag = `jbench_${String(sf).replace('.', '_')}`;
-  const dbName = (target: string): string => `${tag}_${target === 'direct' ? 'direct' : target.slice(2).toLowerCase()}`;
-  const placement: Record<string, string> = { dbA: PG_URL, dbB: PG_URL, dbC: MYSQL_URL, dbD: MYSQL_URL, direct: PG_URL };
-  await ensureDatabases(Object.entries(placement).map(([t, url]) => [url, dbName(t)]));
-  if (!args['skip-load']) {
-    const loaders: Connector[] = [];
-    const targets: LoadTarget[] = [...LAYOUTS.jdv, ...LAYOUTS.single].map((t) => {
-      const c = createConnector(config(t.name, placement[t.name], dbName(t.name)));
-      loaders.push(c);
-      return { name: t.name, connector: c, tables: t.tables };
-    });
-    const t0 = performance.now();
-    const results = await loadTpch(targets, { sf, concurrency: 2 });
-    process.stderr.write(`data: ${results.map((r) => `${r.target} ${r.skipped ? 'already loaded' : `loaded in ${r.seconds.toFixed(0)}s`}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(0)}s)\n`);
-    await Promise.allSettled(loaders.map((c) => c.close()));
-  }
+  const dbName = (target: string): string => benchDatabase(sf, target);
+  const placement = PLACEMENT;
+  await prepareBenchData(sf, !args['skip-load']);
   const connectors: Connector[] = [];
-  const connect = async (name: string, url: string, db: string) => {
-    const c = createConnector(config(name, url, db));
-    connectors.push(c);
-    const semantics = await c.probe();
-    const catalog = await c.introspect();
-    return { name, connector: c, catalog, semantics };
+  const connect = async (name: string) => {
+    const s = await benchSource(sf, name);
+    connectors.push(s.connector);
+    return s;
   };
   const single = new Engine();
-  single.addSource(await connect('direct', PG_URL, dbName('direct')));
+  single.addSource(await connect('direct'));
   const fed = new Engine();
-  for (const t of ['dbA', 'dbB', 'dbC', 'dbD']) fed.addSource(await connect(t, placement[t], dbName(t)));
+  for (const t of ['dbA', 'dbB', 'dbC', 'dbD']) fed.addSource(await connect(t));
 
-  const directPool = new pg.Pool({ connectionString: (() => {
-    const u = new URL(PG_URL);
-    u.pathname = '/' + dbName('direct');
-    return u.toString();
-  })(), max: 16 });
+  const directPool = openDirectPool(sf);
   // The strongest baseline a program has: the native driver, a prepared statement per query
   // (each connection prepares it on first use), rows as arrays, values decoded as Junction's
   // connector decodes them (dates as text, not Date objects; int8 and numeric as text).
@@ -301,31 +264,6 @@ async function main(): Promise<void> {
   await directPool.end();
   await Promise.allSettled(connectors.map((c) => c.close()));
   if (failures.length) throw new Error(`Junction's answers differ from the direct ones:\n  ${failures.join('\n  ')}`);
-}
-
-/** pg's parsers for the workload's types, as Junction's connector decodes them. */
-const DIRECT_TYPES = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => {
-    if (oid === pg.types.builtins.DATE) return (v: string) => v;
-    if (oid === pg.types.builtins.TIMESTAMP) return (v: string) => v.replace(' ', 'T');
-    return pg.types.getTypeParser(oid, format);
-  },
-} as pg.CustomTypesConfig;
-
-async function ensureDatabases(list: readonly (readonly [string, string])[]): Promise<void> {
-  for (const [url, db] of list) {
-    if (url.startsWith('postgres')) {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [db]);
-      if (r.rowCount === 0) await c.query(`CREATE DATABASE ${db}`);
-      await c.end();
-    } else {
-      const c = await mysql.createConnection({ uri: url });
-      await c.query(`CREATE DATABASE IF NOT EXISTS ${db}`);
-      await c.end();
-    }
-  }
 }
 
 main().then(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nativeType, renderMarkerInsert, renderMarkerSelect, renderMetaCreate, renderTableDdl } from './ddl.js';
+import { nativeType, renderMarkerInsert, renderMarkerSelect, renderMetaCreate, renderTableDdl, engineStatisticsSql } from './ddl.js';
 import { TABLES, TABLE_NAMES } from './schema.js';
 
 // The rendered text runs against real PostgreSQL and MariaDB in load.test.ts and against
@@ -108,5 +108,12 @@ describe('load marker', () => {
     expect(renderMarkerSelect('sqlserver')).toBe(
       'select [target], [sf], [seed], [tables], [generator] from [_junction_tpch_load]',
     );
+  });
+});
+
+describe('engine statistics', () => {
+  it("asks MariaDB for its engine-independent column statistics, and no other engine", () => {
+    expect(engineStatisticsSql('mysql', 'part')).toBe('analyze table `part` persistent for all');
+    for (const e of ['postgresql', 'sqlserver', 'sqlite'] as const) expect(engineStatisticsSql(e, 'part')).toBeUndefined();
   });
 });

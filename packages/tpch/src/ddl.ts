@@ -121,6 +121,15 @@ export function analyzeSql(engine: EngineName, table: string): string {
 }
 
 /**
+ * MariaDB's engine-independent statistics (per-column distinct counts, NULL fractions, min and
+ * max in mysql.column_stats), which plain ANALYZE TABLE leaves out and Junction's estimates
+ * read. MySQL has no such statement and rejects it: the loader treats it as optional.
+ */
+export function engineStatisticsSql(engine: EngineName, table: string): string | undefined {
+  return engine === 'mysql' ? sqlBuilder(engine).raw('analyze table ?? persistent for all', [table]).toQuery() : undefined;
+}
+
+/**
  * The marker that makes loading idempotent: one row per loaded target. Its name starts with the
  * connectors' BOOKKEEPING_PREFIX, so no catalog lists it.
  */

@@ -26,3 +26,4 @@ export {
   type WorkloadParam,
   type WorkloadSource,
 } from './workload.js';
+export { tpchQueries, tpchFederatedSearchPath, tpchFederatedPlacement, type TpchQuery } from './tpch-queries.js';

@@ -7,7 +7,30 @@ export interface ColumnInfo {
   readonly nativeType: string;
   readonly nullable: boolean;
   readonly default?: string | null;
+  /** what the source's own statistics say about the column; absent when it keeps none */
+  readonly stats?: ColumnStats;
 }
+
+/**
+ * A column's statistics as the source keeps them (pg_stats, MariaDB's engine-independent
+ * mysql.column_stats or index cardinality, sqlite_stat1, SQL Server's histograms), read with
+ * the catalog and refreshed with it. Estimates only, never correctness: values are the
+ * source's text for them (char(n) padding trimmed), every field optional.
+ */
+export interface ColumnStats {
+  /** distinct non-NULL values */
+  readonly distinct?: number;
+  /** fraction of rows where the column is NULL, 0…1 */
+  readonly nullFraction?: number;
+  /** smallest and largest values, as text (numbers and ISO dates compare once parsed) */
+  readonly min?: string;
+  readonly max?: string;
+  /** the most common values and the fraction of rows holding each, most common first */
+  readonly mostCommon?: readonly { readonly value: string; readonly frequency: number }[];
+}
+
+/** Most-common values kept per column: enough for the skewed few, small enough for a stored catalog. */
+export const MAX_MOST_COMMON = 25;
 
 export interface ForeignKeyInfo {
   readonly name: string;

@@ -69,7 +69,8 @@ describe('mysql connector', () => {
       name: 'region',
       kind: 'table',
       columns: [
-        { name: 'r_id', type: t.int32, nativeType: 'int(11)', nullable: false, default: null },
+        // the primary key's cardinality after ANALYZE TABLE is the column's distinct count
+        { name: 'r_id', type: t.int32, nativeType: 'int(11)', nullable: false, default: null, stats: { distinct: 3 } },
         { name: 'r_name', type: t.char(25), nativeType: 'char(25)', nullable: false, default: null },
         { name: 'r_comment', type: t.varchar(152), nativeType: 'varchar(152)', nullable: true, default: null },
       ],
@@ -78,6 +79,15 @@ describe('mysql connector', () => {
       indexes: [{ name: 'PRIMARY', columns: ['r_id'], unique: true }],
       rowCount: 3,
     });
+    // MariaDB's engine-independent statistics, where collected, say more
+    await conn.execute(`ANALYZE TABLE region PERSISTENT FOR ALL`);
+    const analyzed = (await conn.introspect()).tables[1].columns;
+    expect(analyzed.map((c) => [c.name, c.stats])).toEqual([
+      ['r_id', { distinct: 3, nullFraction: 0, min: '1', max: '3' }],
+      ['r_name', { distinct: 3, nullFraction: 0, min: 'a', max: 'c' }],
+      // nulls_ratio is DECIMAL(12,4) in mysql.column_stats
+      ['r_comment', { distinct: 1, nullFraction: 0.6667, min: 'x', max: 'x' }],
+    ]);
     const nation = snap.tables[0];
     expect(nation.columns.map((c) => [c.name, c.type, c.nativeType, c.nullable, c.default])).toEqual([
       ['n_id', t.int64, 'bigint(20)', false, null],

@@ -1,4 +1,4 @@
-import type { CatalogSnapshot, ColumnInfo, ForeignKeyInfo, IndexInfo, TableInfo } from '../contract/catalog.js';
+import type { CatalogSnapshot, ColumnInfo, ColumnStats, ForeignKeyInfo, IndexInfo, TableInfo } from '../contract/catalog.js';
 import type { Row, Value } from '../contract/types.js';
 import { mapNativeType } from './type-map.js';
 
@@ -39,10 +39,20 @@ export async function introspectMysql(q: Query, schema: string): Promise<Catalog
     [schema],
   );
   const idx = await q(
-    `SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME
+    `SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME, SEQ_IN_INDEX, CARDINALITY
        FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`,
     [schema],
   );
+  // MariaDB's engine-independent statistics (ANALYZE TABLE … PERSISTENT FOR ALL): present only
+  // where they were collected, and readable only with access to the mysql schema
+  const engineStats = mariadb
+    ? await q(
+        `SELECT table_name, column_name, CONVERT(min_value USING utf8mb4), CONVERT(max_value USING utf8mb4), nulls_ratio, avg_frequency
+           FROM mysql.column_stats WHERE db_name = ?`,
+        [schema],
+      ).catch(() => [])
+    : [];
+  const stats = columnStats(idx, engineStats, new Map(rels.map((r) => [str(r[0]), r[2] === null ? undefined : Number(r[2])])));
 
   const columns = new Map<string, ColumnInfo[]>();
   for (const r of cols) {
@@ -99,7 +109,10 @@ export async function introspectMysql(q: Query, schema: string): Promise<Catalog
       schema,
       name,
       kind,
-      columns: columns.get(name) ?? [],
+      columns: (columns.get(name) ?? []).map((c) => {
+        const st = stats.get(`${name}\u0000${c.name}`);
+        return st ? { ...c, stats: st } : c;
+      }),
       ...(pk ? { primaryKey: pk } : {}),
       foreignKeys: [...(fks.get(name)?.values() ?? [])],
       // information_schema sorts case-insensitively; code-point order is what every other engine gives
@@ -111,4 +124,33 @@ export async function introspectMysql(q: Query, schema: string): Promise<Catalog
     };
   });
   return { defaultSchema: schema, tables, introspectedAt: new Date().toISOString(), warnings };
+}
+
+/**
+ * Per-column statistics: mysql.column_stats where MariaDB collected them (distinct values are
+ * rows / avg_frequency), otherwise the cardinality of an index the column leads (InnoDB
+ * samples it on ANALYZE TABLE), which is its distinct count.
+ */
+function columnStats(idx: readonly Row[], engineStats: readonly Row[], rows: ReadonlyMap<string, number | undefined>): Map<string, ColumnStats> {
+  const out = new Map<string, ColumnStats>();
+  for (const r of idx) {
+    if (Number(r[4]) !== 1 || r[5] === null) continue;
+    const key = `${str(r[0])}\u0000${str(r[3])}`;
+    const distinct = Number(r[5]);
+    if (distinct > (out.get(key)?.distinct ?? 0)) out.set(key, { distinct });
+  }
+  for (const r of engineStats) {
+    const key = `${str(r[0])}\u0000${str(r[1])}`;
+    const n = rows.get(str(r[0]));
+    const nulls = r[4] === null ? undefined : Number(r[4]);
+    const avg = r[5] === null ? 0 : Number(r[5]);
+    const distinct = avg > 0 && n !== undefined ? Math.max(1, Math.round((n * (1 - (nulls ?? 0))) / avg)) : out.get(key)?.distinct;
+    out.set(key, {
+      ...(distinct !== undefined ? { distinct } : {}),
+      ...(nulls !== undefined ? { nullFraction: nulls } : {}),
+      ...(r[2] !== null ? { min: str(r[2]) } : {}),
+      ...(r[3] !== null ? { max: str(r[3]) } : {}),
+    });
+  }
+  return out;
 }

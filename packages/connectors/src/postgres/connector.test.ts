@@ -76,15 +76,24 @@ describe('postgres connector', () => {
       schema: 'shop',
       name: 'region',
       kind: 'table',
+      // ANALYZE's statistics: every value distinct (n_distinct -1), char(n) padding trimmed, r_comment all NULL
       columns: [
-        { name: 'r_id', type: t.int32, nativeType: 'integer', nullable: false, default: null },
-        { name: 'r_name', type: t.char(25), nativeType: 'character(25)', nullable: false, default: null },
+        { name: 'r_id', type: t.int32, nativeType: 'integer', nullable: false, default: null, stats: { distinct: 5, nullFraction: 0, min: '1', max: '5' } },
+        {
+          name: 'r_name',
+          type: t.char(25),
+          nativeType: 'character(25)',
+          nullable: false,
+          default: null,
+          stats: { distinct: 5, nullFraction: 0, min: 'r1', max: 'r5' },
+        },
         {
           name: 'r_comment',
           type: t.varchar(152),
           nativeType: 'character varying(152)',
           nullable: true,
           default: null,
+          stats: { nullFraction: 1 },
         },
       ],
       primaryKey: ['r_id'],
@@ -131,6 +140,23 @@ describe('postgres connector', () => {
     expect(shop[2].columns.map((c) => c.name)).toEqual(['r_id', 'r_name']);
     expect(shop[2].rowCount).toBeUndefined();
     expect(snap.warnings).toEqual(['shop.nation.n_pos: type "point" is read as text: it has no Junction equivalent']);
+  });
+
+  it("reads each column's distinct count, NULL fraction, min/max and most common values from pg_stats", async () => {
+    await conn.execute(`CREATE TABLE public.skew (k integer, c char(4), d date, n numeric(6,2))`);
+    await conn.execute(
+      `INSERT INTO public.skew SELECT g, CASE WHEN g <= 900 THEN 'hot' ELSE 'c' || (g % 10) END, date '2020-01-01' + (g % 100),
+              CASE WHEN g % 4 = 0 THEN NULL ELSE g / 10.0 END FROM generate_series(1, 1000) g`,
+    );
+    await conn.execute(`ANALYZE public.skew`);
+    const skew = (await conn.introspect()).tables.find((x) => x.schema === 'public' && x.name === 'skew')!;
+    const stats = Object.fromEntries(skew.columns.map((c) => [c.name, c.stats]));
+    expect(stats.k).toEqual({ distinct: 1000, nullFraction: 0, min: '1', max: '1000' });
+    // 'hot' holds 90% of the rows; the ten others share the rest
+    expect(stats.c?.distinct).toBe(11);
+    expect(stats.c?.mostCommon?.[0]).toEqual({ value: 'hot', frequency: 0.9 });
+    expect(stats.d).toMatchObject({ distinct: 100, nullFraction: 0, min: '2020-01-01', max: '2020-04-09' });
+    expect(stats.n).toMatchObject({ nullFraction: 0.25, min: '0.10', max: '99.90' });
   });
 
   it('probes the semantics by running real comparisons', async () => {

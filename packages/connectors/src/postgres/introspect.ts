@@ -1,4 +1,4 @@
-import type { CatalogSnapshot, ColumnInfo, ForeignKeyInfo, IndexInfo, TableInfo } from '../contract/catalog.js';
+import { MAX_MOST_COMMON, type CatalogSnapshot, type ColumnInfo, type ColumnStats, type ForeignKeyInfo, type IndexInfo, type TableInfo } from '../contract/catalog.js';
 import { mapNativeType } from './type-map.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
@@ -53,6 +53,19 @@ export async function introspectPostgres(
       WHERE ${SYSTEM_SCHEMAS}
       ORDER BY i.indrelid, ic.relname`,
   );
+  // ANALYZE's per-column statistics (absent for tables never analyzed); arrays as text[] so any type reads
+  const statRows = await q(
+    // float4 through numeric: 0.9, not float8's 0.8999999761581421
+    `SELECT c.oid::int8 AS oid, s.attname AS name, s.null_frac::numeric::text AS null_frac, s.n_distinct::numeric::text AS n_distinct,
+            s.most_common_vals::text::text[] AS mcv, s.most_common_freqs::numeric[]::text[] AS mcf,
+            s.histogram_bounds::text::text[] AS hist
+       FROM pg_stats s
+       JOIN pg_namespace n ON n.nspname = s.schemaname
+       JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = n.oid
+      WHERE ${SYSTEM_SCHEMAS} AND NOT s.inherited`,
+  ).catch(() => []);
+  const stats = new Map<string, Record<string, unknown>>();
+  for (const r of statRows) stats.set(`${String(r.oid)}\u0000${String(r.name)}`, r);
 
   const byOid = <T>(rows: Record<string, unknown>[], f: (r: Record<string, unknown>) => T): Map<string, T[]> => {
     const m = new Map<string, T[]>();
@@ -108,11 +121,16 @@ export async function introspectPostgres(
       rowCount = Number((await q(`SELECT count(*)::int8 AS n FROM ${ident}`))[0].n);
     }
     const pk = pks.get(oid);
+    const tableColumns = (columns.get(oid) ?? []).map((c) => {
+      const st = stats.get(`${oid}\u0000${c.name}`);
+      const cs = st && columnStats(st, rowCount, c.type.kind === 'string' && c.type.fixed === true);
+      return cs ? { ...c, stats: cs } : c;
+    });
     tables.push({
       schema: String(r.schema),
       name: String(r.name),
       kind,
-      columns: columns.get(oid) ?? [],
+      columns: tableColumns,
       ...(pk ? { primaryKey: pk } : {}),
       foreignKeys: (fks.get(oid) ?? []).filter((f): f is ForeignKeyInfo => f !== undefined),
       indexes: indexes.get(oid) ?? [],
@@ -129,6 +147,32 @@ export async function introspectPostgres(
       return `${named.get(oid) ?? oid}.${w.slice(oid.length + 1)}`;
     }),
   };
+}
+
+/**
+ * One pg_stats row as ColumnStats: n_distinct below zero is a fraction of the rows (it grows
+ * with the table); min and max are the histogram's ends widened by the most common values,
+ * which the histogram leaves out.
+ */
+export function columnStats(r: Record<string, unknown>, rows: number | undefined, fixedChar: boolean): ColumnStats | undefined {
+  const text = (v: string): string => (fixedChar ? v.replace(/ +$/, '') : v);
+  const nd = Number(r.n_distinct);
+  const distinct = nd > 0 ? nd : nd < 0 && rows !== undefined ? Math.max(1, Math.round(-nd * rows)) : undefined;
+  const mcv = (r.mcv as string[] | null) ?? [];
+  const mcf = (r.mcf as number[] | null) ?? [];
+  const hist = (r.hist as string[] | null) ?? [];
+  const mostCommon = mcv.slice(0, MAX_MOST_COMMON).map((v, i) => ({ value: text(v), frequency: Number(mcf[i] ?? 0) }));
+  const ends = [...(hist.length ? [hist[0], hist[hist.length - 1]] : []), ...mcv].map(text);
+  const numeric = ends.length > 0 && ends.every((v) => v.trim() !== '' && Number.isFinite(Number(v)));
+  const order = (a: string, b: string): number => (numeric ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0);
+  const sorted = [...ends].sort(order);
+  const out: ColumnStats = {
+    ...(distinct !== undefined ? { distinct } : {}),
+    ...(r.null_frac !== null && r.null_frac !== undefined ? { nullFraction: Number(r.null_frac) } : {}),
+    ...(sorted.length ? { min: sorted[0], max: sorted[sorted.length - 1] } : {}),
+    ...(mostCommon.length ? { mostCommon } : {}),
+  };
+  return Object.keys(out).length ? out : undefined;
 }
 
 export function quoteIdent(name: string): string {

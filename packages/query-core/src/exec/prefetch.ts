@@ -6,13 +6,17 @@ import type { Row } from '@junction/connectors';
  * two sources work at the same time instead of one after the other. Closing the returned
  * iterator early closes `source` (its cursor) too.
  */
-export function prefetch(source: AsyncIterable<Row[]>, maxBatches: number): AsyncIterable<Row[]> & { close(): Promise<void> } {
+export function prefetch(
+  source: AsyncIterable<Row[]>,
+  maxBatches: number,
+): AsyncIterable<Row[]> & { close(): Promise<void>; endedEmpty(): boolean } {
   const it = source[Symbol.asyncIterator]();
   const buffer: Row[][] = [];
   let done = false;
   let error: unknown;
   let failed = false;
   let closed = false;
+  let rows = 0;
   let wake: (() => void) | undefined;
   let space: (() => void) | undefined;
 
@@ -26,6 +30,7 @@ export function prefetch(source: AsyncIterable<Row[]>, maxBatches: number): Asyn
         const r = await it.next();
         if (r.done) break;
         buffer.push(r.value);
+        rows += r.value.length;
         wake?.();
       }
     } catch (e) {
@@ -49,6 +54,8 @@ export function prefetch(source: AsyncIterable<Row[]>, maxBatches: number): Asyn
 
   return {
     close,
+    /** the source ended, without error, before producing a row: a join may stop reading its other side */
+    endedEmpty: () => done && !failed && !closed && rows === 0,
     [Symbol.asyncIterator]() {
       return {
         async next(): Promise<IteratorResult<Row[]>> {

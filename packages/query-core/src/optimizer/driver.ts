@@ -13,6 +13,7 @@ import { absorbSetOpIntoRemote } from './rules/absorb-set-op-into-remote.js';
 import { absorbSortIntoRemote } from './rules/absorb-sort-into-remote.js';
 import { absorbWindowIntoRemote } from './rules/absorb-window-into-remote.js';
 import { chooseJoinStrategy } from './rules/choose-join-strategy.js';
+import { inferPredicatesFromDisjunction } from './rules/infer-predicates-from-disjunction.js';
 import { inferPredicatesThroughJoinKeys } from './rules/infer-predicates-through-join-keys.js';
 import { liftResidualFilterAboveJoin } from './rules/lift-residual-filter-above-join.js';
 import { mergeProjections } from './rules/merge-projections.js';
@@ -58,6 +59,8 @@ const PREDICATES: Phase = {
     r('push-filter-into-set-op', pushFilterIntoSetOp),
     // after pushing: inference reads the predicates now sitting on each join input
     r('infer-predicates-through-join-keys', inferPredicatesThroughJoinKeys),
+    // a disjunction spanning the join's sides implies one per side, which each source can run
+    r('infer-predicates-from-disjunction', inferPredicatesFromDisjunction),
   ],
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rewriteStandardFunctions } from './compat.js';
+import { blankAllQuantifier, rewriteStandardFunctions } from './compat.js';
 
 describe('standard function syntax rewriting', () => {
   it.each([
@@ -23,5 +23,18 @@ describe('standard function syntax rewriting', () => {
     const r = rewriteStandardFunctions(sql);
     expect(r.toOriginal(r.text.indexOf('bad_col'))).toBe(sql.indexOf('bad_col'));
     expect(r.toOriginal(r.text.indexOf('c_phone'))).toBe(sql.indexOf('c_phone'));
+  });
+});
+
+describe('the ALL quantifier of an aggregate', () => {
+  it.each([
+    ['SELECT count(ALL x), sum( all y) FROM t', 'SELECT count(    x), sum(     y) FROM t'],
+    ['SELECT count(DISTINCT x) FROM t', 'SELECT count(DISTINCT x) FROM t'],
+    ['SELECT 1 FROM t WHERE x = ALL (SELECT y FROM u) UNION ALL (SELECT 2)', 'SELECT 1 FROM t WHERE x = ALL (SELECT y FROM u) UNION ALL (SELECT 2)'],
+    ["SELECT 'count(ALL x)', \"f(all \" FROM t -- sum(ALL y)", "SELECT 'count(ALL x)', \"f(all \" FROM t -- sum(ALL y)"],
+  ])('%s', (input, output) => {
+    // blanked, not removed: the text keeps its length, so positions need no map
+    expect(blankAllQuantifier(input)).toBe(output);
+    expect(blankAllQuantifier(input)).toHaveLength(input.length);
   });
 });

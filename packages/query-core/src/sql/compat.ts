@@ -48,6 +48,38 @@ export function rewriteStandardFunctions(sql: string): Rewrite {
   };
 }
 
+/**
+ * `count(ALL x)`, `sum(ALL x)`: ALL is an aggregate's default quantifier (the opposite of
+ * DISTINCT), which the parser does not accept. It is blanked out — replaced by as many spaces,
+ * so every offset still points where the user wrote it. Only right after the opening
+ * parenthesis of a call (a name before it): `x = ALL (…)` and `UNION ALL` are left alone.
+ */
+export function blankAllQuantifier(sql: string): string {
+  if (!/\(\s*all\s/i.test(sql)) return sql;
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const skip = skipNonCode(sql, i, sql.length);
+    if (skip > i) {
+      out += sql.slice(i, skip);
+      i = skip;
+      continue;
+    }
+    if (sql[i] === '(' && /[\w"]\s*$/.test(out)) {
+      const m = /^\(\s*(all)\s/i.exec(sql.slice(i, i + 256));
+      if (m) {
+        const at = m[0].length - 1 - m[1].length;
+        out += sql.slice(i, i + at) + '   ';
+        i += at + 3;
+        continue;
+      }
+    }
+    out += sql[i];
+    i++;
+  }
+  return out;
+}
+
 /** Pieces for sql[start, end), rewriting every target call found at any depth. */
 function rewriteRange(sql: string, start: number, end: number): Piece[] {
   const out: Piece[] = [];

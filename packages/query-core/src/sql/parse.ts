@@ -2,7 +2,7 @@ import { parse as parseCst } from 'sql-parser-cst';
 import type { Node, Program, Statement } from 'sql-parser-cst';
 import { JunctionError, positionAt } from '@junction/connectors';
 import type { ErrorKind, SqlPosition } from '@junction/connectors';
-import { rewriteStandardFunctions } from './compat.js';
+import { blankAllQuantifier, rewriteStandardFunctions } from './compat.js';
 import { rewriteOdbc } from './odbc.js';
 
 /** A parsed statement and the means to point at any node in the text the user wrote. */
@@ -24,7 +24,8 @@ const LOCATION_RE = /--> sql:(\d+):(\d+)/;
 
 export function parseSql(sql: string): ParsedSql {
   const odbc = rewriteOdbc(sql);
-  const compat = rewriteStandardFunctions(odbc.text);
+  // blanking keeps every offset, so the maps need no step for it
+  const compat = rewriteStandardFunctions(blankAllQuantifier(odbc.text));
   const rewritten = { text: compat.text, toOriginal: (o: number) => odbc.toOriginal(compat.toOriginal(o)) };
   const text = rewritten.text;
   const positionOf = (start: number, end: number): SqlPosition => {

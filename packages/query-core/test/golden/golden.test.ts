@@ -11,8 +11,11 @@ import type { LogicalPlan } from '../../src/plan/logical.js';
 import { printPlan } from '../../src/plan/print.js';
 import { toRemoteQuery } from '../../src/physical/remote-query.js';
 import { bind } from '../../src/sql/bind.js';
-import { TPCH_QUERIES } from '../../src/sql/bind/tpch-queries.js';
+import { tpchQueries } from '@junction/tpch';
 import { LAYOUTS, registeredSources } from './fixtures.js';
+
+/** TPC-H 1–22 (@junction/tpch's workload/tpch), by id. */
+const TPCH_QUERIES: Record<string, string> = Object.fromEntries(tpchQueries().map((q) => [q.id, q.sql]));
 
 /**
  * Whole-plan golden files: every JDV query (federated form) bound from its SQL, optimized

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { t, type Row } from '@junction/connectors';
 import { makeKeyFn } from '../hash-key.js';
 import { RowsOp, bag, run, testContext } from '../test-support.js';
+import type { OperatorInfo } from '../operator.js';
 import { HashJoinOp } from './index.js';
 import type { HashJoinType, JoinSpec } from './join-core.js';
 
@@ -114,6 +115,24 @@ describe('HashJoinOp', () => {
     expect(probe.pulled).toBeLessThan(7);
   });
 
+  it('stops reading the build side once the probe side has ended empty (inner join)', async () => {
+    const build = new SlowRowsOp(Array.from({ length: 50 }, (_, i) => [[i, 'x']]));
+    const op = new HashJoinOp(new RowsOp([]), build, spec('inner', 'right'), '');
+    expect(await run(op)).toEqual([]);
+    expect(build.closed).toBe(true);
+    expect(build.pulled).toBeLessThan(50);
+    expect(op.info().detail).toContain('build side left unread: the probe side was empty');
+  });
+
+  it('reads the whole build side when its rows come out unmatched (left join, left built; anti join, left built)', async () => {
+    for (const type of ['left', 'anti'] as const) {
+      const build = new SlowRowsOp(Array.from({ length: 5 }, (_, i) => [[i, 'x']]));
+      const op = new HashJoinOp(build, new RowsOp([]), spec(type, 'left'), '');
+      expect(await run(op)).toHaveLength(5);
+      expect(build.pulled).toBe(5);
+    }
+  });
+
   it('swaps sides instead of failing when the build side passes the budget and the probe side fits', async () => {
     const big: Row[] = Array.from({ length: 5000 }, (_, i) => [i, 'x'.repeat(100)]);
     const op = new HashJoinOp(new RowsOp([L]), new RowsOp([big]), spec('inner', 'right'), '');
@@ -130,3 +149,24 @@ describe('HashJoinOp', () => {
     expect(op.metrics.batches).toBeGreaterThan(0);
   });
 });
+
+/** A side whose batches arrive slowly, as from a source: the other side's statement ends first. */
+class SlowRowsOp extends RowsOp {
+  constructor(private readonly slow: Row[][]) {
+    super([]);
+  }
+  override info(): OperatorInfo {
+    return { operator: 'SlowRows', runsIn: 'test' };
+  }
+  protected override async *run(): AsyncIterable<Row[]> {
+    try {
+      for (const b of this.slow) {
+        await new Promise((r) => setTimeout(r, 2));
+        this.pulled++;
+        yield b;
+      }
+    } finally {
+      this.closed = true;
+    }
+  }
+}

@@ -39,7 +39,13 @@ export interface DependentSwitch {
 export class HashJoinOp extends Operator {
   readonly children: readonly Operator[];
   /** set when the join turned dependent at run time */
-  readonly report: FetchReport & { switched: boolean; workers: boolean } = { statements: 0, keys: 0, switched: false, workers: false };
+  readonly report: FetchReport & { switched: boolean; workers: boolean; stoppedEarly: boolean } = {
+    statements: 0,
+    keys: 0,
+    switched: false,
+    workers: false,
+    stoppedEarly: false,
+  };
   /** what the last run wrote to disk */
   readonly spill: SpillMetrics = emptySpill();
   /** tests: take the worker path whatever the build size */
@@ -60,7 +66,9 @@ export class HashJoinOp extends Operator {
 
   info(): OperatorInfo {
     const switchText =
-      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '') + spillText(this.spill);
+      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '') +
+      (this.report.stoppedEarly ? ', build side left unread: the probe side was empty' : '') +
+      spillText(this.spill);
     return {
       operator: 'HashJoin',
       runsIn: 'junction',
@@ -86,11 +94,19 @@ export class HashJoinOp extends Operator {
     Object.assign(this.spill, emptySpill());
     const buildIt = buildOp.execute(outer)[Symbol.asyncIterator]();
     try {
+      // the probe statement runs meanwhile: if it ends with no rows and no build row can come out
+      // unmatched, the rest of the build side is not worth reading (an empty side ends the join)
+      const buildUseless = (): boolean =>
+        !!probeAhead?.endedEmpty() && !core.buildPreserved && !(this.spec.buildSide === 'left' && this.spec.type === 'anti');
       for (;;) {
         const next = await buildIt.next();
         if (next.done) break;
         const batch = next.value;
         checkAborted(ctx.signal);
+        if (buildUseless()) {
+          this.report.stoppedEarly = true;
+          break;
+        }
         let b = 0;
         for (const r of batch) b += rowBytes(r);
         if (!memory.tryReserve(b)) {
@@ -107,6 +123,7 @@ export class HashJoinOp extends Operator {
       }
       let probe: AsyncIterable<Row[]>;
       if (probeAhead) {
+        if (this.report.stoppedEarly) return;
         if (buildRows.length === 0 && !core.probePreserved && this.spec.type !== 'anti') {
           // nothing can match and no probe row survives unmatched: never read the probe side
           await probeAhead.close();

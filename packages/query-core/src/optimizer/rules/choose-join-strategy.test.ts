@@ -2,12 +2,33 @@ import { describe, expect, it } from 'vitest';
 import { fire } from '../rule-test-helper.js';
 import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, param, parseType, remote, sources } from '../test-support.js';
 import { chooseJoinStrategy } from './choose-join-strategy.js';
+import type { CatalogSnapshot } from '@junction/connectors';
 
 function join(smallRows: number, keyType = 'int64') {
   const b = new PlanBuilder();
   const c = b.scan('dbB', 'customer', { c_custkey: keyType }, smallRows);
   const o = b.scan('dbD', 'orders', { o_custkey: keyType }, 1_500_000);
   return b.join('inner', remote(o), remote(c), eq(col(o, 'o_custkey'), col(c, 'c_custkey')));
+}
+
+/** orders' o_custkey as the source's statistics describe it: `distinct` customers place orders. */
+function withStats(distinct: number) {
+  const catalog: CatalogSnapshot = {
+    defaultSchema: 'public',
+    introspectedAt: '',
+    tables: [
+      {
+        schema: 'public',
+        name: 'orders',
+        kind: 'table',
+        rowCount: 1_500_000,
+        foreignKeys: [],
+        indexes: [],
+        columns: [{ name: 'o_custkey', type: parseType('int64'), nativeType: 'bigint', nullable: false, stats: { distinct } }],
+      },
+    ],
+  };
+  return sources({ dbB: PG_CAPS, dbD: { capabilities: MARIADB_CI_CAPS, catalog } });
 }
 
 describe('choose-join-strategy', () => {
@@ -19,6 +40,13 @@ describe('choose-join-strategy', () => {
         Remote dbB [c_custkey#1]
           Scan dbB.public.customer AS customer [c_custkey#1]"
     `);
+  });
+
+  it("reads the other side once when the driver's keys cover most of its distinct keys (statistics)", () => {
+    // 100 customers of the 150 that place orders: IN lists would ask for two thirds of orders
+    expect(fire(chooseJoinStrategy, join(100), withStats(150))).toContain('strategy=hash(build=right)');
+    // 100 of 100,000: the IN lists restrict
+    expect(fire(chooseJoinStrategy, join(100), withStats(100_000))).toContain('strategy=dependent(driver=right');
   });
 
   it('hashes with the smaller side as build when neither side is small', () => {

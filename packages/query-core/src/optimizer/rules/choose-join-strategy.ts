@@ -1,7 +1,7 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { conjuncts, fieldIds, isConstant, isInteger, keyColumn, sameType } from '../exprs.js';
-import { estimateRows } from '../stats.js';
+import { distinctOf, estimateRows } from '../stats.js';
 import { knownPredicates } from './infer-predicates-through-join-keys.js';
 
 /** Below this many estimated rows a side may drive a dependent join. */
@@ -11,6 +11,12 @@ export const DEPENDENT_MIN_RATIO = 10;
 export const DEPENDENT_MAX_PARALLEL = 4;
 /** A probed side estimated at most this many rows is read whole: asking it by key saves nothing. */
 export const TINY_SIDE_ROWS = 1000;
+/**
+ * When the driver's keys are expected to cover more than this share of the other side's
+ * distinct keys (column statistics), IN lists would ask for nearly every row, in many
+ * statements: the other side is read once instead.
+ */
+export const DEPENDENT_MAX_KEY_COVERAGE = 0.5;
 
 /**
  * Picks how Junction runs each join it keeps. Equi-joins hash with the smaller estimated side
@@ -57,6 +63,8 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
       other.kind !== 'Remote'
     )
       continue;
+    // the driver's keys span (nearly) all of the other side's: IN lists would restrict nothing
+    if (keys.every((k) => covers(k, driver, node, small, ctx))) continue;
     // key inference already pinned the other side's key to a constant: IN lists add nothing
     const otherKeys = new Set(keys.map((k) => (driver === 'left' ? k.r : k.l)));
     if (knownPredicates(other).some((p) => pinsKey(p, otherKeys))) continue;
@@ -80,6 +88,23 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
     };
   }
   return { ...node, strategy: { kind: 'hash', buildSide: l <= r ? 'left' : 'right' } };
+}
+
+/** Whether the driver's distinct values of a key cover most of the other side's (both from statistics). */
+function covers(
+  k: { l: number; r: number; type: Extract<LogicalPlan, { kind: 'Scan' }>['fields'][number]['type'] },
+  driver: 'left' | 'right',
+  join: Extract<LogicalPlan, { kind: 'Join' }>,
+  driverRows: number,
+  ctx: OptimizerContext,
+): boolean {
+  const [mine, theirs] = driver === 'left' ? [k.l, k.r] : [k.r, k.l];
+  const [mySide, otherSide] = driver === 'left' ? [join.left, join.right] : [join.right, join.left];
+  const ref = (id: number): Expr => ({ kind: 'ref', id, type: k.type });
+  const other = distinctOf(ref(theirs), otherSide, ctx);
+  if (other === undefined) return false;
+  const driverKeys = Math.min(driverRows, distinctOf(ref(mine), mySide, ctx) ?? driverRows);
+  return driverKeys > other * DEPENDENT_MAX_KEY_COVERAGE;
 }
 
 function pinsKey(p: Expr, keys: ReadonlySet<number>): boolean {

@@ -17,10 +17,11 @@ export function pushFilterIntoJoin(node: LogicalPlan): LogicalPlan | undefined {
   return undefined;
 }
 
-const FILTER_TO_LEFT = new Set(['inner', 'cross', 'left', 'semi', 'anti']);
-const FILTER_TO_RIGHT = new Set(['inner', 'cross', 'right']);
-const ON_TO_LEFT = new Set(['inner', 'cross', 'right', 'semi']);
-const ON_TO_RIGHT = new Set(['inner', 'cross', 'left', 'semi', 'anti']);
+/** Join types under which a one-side conjunct of a WHERE above the join, or of its ON, may go into that side. */
+export const FILTER_TO_LEFT: ReadonlySet<string> = new Set(['inner', 'cross', 'left', 'semi', 'anti']);
+export const FILTER_TO_RIGHT: ReadonlySet<string> = new Set(['inner', 'cross', 'right']);
+export const ON_TO_LEFT: ReadonlySet<string> = new Set(['inner', 'cross', 'right', 'semi']);
+export const ON_TO_RIGHT: ReadonlySet<string> = new Set(['inner', 'cross', 'left', 'semi', 'anti']);
 
 function fromFilter(predicate: Expr, join: Join): LogicalPlan | undefined {
   const left = fieldIds(join.left);

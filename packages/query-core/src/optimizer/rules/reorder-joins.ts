@@ -89,13 +89,14 @@ function groupBySource(
 }
 
 /**
- * Greedy join ordering: start with the connected pair whose join is estimated smallest, then
- * repeatedly add the connected unit giving the smallest result; a cross product only when no
- * unit is connected. Ties keep the query's order, so the result is deterministic.
+ * Greedy join ordering: from a connected starting pair, repeatedly add the connected unit
+ * giving the smallest result; a cross product only when no unit is connected. Every connected
+ * pair is tried as the start and the order whose intermediate results sum smallest wins (the
+ * smallest first join can force large ones later: Q8's nation⋈supplier before part⋈lineitem).
+ * Ties keep the query's order, so the result is deterministic.
  */
 function greedy(units: readonly LogicalPlan[], conditions: readonly Expr[], ctx: OptimizerContext): LogicalPlan {
   if (units.length === 1) return units[0];
-  const remaining = [...units];
   const connected = (a: LogicalPlan, b: LogicalPlan) => {
     const ia = fieldIds(a);
     const ib = fieldIds(b);
@@ -104,47 +105,63 @@ function greedy(units: readonly LogicalPlan[], conditions: readonly Expr[], ctx:
       return refs.some((r) => ia.has(r)) && refs.some((r) => ib.has(r));
     });
   };
-  let best: { i: number; j: number; rows: number } | undefined;
-  for (let i = 0; i < remaining.length; i++) {
-    for (let j = i + 1; j < remaining.length; j++) {
-      if (!connected(remaining[i], remaining[j])) continue;
-      const rows = estimateRows(join(remaining[i], remaining[j], conditions), ctx);
-      if (!best || rows < best.rows) best = { i, j, rows };
+  let best: { plan: LogicalPlan; cost: number } | undefined;
+  for (let i = 0; i < units.length; i++) {
+    for (let j = i + 1; j < units.length; j++) {
+      if (!connected(units[i], units[j])) continue;
+      const order = from(units, i, j, conditions, ctx, connected);
+      if (!best || order.cost < best.cost) best = order;
     }
   }
+  return (best ?? from(units, -1, -1, conditions, ctx, connected)).plan;
+}
+
+/** The greedy order starting with units i and j (none connected: -1, the first unit), and its cost. */
+function from(
+  units: readonly LogicalPlan[],
+  i: number,
+  j: number,
+  conditions: readonly Expr[],
+  ctx: OptimizerContext,
+  connected: (a: LogicalPlan, b: LogicalPlan) => boolean,
+): { plan: LogicalPlan; cost: number } {
+  const remaining = [...units];
   let current: LogicalPlan;
-  if (best) {
-    const [a, b] = [remaining[best.i], remaining[best.j]];
+  let cost = 0;
+  if (i >= 0) {
+    const [a, b] = [remaining[i], remaining[j]];
     current = estimateRows(a, ctx) <= estimateRows(b, ctx) ? join(a, b, conditions) : join(b, a, conditions);
-    remaining.splice(best.j, 1);
-    remaining.splice(best.i, 1);
+    cost += estimateRows(current, ctx);
+    remaining.splice(j, 1);
+    remaining.splice(i, 1);
   } else {
     current = remaining.shift()!;
   }
   while (remaining.length > 0) {
     let pick = -1;
     let pickRows = Infinity;
-    for (let i = 0; i < remaining.length; i++) {
-      if (!connected(current, remaining[i])) continue;
-      const rows = estimateRows(join(current, remaining[i], conditions), ctx);
+    for (let k = 0; k < remaining.length; k++) {
+      if (!connected(current, remaining[k])) continue;
+      const rows = estimateRows(join(current, remaining[k], conditions), ctx);
       if (rows < pickRows) {
-        pick = i;
+        pick = k;
         pickRows = rows;
       }
     }
     if (pick < 0) {
-      for (let i = 0; i < remaining.length; i++) {
-        const rows = estimateRows(remaining[i], ctx);
+      for (let k = 0; k < remaining.length; k++) {
+        const rows = estimateRows(remaining[k], ctx);
         if (rows < pickRows) {
-          pick = i;
+          pick = k;
           pickRows = rows;
         }
       }
     }
     current = join(current, remaining[pick], conditions);
+    cost += estimateRows(current, ctx);
     remaining.splice(pick, 1);
   }
-  return current;
+  return { plan: current, cost };
 }
 
 /** Joins two subtrees with every condition that reads both and nothing outside them. */

@@ -3,7 +3,10 @@ import type { Value } from '@junction/connectors';
 import { collectRows, createEnvironment, type SltEnvironment } from '../../../test/slt/environment.js';
 import { formatRows } from '../../../test/slt/slt-file.js';
 import { rewriteOdbc } from '../odbc.js';
-import { TPCH_QUERIES } from './tpch-queries.js';
+import { tpchQueries } from '@junction/tpch';
+
+/** TPC-H 1–22 (@junction/tpch's workload/tpch), by id. */
+const TPCH_QUERIES: Record<string, string> = Object.fromEntries(tpchQueries().map((q) => [q.id, q.sql]));
 
 /**
  * The 22 TPC-H queries, federated over the JDV layout (dbA/dbB on PostgreSQL, dbC/dbD on

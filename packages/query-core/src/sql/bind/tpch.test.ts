@@ -1,12 +1,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JType } from '@junction/connectors';
-import { TABLES, renderTableDdl } from '@junction/tpch';
+import { TABLES, renderTableDdl, tpchQueries } from '@junction/tpch';
 import type { TableName } from '@junction/tpch';
 import { jdvCatalog } from '../test-fixture.js';
 import { bind } from './bind.js';
 import { freeRefs } from './plan-utils.js';
-import { TPCH_QUERIES } from './tpch-queries.js';
+
+/** TPC-H 1–22 (@junction/tpch's workload/tpch), by id. */
+const TPCH_QUERIES: Record<string, string> = Object.fromEntries(tpchQueries().map((q) => [q.id, q.sql]));
 
 /**
  * All 22 TPC-H queries bind, and their result columns (names and types) are exactly what

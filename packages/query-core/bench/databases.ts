@@ -1,0 +1,97 @@
+import pg from 'pg';
+import mysql from 'mysql2/promise';
+import { createConnector, type Connector, type SourceConfig } from '@junction/connectors';
+import { LAYOUTS, loadTpch, type LoadTarget } from '@junction/tpch';
+import type { RegisteredSource } from '../src/api.js';
+
+/**
+ * The benchmark's own databases (jbench_<sf>_a … _d, jbench_<sf>_direct): dbA, dbB and the
+ * one-database copy on PostgreSQL, dbC and dbD on MariaDB, loaded by @junction/tpch's loader,
+ * so tests loading the shared demo databases never disturb them. Shared by run.ts (JDV) and
+ * tpch22.ts (TPC-H 1–22).
+ */
+export const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
+export const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
+
+export const PLACEMENT: Readonly<Record<string, string>> = { dbA: PG_URL, dbB: PG_URL, dbC: MYSQL_URL, dbD: MYSQL_URL, direct: PG_URL };
+
+export function benchDatabase(sf: number, target: string): string {
+  return `jbench_${String(sf).replace('.', '_')}_${target === 'direct' ? 'direct' : target.slice(2).toLowerCase()}`;
+}
+
+export function sourceConfig(name: string, url: string, database: string): SourceConfig {
+  const u = new URL(url);
+  return {
+    name,
+    engine: u.protocol.startsWith('postgres') ? 'postgresql' : 'mysql',
+    host: u.hostname,
+    port: u.port ? Number(u.port) : undefined,
+    database,
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    options: { pool: { max: 20 } },
+  };
+}
+
+/** Creates the databases and loads any target not already loaded at this scale. */
+export async function prepareBenchData(sf: number, load: boolean): Promise<void> {
+  for (const [target, url] of Object.entries(PLACEMENT)) await ensureDatabase(url, benchDatabase(sf, target));
+  if (!load) return;
+  const loaders: Connector[] = [];
+  const targets: LoadTarget[] = [...LAYOUTS.jdv, ...LAYOUTS.single].map((t) => {
+    const c = createConnector(sourceConfig(t.name, PLACEMENT[t.name], benchDatabase(sf, t.name)));
+    loaders.push(c);
+    return { name: t.name, connector: c, tables: t.tables };
+  });
+  const t0 = performance.now();
+  try {
+    const results = await loadTpch(targets, { sf, concurrency: 2 });
+    process.stderr.write(`data: ${results.map((r) => `${r.target} ${r.skipped ? 'already loaded' : `loaded in ${r.seconds.toFixed(0)}s`}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(0)}s)\n`);
+  } finally {
+    await Promise.allSettled(loaders.map((c) => c.close()));
+  }
+}
+
+/** A connected source of the benchmark (the caller closes `connector`). */
+export async function benchSource(sf: number, name: string): Promise<RegisteredSource> {
+  const c = createConnector(sourceConfig(name, PLACEMENT[name], benchDatabase(sf, name)));
+  const semantics = await c.probe();
+  const catalog = await c.introspect();
+  return { name, connector: c, catalog, semantics };
+}
+
+/** A pg pool on the one-database copy: the direct baseline. */
+export function directPool(sf: number, max = 16): pg.Pool {
+  const u = new URL(PG_URL);
+  u.pathname = '/' + benchDatabase(sf, 'direct');
+  return new pg.Pool({ connectionString: u.toString(), max });
+}
+
+/** pg's parsers for the workload's types, as Junction's connector decodes them. */
+export const DIRECT_TYPES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => {
+    if (oid === pg.types.builtins.DATE) return (v: string) => v;
+    if (oid === pg.types.builtins.TIMESTAMP) return (v: string) => v.replace(' ', 'T');
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+async function ensureDatabase(url: string, db: string): Promise<void> {
+  if (url.startsWith('postgres')) {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [db]);
+      if (r.rowCount === 0) await c.query(`CREATE DATABASE ${db}`);
+    } finally {
+      await c.end();
+    }
+  } else {
+    const c = await mysql.createConnection({ uri: url });
+    try {
+      await c.query(`CREATE DATABASE IF NOT EXISTS ${db}`);
+    } finally {
+      await c.end();
+    }
+  }
+}
