@@ -160,6 +160,13 @@ describe('Engine', () => {
     expect(ex.text.split('\n').find((l) => l.trim().startsWith('Filter'))?.trim()).toBe(`Filter (upper(c_name) = 'CUSTOMER#000000001')`);
   });
 
+  it('EXPLAIN names sort keys by their output alias (ORDER BY revenue, not sum)', async () => {
+    const sql = `SELECT n_name, sum(o_total) AS revenue FROM pg.orders JOIN my.nation ON o_cust = n_id GROUP BY n_name ORDER BY revenue DESC`;
+    const lines = (await engine.explain(sql)).text.split('\n').map((l) => l.trim());
+    expect(lines[0]).toBe('Sort revenue DESC');
+    expect(lines[1]).toBe('HashAggregate group by n_name; sum := sum(partial_sum)');
+  });
+
   it('throws bind errors before any source is contacted', async () => {
     const broken = createConnector({ ...sourceFromUrl(PG_URL, 'broken'), port: 1 });
     const e2 = new Engine({ workers: 0 });

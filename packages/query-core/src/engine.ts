@@ -149,7 +149,7 @@ export class Engine {
     const prepared = this.prepare(sql, options);
     const params = coerceParams(options.params ?? [], prepared.paramTypes);
     if (!options.analyze) {
-      const physical = this.physical(prepared.plan, params, new Map(), options);
+      const physical = this.physical(prepared.plan, params, new Map(), options, prepared.columns);
       const plan = buildExplain(physical.root);
       return { plan, text: explainText(plan) };
     }
@@ -200,7 +200,7 @@ export class Engine {
     return (this.inputs[k] ??= { sources: sourcesFromRegistered([...this.sources.values()]), options: { pushdown } });
   }
 
-  private physical(plan: LogicalPlan, params: readonly Value[], subqueries: ReadonlyMap<LogicalPlan, Value>, options: QueryOptions): PhysicalPlan {
+  private physical(plan: LogicalPlan, params: readonly Value[], subqueries: ReadonlyMap<LogicalPlan, Value>, options: QueryOptions, columns?: readonly ColumnMeta[]): PhysicalPlan {
     const input = this.optimizeInput(options.pushdown ?? true);
     return planPhysical(plan, {
       sources: this.sources,
@@ -209,6 +209,7 @@ export class Engine {
       estimate: (p) => this.estimate(p, input),
       renderCache: this.renderCache,
       dependentSwitchKeys: DEPENDENT_SWITCH_KEYS,
+      ...(columns ? { outputNames: columns.map((c) => c.name) } : {}),
     });
   }
 
@@ -261,7 +262,7 @@ export class Engine {
     };
     try {
       const subqueries = await this.runSubqueries(prepared.plan, params, ctx, options);
-      const physical = this.physical(prepared.plan, params, subqueries, options);
+      const physical = this.physical(prepared.plan, params, subqueries, options, prepared.columns);
       return { run: new QueryRun(physical.root, ctx, controller, { maxRows: options.maxRows }, cleanup), physical };
     } catch (e) {
       cleanup();
