@@ -199,6 +199,30 @@ describe('Engine', () => {
     expect(join.children[0]).toMatchObject({ runsIn: 'pg', params: [2], actual: { rows: 1000, statements: 1 } });
   });
 
+  it('EXPLAIN ANALYZE lists every statement sent in a timeline, and keeps a summarised IN list in full', async () => {
+    const sql = `SELECT o_id, n_name FROM pg.orders JOIN my.nation ON o_cust = n_id WHERE n_name <> 'CHAD' ORDER BY o_id LIMIT 3`;
+    const analyzed = await engine.explain(sql, { analyze: true });
+    const timeline = analyzed.plan.timeline ?? [];
+    expect(timeline.map((t) => [t.source, t.rows])).toEqual([
+      ['my', 2],
+      ['pg', 2000],
+    ]);
+    for (const t of timeline) expect(t.endMs).toBeGreaterThanOrEqual(t.startMs);
+    // the nation statement ran before the orders statement that used its keys
+    expect(timeline[0].endMs).toBeLessThanOrEqual(timeline[1].startMs + 1);
+    expect(timeline.map((t) => t.stoppedEarly)).toEqual([false, false]);
+    expect(analyzed.plan.children[0].timeline).toBeUndefined();
+    expect((await engine.explain(sql)).plan.timeline).toBeUndefined();
+
+    const keys = Array.from({ length: 40 }, (_, i) => i + 1).join(', ');
+    const many = await engine.explain(`SELECT c_name FROM pg.customer WHERE c_id IN (${keys})`);
+    const remote = many.plan.children.length > 0 ? many.plan.children[0] : many.plan;
+    const node = remote.sql ? remote : many.plan;
+    expect(node.sql).toContain('(40 values)');
+    expect(node.fullSql).toContain(Array.from({ length: 40 }, (_, i) => `$${i + 1}::integer`).join(', '));
+    expect(node.fullParams).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
   it('fails with a user error past maxRows', async () => {
     const err = await rows(`SELECT o_id FROM pg.orders`, [], { maxRows: 100 }).catch((e: unknown) => e);
     expect((err as JunctionError).code).toBe('max_rows_exceeded');

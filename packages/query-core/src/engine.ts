@@ -251,6 +251,7 @@ export class Engine {
       signal: controller.signal,
       memory: new MemoryTracker(options.memoryBudgetBytes ?? this.options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET),
       statements: [],
+      startedAt: performance.now(),
       spillDir: this.spillDir,
       disk: new DiskTracker(this.options.maxSpillBytes ?? DEFAULT_MAX_SPILL),
       batchSize: BATCH_SIZE,
