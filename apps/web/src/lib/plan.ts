@@ -13,7 +13,21 @@ export interface PlanNode {
     readonly timeMs: number;
     readonly statements?: number;
   };
+  /** the complete SQL and parameters when the shown ones had a long IN list summarised */
+  readonly fullSql?: string;
+  readonly fullParams?: readonly unknown[];
+  /** EXPLAIN ANALYZE, root only: every statement sent to a source */
+  readonly timeline?: readonly StatementTiming[];
   readonly children: readonly PlanNode[];
+}
+
+export interface StatementTiming {
+  readonly source: string;
+  readonly sql: string;
+  readonly rows: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly stoppedEarly: boolean;
 }
 
 /** One row of the plan viewer: a node with its depth and what to print about it. */
