@@ -1,7 +1,7 @@
 import { useEffect, useImperativeHandle, useRef, type Ref } from 'react';
 import Editor, { type OnMount } from '@monaco-editor/react';
 import type { SqlPosition } from '../lib/api-error.js';
-import { lineColumnAt, statementAt } from '../lib/statements.js';
+import { lineColumnAt, splitStatements, statementAt } from '../lib/statements.js';
 import { markerRange } from './markers.js';
 import { acquireSqlCompletion, monaco, setCompletionCatalog, type CompletionCatalog } from './monaco-setup.js';
 
@@ -58,9 +58,13 @@ export default function SqlEditor({ ref, path, defaultValue, catalog, readOnly, 
       const sel = ed.getSelection();
       if (sel && !sel.isEmpty()) {
         const raw = model.getValueInRange(sel);
-        const start = model.getOffsetAt(sel.getStartPosition()) + (raw.length - raw.trimStart().length);
+        const from = model.getOffsetAt(sel.getStartPosition());
+        // one statement selected with its semicolon: send the statement alone
+        const parts = splitStatements(raw);
+        if (parts.length === 0) return undefined;
+        if (parts.length === 1) return { sql: parts[0].text, start: from + parts[0].start, whole: parts[0].text === text.trim() };
         const sql = raw.trim();
-        return sql === '' ? undefined : { sql, start, whole: sql === text.trim() };
+        return { sql, start: from + (raw.length - raw.trimStart().length), whole: sql === text.trim() };
       }
       const pos = ed.getPosition();
       const stmt = statementAt(text, pos ? model.getOffsetAt(pos) : 0);

@@ -68,13 +68,13 @@ function NodeDetail({ node }: { node: PlanNode }) {
           ))}
         </ul>
       )}
-      {node.sql !== undefined && <SourceSql node={node} />}
+      {node.sql !== undefined && <SourceSql node={node} testId="plan-detail-sql" />}
     </section>
   );
 }
 
 /** The statement exactly as sent (complete, even when the plan text summarises a long IN list). */
-function SourceSql({ node }: { node: PlanNode }) {
+function SourceSql({ node, testId }: { node: PlanNode; testId?: string }) {
   const [copied, setCopied] = useState(false);
   const sql = node.fullSql ?? node.sql ?? '';
   const params = node.fullParams ?? node.params;
@@ -93,7 +93,7 @@ function SourceSql({ node }: { node: PlanNode }) {
           {copied ? 'Copied' : 'Copy SQL'}
         </button>
       </div>
-      <pre className="j-plan-sql" data-testid={`plan-sql-${node.runsIn}`}>
+      <pre className="j-plan-sql" data-testid={testId ?? `plan-sql-${node.runsIn}`}>
         {sql}
       </pre>
       {params && params.length > 0 && <div className="j-plan-params">params: {formatParams(params)}</div>}

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { api, type ExplainResponse, type SavedQuery, type User } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { onCatalogChanged } from '../../lib/catalog-events.js';
@@ -151,16 +151,26 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
 
   const canChange = (q: SavedQuery) => !viewer && (user.role === 'admin' || (q.owner != null && q.owner === user.username));
 
-  // Ctrl/Cmd+Enter runs wherever the focus is in the workspace (after Explain it is on a button)
-  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
-    if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return;
-    if ((e.target as HTMLElement).closest('.monaco-editor')) return;
-    e.preventDefault();
-    void onRun();
-  };
+  // Ctrl/Cmd+Enter runs wherever the focus is while the workspace shows: after Explain the focus
+  // is on a button that was disabled while planning, which leaves it on the page's body
+  const runRef = useRef(onRun);
+  runRef.current = onRun;
+  useEffect(() => {
+    if (hidden) return;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return;
+      const target = e.target as HTMLElement | null;
+      // the editor runs by itself; a dialog (the cell viewer) keeps its keys
+      if (target?.closest('.monaco-editor, dialog')) return;
+      e.preventDefault();
+      void runRef.current();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [hidden]);
 
   return (
-    <main className="j-workspace" hidden={hidden} onKeyDown={onKeyDown}>
+    <main className="j-workspace" hidden={hidden}>
       <aside className="j-sidebar">
         <div className="j-tabs" role="tablist">
           {(['catalog', 'saved', 'history'] as const).map((t) => (

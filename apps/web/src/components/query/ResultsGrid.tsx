@@ -158,11 +158,18 @@ export function ResultsGrid({ columns, rows, rowCount, finished }: Props) {
               {columns.map((c, i) => (
                 <th
                   key={i}
+                  style={widths[i] ? { width: widths[i], maxWidth: widths[i] } : undefined}
                   scope="col"
                   aria-sort={sort?.column === i ? (sort.desc ? 'descending' : 'ascending') : undefined}
                   className={range && i >= range.c0 && i <= range.c1 ? 'j-col-sel' : undefined}
                 >
-                  <button type="button" className="j-colname" title={`Select column ${c.name} (${c.type})`} onClick={(e) => selectColumn(i, e)}>
+                  <button
+                    type="button"
+                    className="j-colname"
+                    title={`${c.name} (${c.type}): click to select the column`}
+                    aria-label={`Select column ${c.name}`}
+                    onClick={(e) => selectColumn(i, e)}
+                  >
                     {c.name}
                     <span className="j-coltype">{c.type}</span>
                   </button>
