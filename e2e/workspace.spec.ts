@@ -369,9 +369,21 @@ test('light and dark themes, screenshots of the workspace for admin and analyst'
       await page.screenshot({ path: screenshotPath(`workspace-admin-${theme}-${width}.png`) });
     }
   }
-  // the choice survives a reload
+  // the choice survives a reload, and applies to every page
   await page.reload();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  for (const [route, name] of [
+    ['#/sources', 'sources'],
+    ['#/admin/users', 'admin-users'],
+    ['#/settings/tokens', 'settings-tokens'],
+  ] as const) {
+    await page.goto(`/${route}`);
+    await expect(page.getByTestId('current-user')).toBeVisible();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: screenshotPath(`dark-${name}-1280.png`) });
+  }
+  await page.goto('/#/query');
   await page.getByRole('button', { name: 'Use the light theme' }).click();
 
   const analyst = await createUser(page, 'analyst', 'theme');
