@@ -192,6 +192,12 @@ describe('Engine', () => {
       ['pg', 1000],
     ]);
     expect(stats.sourceStatements[1].sql).toBe('SELECT "orders"."o_id" AS "o_id", "orders"."o_cust" AS "o_cust" FROM "public"."orders" "orders" WHERE ("orders"."o_cust" IN ($1::integer))');
+    // when each ran, for the studio's timeline: nation's keys were read before orders was asked
+    const [nation, orders] = stats.sourceStatements;
+    expect(nation.endMs!).toBeGreaterThanOrEqual(nation.startMs!);
+    expect(orders.startMs!).toBeGreaterThanOrEqual(nation.startMs!);
+    // ORDER BY o_id before the LIMIT needs every row: the statement ran to its end
+    expect(orders.stoppedEarly).toBe(false);
     const analyzed = await engine.explain(sql, { analyze: true });
     const join = analyzed.plan.children[0].children[0];
     expect(join.operator).toBe('DependentJoin');

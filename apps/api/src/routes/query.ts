@@ -37,7 +37,15 @@ const Stats = Type.Object({
   elapsedMs: Type.Number(),
   peakMemoryBytes: Type.Number(),
   sourceStatements: Type.Array(
-    Type.Object({ source: Type.String(), sql: Type.String(), rows: Type.Integer(), timeMs: Type.Number() }),
+    Type.Object({
+      source: Type.String(),
+      sql: Type.String(),
+      rows: Type.Integer(),
+      timeMs: Type.Number(),
+      startMs: Type.Optional(Type.Number({ description: 'ms since the query started' })),
+      endMs: Type.Optional(Type.Number()),
+      stoppedEarly: Type.Optional(Type.Boolean({ description: 'closed before its last row (a limit was met, or the query stopped)' })),
+    }),
   ),
 });
 const QueryReply = Type.Object(

@@ -11,6 +11,9 @@ export interface SourceStatement {
   readonly sql: string;
   readonly rows: number;
   readonly timeMs: number;
+  readonly startMs?: number;
+  readonly endMs?: number;
+  readonly stoppedEarly?: boolean;
 }
 
 export interface ResultStats {
