@@ -178,6 +178,9 @@ test('Export CSV and JSON download the whole result, byte for byte what the API 
   await setSql(page, NATIONS);
   await run(page, 25);
   await expect(page.getByTestId('run-sources')).toContainText('1 statement to dbD');
+  await page.getByTestId('run-sources').locator('summary').click();
+  await expect(page.getByTestId('run-sources').locator('li')).toContainText(/25 rows · [\d.]+ ms · from [\d.]+ ms to [\d.]+ ms/);
+  await page.screenshot({ path: screenshotPath('workspace-run-sources.png') });
   for (const format of ['csv', 'json'] as const) {
     const [download] = await Promise.all([
       page.waitForEvent('download'),
