@@ -31,7 +31,8 @@ export default defineConfig({
   // source and loads data) last.
   projects: [
     { name: 'studio', testMatch: 'studio.spec.ts' },
-    { name: 'admin', testMatch: 'admin.spec.ts', dependencies: ['studio'] },
+    { name: 'workspace', testMatch: 'workspace.spec.ts', dependencies: ['studio'] },
+    { name: 'admin', testMatch: 'admin.spec.ts', dependencies: ['workspace'] },
     { name: 'cache', testMatch: 'cache.spec.ts', dependencies: ['admin'] },
     { name: 'lab', testMatch: 'benchmarks.spec.ts', dependencies: ['cache'] },
   ],

@@ -578,6 +578,9 @@ describe('the built web app', () => {
       '<!doctype html><div id="root"></div><script type="module" src="/assets/app.js"></script>',
     );
     writeFileSync(path.join(dist, 'assets', 'app.js'), 'console.log(1)');
+    const zlib = await import('node:zlib');
+    writeFileSync(path.join(dist, 'assets', 'app.js.br'), zlib.brotliCompressSync('console.log(1)'));
+    writeFileSync(path.join(dist, 'assets', 'app.js.gz'), zlib.gzipSync('console.log(1)'));
     const web = await startHarness({ webDist: dist });
     try {
       const root = await web.as(null, { method: 'GET', url: '/' });
@@ -589,6 +592,15 @@ describe('the built web app', () => {
       expect(deep.body).toContain('<div id="root">');
       const js = await web.as(null, { method: 'GET', url: '/assets/app.js' });
       expect(js.headers['content-type']).toContain('javascript');
+      expect(js.headers['content-encoding']).toBeUndefined();
+      expect(js.body).toBe('console.log(1)');
+      // the build's precompressed copies, by what the browser accepts
+      const br = await web.as(null, { method: 'GET', url: '/assets/app.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      expect([br.headers['content-encoding'], String(br.headers['content-type']).includes('javascript')]).toEqual(['br', true]);
+      expect(zlib.brotliDecompressSync(br.rawPayload).toString()).toBe('console.log(1)');
+      const gz = await web.as(null, { method: 'GET', url: '/assets/app.js', headers: { 'accept-encoding': 'gzip' } });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(zlib.gunzipSync(gz.rawPayload).toString()).toBe('console.log(1)');
       const api = await web.as(null, { method: 'GET', url: '/api/v1/nope' });
       expect(api.statusCode).toBe(404);
       expect(api.json().code).toBe('route_not_found');

@@ -6,6 +6,7 @@ import { Shell } from './components/Shell.js';
 
 export function App() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [notice, setNotice] = useState<string>();
 
   useEffect(() => {
     let live = true;
@@ -13,7 +14,13 @@ export function App() {
       (u) => live && setUser(u),
       () => live && setUser(null),
     );
-    const off = onAuthRequired(() => setUser(null));
+    // a 401 while signed in: the session ended (expired, signed out elsewhere, user disabled)
+    const off = onAuthRequired(() =>
+      setUser((u) => {
+        if (u) setNotice('Your session has expired or was ended. Sign in again to continue.');
+        return null;
+      }),
+    );
     return () => {
       live = false;
       off();
@@ -21,12 +28,22 @@ export function App() {
   }, []);
 
   if (user === undefined) return <div className="j-splash">Loading…</div>;
-  if (user === null) return <Login onLogin={setUser} />;
+  if (user === null)
+    return (
+      <Login
+        notice={notice}
+        onLogin={(u) => {
+          setNotice(undefined);
+          setUser(u);
+        }}
+      />
+    );
   return (
     <Shell
       user={user}
       onLogout={async () => {
         await api.logout();
+        setNotice(undefined);
         setUser(null);
       }}
     />

@@ -77,8 +77,17 @@ export interface StepStats {
 export interface QueryStats {
   readonly rows: number;
   readonly elapsedMs: number;
-  /** one entry per statement sent to a source */
-  readonly sourceStatements: readonly { readonly source: string; readonly sql: string; readonly rows: number; readonly timeMs: number }[];
+  /** one entry per statement sent to a source; start and end in ms since the query started */
+  readonly sourceStatements: readonly {
+    readonly source: string;
+    readonly sql: string;
+    readonly rows: number;
+    readonly timeMs: number;
+    readonly startMs?: number;
+    readonly endMs?: number;
+    /** closed before its last row: a limit was met, or the query stopped */
+    readonly stoppedEarly?: boolean;
+  }[];
   readonly peakMemoryBytes: number;
   /** 'hit': the rows came from the result cache, stored cacheAgeMs ago; 'miss': run and stored when complete */
   readonly cache?: 'hit' | 'miss' | 'off';

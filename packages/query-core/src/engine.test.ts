@@ -161,6 +161,13 @@ describe('Engine', () => {
     expect(ex.text.split('\n').find((l) => l.trim().startsWith('Filter'))?.trim()).toBe(`Filter (upper(c_name) = 'CUSTOMER#000000001')`);
   });
 
+  it('EXPLAIN names sort keys by their output alias (ORDER BY revenue, not sum)', async () => {
+    const sql = `SELECT n_name, sum(o_total) AS revenue FROM pg.orders JOIN my.nation ON o_cust = n_id GROUP BY n_name ORDER BY revenue DESC`;
+    const lines = (await engine.explain(sql)).text.split('\n').map((l) => l.trim());
+    expect(lines[0]).toBe('Sort revenue DESC');
+    expect(lines[1]).toBe('HashAggregate group by n_name; sum := sum(partial_sum)');
+  });
+
   it('throws bind errors before any source is contacted', async () => {
     const broken = createConnector({ ...sourceFromUrl(PG_URL, 'broken'), port: 1 });
     const e2 = new Engine({ workers: 0 });
@@ -186,11 +193,41 @@ describe('Engine', () => {
       ['pg', 1000],
     ]);
     expect(stats.sourceStatements[1].sql).toBe('SELECT "orders"."o_id" AS "o_id", "orders"."o_cust" AS "o_cust" FROM "public"."orders" "orders" WHERE ("orders"."o_cust" IN ($1::integer))');
+    // when each ran, for the studio's timeline: nation's keys were read before orders was asked
+    const [nation, orders] = stats.sourceStatements;
+    expect(nation.endMs!).toBeGreaterThanOrEqual(nation.startMs!);
+    expect(orders.startMs!).toBeGreaterThanOrEqual(nation.startMs!);
+    // ORDER BY o_id before the LIMIT needs every row: the statement ran to its end
+    expect(orders.stoppedEarly).toBe(false);
     const analyzed = await engine.explain(sql, { analyze: true });
     const join = analyzed.plan.children[0].children[0];
     expect(join.operator).toBe('DependentJoin');
     expect(join.detail).toContain('1 keys in 1 statements');
     expect(join.children[0]).toMatchObject({ runsIn: 'pg', params: [2], actual: { rows: 1000, statements: 1 } });
+  });
+
+  it('EXPLAIN ANALYZE lists every statement sent in a timeline, and keeps a summarised IN list in full', async () => {
+    const sql = `SELECT o_id, n_name FROM pg.orders JOIN my.nation ON o_cust = n_id WHERE n_name <> 'CHAD' ORDER BY o_id LIMIT 3`;
+    const analyzed = await engine.explain(sql, { analyze: true });
+    const timeline = analyzed.plan.timeline ?? [];
+    expect(timeline.map((t) => [t.source, t.rows])).toEqual([
+      ['my', 2],
+      ['pg', 2000],
+    ]);
+    for (const t of timeline) expect(t.endMs).toBeGreaterThanOrEqual(t.startMs);
+    // the nation statement ran before the orders statement that used its keys
+    expect(timeline[0].endMs).toBeLessThanOrEqual(timeline[1].startMs + 1);
+    expect(timeline.map((t) => t.stoppedEarly)).toEqual([false, false]);
+    expect(analyzed.plan.children[0].timeline).toBeUndefined();
+    expect((await engine.explain(sql)).plan.timeline).toBeUndefined();
+
+    const keys = Array.from({ length: 40 }, (_, i) => i + 1).join(', ');
+    const many = await engine.explain(`SELECT c_name FROM pg.customer WHERE c_id IN (${keys})`);
+    const remote = many.plan.children.length > 0 ? many.plan.children[0] : many.plan;
+    const node = remote.sql ? remote : many.plan;
+    expect(node.sql).toContain('(40 values)');
+    expect(node.fullSql).toContain(Array.from({ length: 40 }, (_, i) => `$${i + 1}::integer`).join(', '));
+    expect(node.fullParams).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   });
 
   it('fails with a user error past maxRows', async () => {

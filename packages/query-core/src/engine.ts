@@ -274,7 +274,7 @@ export class Engine {
     const prepared = this.prepare(sql, options);
     const params = coerceParams(options.params ?? [], prepared.paramTypes);
     if (!options.analyze) {
-      const physical = this.physical(prepared.plan, params, new Map(), options);
+      const physical = this.physical(prepared.plan, params, new Map(), options, prepared.columns);
       const plan = buildExplain(physical.root);
       const policy = this.cachePolicy(sql, prepared, options);
       const hit = policy && this.results.lookup(resultKey(sql, params, options.searchPath, prepared.references), 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds), { count: false });
@@ -337,7 +337,7 @@ export class Engine {
     return (this.inputs[k] ??= { sources: sourcesFromRegistered([...this.sources.values()]), options: { pushdown } });
   }
 
-  private physical(plan: LogicalPlan, params: readonly Value[], subqueries: ReadonlyMap<LogicalPlan, Value>, options: QueryOptions): PhysicalPlan {
+  private physical(plan: LogicalPlan, params: readonly Value[], subqueries: ReadonlyMap<LogicalPlan, Value>, options: QueryOptions, columns?: readonly ColumnMeta[]): PhysicalPlan {
     const input = this.optimizeInput(options.pushdown ?? true);
     return planPhysical(plan, {
       sources: this.sources,
@@ -346,6 +346,7 @@ export class Engine {
       estimate: (p) => this.estimate(p, input),
       renderCache: this.renderCache,
       dependentSwitchKeys: DEPENDENT_SWITCH_KEYS,
+      ...(columns ? { outputNames: columns.map((c) => c.name) } : {}),
     });
   }
 
@@ -387,6 +388,7 @@ export class Engine {
       signal: controller.signal,
       memory: new MemoryTracker(options.memoryBudgetBytes ?? this.options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET),
       statements: [],
+      startedAt: performance.now(),
       spillDir: this.spillDir,
       disk: new DiskTracker(this.options.maxSpillBytes ?? DEFAULT_MAX_SPILL),
       batchSize: BATCH_SIZE,
@@ -399,7 +401,7 @@ export class Engine {
     };
     try {
       const subqueries = await this.runSubqueries(prepared.plan, params, ctx, options);
-      const physical = this.physical(prepared.plan, params, subqueries, options);
+      const physical = this.physical(prepared.plan, params, subqueries, options, prepared.columns);
       return { run: new QueryRun(physical.root, ctx, controller, { maxRows: options.maxRows }, cleanup), physical };
     } catch (e) {
       cleanup();

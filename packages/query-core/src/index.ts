@@ -1,3 +1,3 @@
 export { Engine } from './engine.js';
 export type * from './api.js';
-export type { ExplainNode } from './explain/explain-node.js';
+export type { ExplainNode, StatementTiming } from './explain/explain-node.js';

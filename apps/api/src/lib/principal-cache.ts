@@ -12,6 +12,7 @@ export interface TokenRecord {
   scopes: string;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  expiresAt: Date | null;
   user: UserPart;
 }
 export interface SessionRecord {

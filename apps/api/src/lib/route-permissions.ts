@@ -66,6 +66,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
 
   // ad hoc SQL, running queries, history
   'POST /api/v1/query': 'query',
+  'POST /api/v1/query/export': 'query',
   'POST /api/v1/explain': 'query',
   'GET /api/v1/queries': 'run',
   'DELETE /api/v1/queries/:id': 'run',
@@ -79,6 +80,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'PATCH /api/v1/saved-queries/:id': 'query',
   'DELETE /api/v1/saved-queries/:id': 'query',
   'POST /api/v1/saved-queries/:id/run': 'run',
+  'POST /api/v1/saved-queries/:id/export': 'run',
 
   // virtual schemas and views: reading filtered by grants, editing your own views (or granted ones)
   'GET /api/v1/schemas': 'read',

@@ -93,6 +93,12 @@ export default fp(
         const token = await app.principals.token(sha256(m[1]));
         if (!token || token.revokedAt || token.user.disabled)
           throw unauthenticated('This API token is unknown, revoked, or its user is disabled.');
+        if (token.expiresAt && token.expiresAt.getTime() <= Date.now())
+          throw new JunctionError(
+            'token_expired',
+            'auth',
+            `This API token expired at ${token.expiresAt.toISOString()}; create a new one under My account → API tokens.`,
+          );
         const scopes = JSON.parse(token.scopes) as Permission[];
         const role = token.user.role as Role;
         request.principal = {

@@ -55,11 +55,15 @@ const Token = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 const CreateToken = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     scopes: Type.Array(Scope, { minItems: 1, uniqueItems: true }),
+    expiresAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'after this instant the token is refused (401 token_expired); none: until revoked' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -267,6 +271,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
     createdAt: Date;
     lastUsedAt: Date | null;
     revokedAt: Date | null;
+    expiresAt: Date | null;
   };
   const tokenOut = (t: TokenRow) => ({
     id: t.id,
@@ -276,6 +281,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
     createdAt: t.createdAt.toISOString(),
     lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
     revokedAt: t.revokedAt?.toISOString() ?? null,
+    expiresAt: t.expiresAt?.toISOString() ?? null,
   });
 
   app.get(
@@ -325,6 +331,9 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       const p = request.principal!;
       const beyond = request.body.scopes.filter((s) => !p.permissions.has(s));
       if (beyond.length) throw forbidden(`You cannot grant scopes you do not have: ${beyond.join(', ')}.`);
+      const expiresAt = request.body.expiresAt === undefined ? null : new Date(request.body.expiresAt);
+      if (expiresAt && expiresAt.getTime() <= Date.now())
+        throw new JunctionError('invalid_expiry', 'user', 'A token must expire in the future; leave the expiry out for a token that lasts until revoked.');
       const secret = `jct_${randomToken(32)}`;
       const t = await app.db.apiToken.create({
         data: {
@@ -334,9 +343,13 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           tokenHash: sha256(secret),
           prefix: secret.slice(0, 10),
           scopes: JSON.stringify(request.body.scopes),
+          expiresAt,
         },
       });
-      await app.audit(request, 'token.create', request.body.name, { scopes: request.body.scopes });
+      await app.audit(request, 'token.create', request.body.name, {
+        scopes: request.body.scopes,
+        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+      });
       return reply.status(201).send({ ...tokenOut(t), token: secret });
     },
   );

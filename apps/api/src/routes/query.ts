@@ -7,7 +7,8 @@ import type { QueryStats } from '@junction/query-core';
 import { logLevelOf, notFound, toErrorBody } from '../lib/errors.js';
 import { errors, Limit } from '../lib/schemas.js';
 import { encodeJsonReply } from '../lib/json-reply.js';
-import { jsonColumns, jsonRow } from '../lib/values.js';
+import { EXPORT_FORMATS, exportEncoder, ndjsonEncoder, type ExportFormat, type ResultEncoder } from '../lib/result-encoders.js';
+import { jsonColumns } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
 
 /** Parameter values as JSON carries them; strings stay strings and the engine casts them as PostgreSQL would. */
@@ -37,7 +38,15 @@ const Stats = Type.Object({
   peakMemoryBytes: Type.Number(),
   spilledBytes: Type.Number({ description: 'bytes joins, aggregates and sorts wrote to spill files' }),
   sourceStatements: Type.Array(
-    Type.Object({ source: Type.String(), sql: Type.String(), rows: Type.Integer(), timeMs: Type.Number() }),
+    Type.Object({
+      source: Type.String(),
+      sql: Type.String(),
+      rows: Type.Integer(),
+      timeMs: Type.Number(),
+      startMs: Type.Optional(Type.Number({ description: 'ms since the query started' })),
+      endMs: Type.Optional(Type.Number()),
+      stoppedEarly: Type.Optional(Type.Boolean({ description: 'closed before its last row (a limit was met, or the query stopped)' })),
+    }),
   ),
   cache: Type.Union([Type.Literal('hit'), Type.Literal('miss'), Type.Literal('off')], {
     description: "hit: the rows came from the result cache; miss: the statement asked for the cache and ran; off: it did not ask (hint /*+ cache(ttl=SECONDS) */ or a view's)",
@@ -90,6 +99,20 @@ function statsOut(id: string, s: QueryStats): Static<typeof Stats> {
   };
 }
 
+/** POST /query/export: the query, and the file format of its whole result. */
+export const ExportBody = Type.Object(
+  {
+    ...QueryBody.properties,
+    format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f)), { description: 'csv (RFC 4180) or json (an array of row objects)' }),
+  },
+  { additionalProperties: false },
+);
+export const ExportReply = {
+  200: Type.String({
+    description: 'The whole result, streamed (no row or size cap). A failure after the first byte cuts the download off.',
+  }),
+};
+
 export interface RunInput {
   sql: string;
   params?: (string | number | boolean | null)[];
@@ -107,9 +130,15 @@ export async function runQuery(
   request: FastifyRequest,
   reply: FastifyReply,
   input: RunInput,
+  exportAs?: ExportFormat,
 ): Promise<unknown> {
   const p = request.principal as Principal;
-  const ndjson = (request.headers.accept ?? '').includes('application/x-ndjson');
+  const encoder = exportAs
+    ? exportEncoder(exportAs)
+    : (request.headers.accept ?? '').includes('application/x-ndjson')
+      ? ndjsonEncoder()
+      : undefined;
+  const ndjson = encoder !== undefined;
   const abort = new AbortController();
   let finished = false;
   const onClose = () => {
@@ -194,21 +223,21 @@ export async function runQuery(
   }
 
   const result = run.result;
+  const enc = encoder as ResultEncoder;
   async function* lines(): AsyncGenerator<string> {
     let rows = 0;
     let ok = false;
     try {
-      yield JSON.stringify({ queryId: run.id, columns: jsonColumns(result.columns) }) + '\n';
+      yield enc.head(run.id, result.columns);
       for await (const batch of result.rows) {
-        let chunk = '';
-        for (const row of batch) chunk += JSON.stringify(jsonRow(row)) + '\n';
         rows += batch.length;
-        yield chunk;
+        yield enc.rows(batch);
       }
       ok = true;
       finished = true;
       await record('ok', rows, null);
-      yield JSON.stringify({ stats: statsOut(run.id, result.stats()) }) + '\n';
+      const tail = enc.tail(statsOut(run.id, result.stats()));
+      if (tail !== '') yield tail;
     } catch (e) {
       finished = true;
       const { body } = toErrorBody(e);
@@ -216,7 +245,9 @@ export async function runQuery(
       const level = logLevelOf(e);
       if (level === 'error') request.log.error({ err: e }, 'query failed mid-stream');
       else request.log[level]({ code: body.code, kind: body.kind }, 'query stopped mid-stream');
-      yield JSON.stringify({ error: body }) + '\n';
+      const last = enc.error(body);
+      if (last === undefined) throw e;
+      yield last;
     } finally {
       if (!ok && !finished) {
         // the consumer stopped early (client gone): stop the sources too
@@ -226,7 +257,8 @@ export async function runQuery(
       run.release();
     }
   }
-  reply.type('application/x-ndjson; charset=utf-8');
+  reply.type(enc.contentType);
+  if (exportAs) reply.header('content-disposition', `attachment; filename="junction-${run.id}.${exportAs}"`);
   return reply.send(Readable.from(lines(), { objectMode: false }));
 }
 
@@ -248,6 +280,23 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => runQuery(app, request, reply, request.body),
+  );
+
+  app.post<{ Body: Static<typeof ExportBody> }>(
+    '/query/export',
+    {
+      schema: {
+        tags: ['query'],
+        summary: 'Run SQL and download the whole result as CSV or JSON',
+        body: ExportBody,
+        produces: ['text/csv', 'application/json'],
+        response: { ...ExportReply, ...errors(404, 409, 422, 429, 499, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => {
+      const { format, ...input } = request.body;
+      return runQuery(app, request, reply, input, format);
+    },
   );
 
   app.get(

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { forbidden, notFound } from '../lib/errors.js';
+import { conflict, forbidden, notFound } from '../lib/errors.js';
 import { errors, IdParams, Ok } from '../lib/schemas.js';
 import type { Principal } from '../plugins/auth.js';
-import { runQuery } from './query.js';
+import { EXPORT_FORMATS } from '../lib/result-encoders.js';
+import { ExportReply, runQuery, type RunInput } from './query.js';
 
 const Param = Type.Union([Type.String({ maxLength: 100_000 }), Type.Number(), Type.Boolean(), Type.Null()]);
 const Saved = Type.Object({
@@ -37,6 +38,10 @@ const RunSaved = Type.Object(
     maxRows: Type.Optional(Type.Integer({ minimum: 1 })),
     queryId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' })),
   },
+  { additionalProperties: false },
+);
+const ExportSaved = Type.Object(
+  { ...RunSaved.properties, format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f))) },
   { additionalProperties: false },
 );
 
@@ -103,10 +108,11 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: Static<typeof CreateSaved> }>(
     '/saved-queries',
     {
-      schema: { tags: ['saved queries'], body: CreateSaved, response: { 201: Saved, ...errors() } },
+      schema: { tags: ['saved queries'], body: CreateSaved, response: { 201: Saved, ...errors(409) } },
     },
     async (request, reply) => {
       const b = request.body;
+      await nameFree(request.principal!.userId, b.name);
       const q = await app.db.savedQuery.create({
         data: {
           id: randomUUID(),
@@ -122,6 +128,16 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
       return reply.status(201).send(out(q));
     },
   );
+
+  /** One owner's saved queries have distinct names, so a name picks one out in the list. */
+  async function nameFree(ownerId: string | null, name: string, except?: string): Promise<void> {
+    const same = await app.db.savedQuery.findFirst({
+      where: { ownerId, name, ...(except ? { NOT: { id: except } } : {}) },
+      select: { id: true },
+    });
+    if (same)
+      throw conflict('saved_query_exists', `You already have a saved query named "${name}". Pick another name, or overwrite that one.`);
+  }
 
   /**
    * The owner may change a saved query, and the admin permission any. Another user's private
@@ -142,12 +158,13 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
         tags: ['saved queries'],
         params: IdParams,
         body: UpdateSaved,
-        response: { 200: Saved, ...errors(404) },
+        response: { 200: Saved, ...errors(404, 409) },
       },
     },
     async (request) => {
-      await editable(request.params.id, request.principal!);
+      const current = await editable(request.params.id, request.principal!);
       const b = request.body;
+      if (b.name !== undefined && b.name !== current.name) await nameFree(current.ownerId, b.name, current.id);
       const q = await app.db.savedQuery.update({
         where: { id: request.params.id },
         data: {
@@ -175,6 +192,32 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  /** The saved query's SQL with the caller's parameter values, or its own defaults. */
+  async function runnable(id: string, p: Principal, body: Static<typeof RunSaved>): Promise<RunInput> {
+    const q = await app.db.savedQuery.findFirst({ where: { id, ...visible(p.userId) } });
+    if (!q) throw notFound('saved_query', id);
+    const params = body.params ?? (q.params ? JSON.parse(q.params) : undefined);
+    return { sql: q.sql, params, timeoutMs: body.timeoutMs, maxRows: body.maxRows, queryId: body.queryId };
+  }
+
+  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ExportSaved> }>(
+    '/saved-queries/:id/export',
+    {
+      schema: {
+        tags: ['saved queries'],
+        summary: 'Run a saved query and download the whole result as CSV or JSON',
+        params: IdParams,
+        body: ExportSaved,
+        produces: ['text/csv', 'application/json'],
+        response: { ...ExportReply, ...errors(404, 422, 429, 499, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => {
+      const { format, ...body } = request.body;
+      return runQuery(app, request, reply, await runnable(request.params.id, request.principal!, body), format);
+    },
+  );
+
   app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof RunSaved> }>(
     '/saved-queries/:id/run',
     {
@@ -186,19 +229,7 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
         response: { ...errors(404, 422, 429, 499, 502, 503, 504) },
       },
     },
-    async (request, reply) => {
-      const q = await app.db.savedQuery.findFirst({
-        where: { id: request.params.id, ...visible(request.principal!.userId) },
-      });
-      if (!q) throw notFound('saved_query', request.params.id);
-      const params = request.body.params ?? (q.params ? JSON.parse(q.params) : undefined);
-      return runQuery(app, request, reply, {
-        sql: q.sql,
-        params,
-        timeoutMs: request.body.timeoutMs,
-        maxRows: request.body.maxRows,
-        queryId: request.body.queryId,
-      });
-    },
+    async (request, reply) =>
+      runQuery(app, request, reply, await runnable(request.params.id, request.principal!, request.body)),
   );
 }

@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { api, type User } from '../lib/api.js';
 import { ApiError } from '../lib/api-error.js';
 
-export function Login({ onLogin }: { onLogin(u: User): void }) {
+/** `notice`: why the studio is back at sign-in (a session that expired while in use). */
+export function Login({ onLogin, notice }: { onLogin(u: User): void; notice?: string }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
@@ -30,6 +31,11 @@ export function Login({ onLogin }: { onLogin(u: User): void }) {
       <form className="j-card j-login-card" onSubmit={submit} aria-label="Sign in">
         <h1>Junction</h1>
         <p className="j-muted">Query every source through one SQL interface.</p>
+        {notice && (
+          <p className="j-notice" role="status" data-testid="login-notice">
+            {notice}
+          </p>
+        )}
         <label>
           Username
           <input name="username" autoComplete="username" defaultValue="admin" required />

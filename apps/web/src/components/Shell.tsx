@@ -1,10 +1,12 @@
 import type { User } from '../lib/api.js';
 import { useRoute } from '../lib/route.js';
+import { useTheme } from '../lib/theme.js';
 import { QueryPage } from './query/QueryPage.js';
 import { RoutedPage } from './RoutedPage.js';
 
 export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
   const route = useRoute();
+  const { dark, toggle } = useTheme();
   return (
     <div className="j-shell">
       <header className="j-topbar">
@@ -33,12 +35,16 @@ export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
         <a href="#/settings/password" aria-current={route.startsWith('settings/') ? 'page' : undefined}>
           My account
         </a>
+        <button type="button" onClick={toggle} aria-label={dark ? 'Use the light theme' : 'Use the dark theme'} title="Theme">
+          {dark ? 'Light' : 'Dark'}
+        </button>
         <button type="button" onClick={onLogout}>
           Sign out
         </button>
       </header>
       {/* the workspace stays mounted so the editor text and results survive a visit to Sources */}
-      <QueryPage hidden={route !== 'query'} />
+      {/* keyed by user: a new sign-in starts from that user's own tabs, never the last user's */}
+      <QueryPage key={user.id} hidden={route !== 'query'} user={user} />
       <RoutedPage route={route} user={user} />
     </div>
   );

@@ -36,6 +36,7 @@ export interface Token {
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
   readonly revokedAt: string | null;
+  readonly expiresAt: string | null;
 }
 export interface AuditEntry {
   readonly id: string;
@@ -63,7 +64,7 @@ export const adminApi = {
 
   tokens: () => requestJson<Token[]>('/tokens'),
   allTokens: () => requestJson<(Token & { username: string })[]>('/tokens/all'),
-  createToken: (t: { name: string; scopes: Scope[] }) => requestJson<Token & { token: string }>('/tokens', { body: t }),
+  createToken: (t: { name: string; scopes: Scope[]; expiresAt?: string }) => requestJson<Token & { token: string }>('/tokens', { body: t }),
   revokeToken: (tokenId: string) => requestJson<void>(`/tokens/${id(tokenId)}`, { method: 'DELETE' }),
 
   audit: (filter: { action?: string; limit?: number }) => {

@@ -78,10 +78,13 @@ export interface SavedQuery {
   readonly sql: string;
   readonly params?: unknown[] | null;
   readonly example?: boolean;
+  readonly owner?: string | null;
+  readonly shared?: boolean;
 }
 export interface HistoryEntry {
   readonly id: string;
   readonly sql: string;
+  readonly params?: unknown[] | null;
   readonly status: string;
   readonly rows?: number | null;
   readonly elapsedMs?: number | null;
@@ -152,6 +155,10 @@ export const api = {
   },
   saveQuery: (q: { name: string; sql: string; description?: string; params?: readonly unknown[] }) =>
     requestJson<SavedQuery>('/saved-queries', { body: q }),
+  updateSavedQuery: (id: string, patch: { name?: string; sql?: string; params?: readonly unknown[] }) =>
+    requestJson<SavedQuery>(`/saved-queries/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }),
+  deleteSavedQuery: (id: string) =>
+    requestJson<void>(`/saved-queries/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   async history(): Promise<HistoryEntry[]> {
     return list<HistoryEntry>(await requestJson('/history'), 'history');
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasPlaceholders } from './placeholders.js';
+import { hasPlaceholders, placeholderCount, placeholderLabel } from './placeholders.js';
 
 describe('hasPlaceholders', () => {
   it('sees $n and ? in the statement', () => {
@@ -11,5 +11,16 @@ describe('hasPlaceholders', () => {
     expect(hasPlaceholders("SELECT '$1', 'it''s ?' FROM t")).toBe(false);
     expect(hasPlaceholders('SELECT "a?$2" FROM t -- k = $1\n/* ? */')).toBe(false);
     expect(hasPlaceholders('SELECT c_name FROM dbB.customer WHERE c_custkey < 0')).toBe(false);
+  });
+});
+
+describe('placeholderCount', () => {
+  it('counts the highest $n, or the question marks', () => {
+    expect(placeholderCount('SELECT $1, $3, $1')).toBe(3);
+    expect(placeholderCount('SELECT * FROM t WHERE a = ? AND b = ?')).toBe(2);
+    expect(placeholderCount("SELECT '?' FROM t WHERE a = $2")).toBe(2);
+    expect(placeholderCount('SELECT 1')).toBe(0);
+    expect(placeholderLabel('SELECT $1', 0)).toBe('$1');
+    expect(placeholderLabel('SELECT ?, ?', 1)).toBe('?2');
   });
 });

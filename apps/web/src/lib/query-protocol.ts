@@ -5,9 +5,21 @@ export interface ResultColumn {
   readonly type: string;
 }
 
+/** One statement Junction sent to a source during the run. */
+export interface SourceStatement {
+  readonly source: string;
+  readonly sql: string;
+  readonly rows: number;
+  readonly timeMs: number;
+  readonly startMs?: number;
+  readonly endMs?: number;
+  readonly stoppedEarly?: boolean;
+}
+
 export interface ResultStats {
   readonly rows?: number;
   readonly elapsedMs?: number;
+  readonly sourceStatements?: readonly SourceStatement[];
   readonly [k: string]: unknown;
 }
 

@@ -41,7 +41,14 @@ export class QueryRun {
 
   getSnapshot = (): RunSnapshot => this.snap;
 
-  async start(sql: string, opts: { params?: unknown[] } = {}): Promise<void> {
+  /** Forgets the last result (another query was loaded): the grid must not show stale rows. */
+  reset(): void {
+    this.cancelLocal();
+    this.set(IDLE);
+  }
+
+  /** `savedId`: run that saved query by id (what a viewer may do) rather than the SQL text. */
+  async start(sql: string, opts: { params?: unknown[]; savedId?: string } = {}): Promise<void> {
     this.cancelLocal();
     const abort = new AbortController();
     this.abort = abort;
@@ -52,8 +59,9 @@ export class QueryRun {
     this.set({ status: 'running', sql, queryId, columns: [], rows, rowCount: 0, elapsedMs: 0 });
     this.tick = setInterval(() => this.update({ elapsedMs: performance.now() - this.startedAt }), 250);
     try {
-      const res = await request('/query', {
-        body: { sql, queryId, ...(opts.params ? { params: opts.params } : {}) },
+      const params = opts.params ? { params: opts.params } : {};
+      const res = await request(opts.savedId ? `/saved-queries/${encodeURIComponent(opts.savedId)}/run` : '/query', {
+        body: opts.savedId ? { queryId, ...params } : { sql, queryId, ...params },
         accept: 'application/x-ndjson',
         signal: abort.signal,
       });

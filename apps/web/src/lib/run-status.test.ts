@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runStatusText } from './run-status.js';
+import { runStatusText, sourcesSummary } from './run-status.js';
 
 const rows = (n: number) => Array.from({ length: n }, () => [] as unknown[]);
 
@@ -20,5 +20,13 @@ describe('runStatusText', () => {
     expect(runStatusText({ status: 'done', rowCount: 250_000, elapsedMs: 4000, rows: rows(100_000) })).toBe(
       '250,000 rows · 4.00 s (first 100,000 shown)',
     );
+  });
+});
+
+describe('sourcesSummary', () => {
+  it('names the sources a run touched and counts its statements', () => {
+    expect(sourcesSummary([{ source: 'dbB' }, { source: 'dbA' }, { source: 'dbA' }])).toBe('3 statements to dbA, dbB');
+    expect(sourcesSummary([{ source: 'dbC' }])).toBe('1 statement to dbC');
+    expect(sourcesSummary([])).toBe('');
   });
 });

@@ -19,3 +19,10 @@ export function runStatusText(run: Pick<RunSnapshot, 'status' | 'rowCount' | 'el
       return `Failed after ${t}`;
   }
 }
+
+/** "2 statements to dbA, dbB" — what a finished run touched, for the status line. */
+export function sourcesSummary(statements: readonly { source: string }[] | undefined): string {
+  if (!statements || statements.length === 0) return '';
+  const sources = [...new Set(statements.map((s) => s.source))].sort();
+  return `${statements.length} ${statements.length === 1 ? 'statement' : 'statements'} to ${sources.join(', ')}`;
+}

@@ -11,6 +11,11 @@ export interface StatementRecord {
   timeMs: number;
   /** the operator that issued it, for EXPLAIN ANALYZE */
   readonly operatorId: number;
+  /** ms since the query started (ExecContext.startedAt), for EXPLAIN ANALYZE's timeline */
+  startMs?: number;
+  endMs?: number;
+  /** the statement was closed before its last row (a limit was met, the query was cancelled or failed) */
+  stoppedEarly?: boolean;
 }
 
 /**
@@ -137,6 +142,8 @@ export interface ExecContext {
   readonly signal: AbortSignal;
   readonly memory: MemoryTracker;
   readonly statements: StatementRecord[];
+  /** performance.now() when the query started: statements record their times relative to it */
+  readonly startedAt?: number;
   readonly spillDir: string;
   /** spill space left to this query; none: unlimited (tests, benchmarks) */
   readonly disk?: DiskTracker;

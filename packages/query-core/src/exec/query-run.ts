@@ -76,7 +76,14 @@ export class QueryRun {
     return {
       rows: this.rowsOut,
       elapsedMs: (this.ended ?? performance.now()) - this.started,
-      sourceStatements: this.ctx.statements.map((s) => ({ source: s.source, sql: s.sql, rows: s.rows, timeMs: s.timeMs })),
+      sourceStatements: this.ctx.statements.map((s) => ({
+        source: s.source,
+        sql: s.sql,
+        rows: s.rows,
+        timeMs: s.timeMs,
+        ...(s.startMs !== undefined ? { startMs: s.startMs, endMs: s.endMs ?? s.startMs + s.timeMs } : {}),
+        ...(s.stoppedEarly !== undefined ? { stoppedEarly: s.stoppedEarly } : {}),
+      })),
       peakMemoryBytes: this.ctx.memory.peak,
       spilledBytes: this.ctx.disk?.writtenBytes ?? 0,
     };

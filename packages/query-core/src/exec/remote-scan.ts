@@ -46,6 +46,8 @@ export async function* streamStatement(
   const record: StatementRecord = { source, sql: rendered.sql, params: rendered.params, rows: 0, batches: 0, timeMs: 0, operatorId };
   ctx.statements.push(record);
   const t0 = performance.now();
+  if (ctx.startedAt !== undefined) record.startMs = t0 - ctx.startedAt;
+  let complete = false;
   try {
     for await (const batch of connector.stream(rendered, { signal: ctx.signal, batchSize: ctx.batchSize })) {
       record.rows += batch.rows.length;
@@ -54,7 +56,11 @@ export async function* streamStatement(
         yield batch.rows as Row[];
       }
     }
+    complete = true;
   } finally {
-    record.timeMs = performance.now() - t0;
+    const t1 = performance.now();
+    record.timeMs = t1 - t0;
+    if (ctx.startedAt !== undefined) record.endMs = t1 - ctx.startedAt;
+    record.stoppedEarly = !complete;
   }
 }

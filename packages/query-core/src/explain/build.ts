@@ -1,7 +1,7 @@
 import type { Value } from '@junction/connectors';
 import type { StatementRecord } from '../exec/context.js';
 import type { Operator } from '../exec/operator.js';
-import type { ExplainNode } from './explain-node.js';
+import type { ExplainNode, StatementTiming } from './explain-node.js';
 
 /** Parameters past this many are summarised as `[N values: a, b, c, …]`. */
 const MAX_PARAMS_SHOWN = 10;
@@ -31,8 +31,7 @@ export function buildExplain(root: Operator, options: BuildOptions = {}): Explai
       operator: info.operator,
       runsIn: info.runsIn,
       ...(info.detail ? { detail: info.detail } : {}),
-      ...(sql !== undefined ? { sql: summariseSql(sql) } : {}),
-      ...(params !== undefined && params.length > 0 ? { params: summariseParams(params) } : {}),
+      ...sqlFields(sql, params),
       ...(info.notPushed?.length ? { notPushed: info.notPushed } : {}),
       ...(info.estimatedRows !== undefined ? { estimatedRows: Math.round(info.estimatedRows) } : {}),
       ...(options.analyze ? { actual: actualOf(op, statements) } : {}),
@@ -44,15 +43,33 @@ export function buildExplain(root: Operator, options: BuildOptions = {}): Explai
     };
     return node;
   };
-  return visit(root);
+  const tree = visit(root);
+  if (!options.analyze || !options.statements) return tree;
+  return { ...tree, timeline: options.statements.map(timingOf) };
+}
+
+function timingOf(s: StatementRecord): StatementTiming {
+  const startMs = round(s.startMs ?? 0);
+  return { source: s.source, sql: s.sql, rows: s.rows, startMs, endMs: round(s.endMs ?? startMs + s.timeMs), stoppedEarly: s.stoppedEarly ?? false };
+}
+
+/** The SQL and parameters as shown (long IN lists summarised) and, when that cut them, in full. */
+function sqlFields(sql: string | undefined, params: readonly Value[] | undefined) {
+  const shownSql = sql === undefined ? undefined : summariseSql(sql);
+  const shownParams = params !== undefined && params.length > 0 ? summariseParams(params) : undefined;
+  return {
+    ...(shownSql !== undefined ? { sql: shownSql } : {}),
+    ...(shownSql !== undefined && shownSql !== sql ? { fullSql: sql } : {}),
+    ...(shownParams !== undefined ? { params: shownParams } : {}),
+    ...(shownParams !== undefined && params && shownParams.length !== params.length ? { fullParams: params.map(showValue) } : {}),
+  };
 }
 
 function statementNode(s: StatementRecord): ExplainNode {
   return {
     operator: 'Statement',
     runsIn: s.source,
-    sql: summariseSql(s.sql),
-    ...(s.params.length > 0 ? { params: summariseParams(s.params) } : {}),
+    ...sqlFields(s.sql, s.params),
     actual: { rows: s.rows, batches: s.batches, timeMs: round(s.timeMs), statements: 1 },
     children: [],
   };

@@ -21,5 +21,22 @@ export interface ExplainNode {
     /** spilling operators that wrote to disk: bytes, hash partitions (sort: runs), recursion depth, partitions joined in blocks, whether a hash join swapped its sides */
     readonly spill?: { readonly bytes: number; readonly partitions: number; readonly depth: number; readonly blocks: number; readonly swapped: boolean };
   };
+  /** the complete SQL when `sql` had a long IN list summarised, for copying */
+  readonly fullSql?: string;
+  /** every parameter when `params` was summarised */
+  readonly fullParams?: readonly unknown[];
+  /** EXPLAIN ANALYZE, on the root only: every statement sent to a source, in the order sent */
+  readonly timeline?: readonly StatementTiming[];
   readonly children: readonly ExplainNode[];
+}
+
+/** One source statement of an analysed run; times in ms since the query started. */
+export interface StatementTiming {
+  readonly source: string;
+  readonly sql: string;
+  readonly rows: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** closed before its last row: a limit was met, or the query stopped */
+  readonly stoppedEarly: boolean;
 }

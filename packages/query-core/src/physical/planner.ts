@@ -53,6 +53,8 @@ export interface PhysicalOptions {
   readonly renderCache?: RenderCache;
   /** a hash join whose build side has at most this many distinct keys turns dependent at run time; 0 disables */
   readonly dependentSwitchKeys?: number;
+  /** the statement's column names, by position: EXPLAIN names the root's fields as the user did */
+  readonly outputNames?: readonly string[];
 }
 
 export interface PhysicalPlan {
@@ -69,7 +71,10 @@ interface Planned {
 type RemoteNode = Extract<LogicalPlan, { kind: 'Remote' }>;
 
 export function planPhysical(plan: LogicalPlan, options: PhysicalOptions): PhysicalPlan {
-  const p = new Planner(options, fieldNames(plan)).plan(plan);
+  // an alias the optimizer folded away (`sum(x) AS revenue` keeps sum's id) is still what ORDER BY said
+  const statementNames = new Map<number, string>();
+  if (options.outputNames) outputFields(plan).forEach((f, i) => statementNames.set(f.id, options.outputNames?.[i] ?? f.name));
+  const p = new Planner(options, fieldNames(plan), statementNames).plan(plan);
   return { root: p.op, fields: p.fields };
 }
 
@@ -77,10 +82,25 @@ class Planner {
   constructor(
     private readonly o: PhysicalOptions,
     private readonly names: Map<number, string>,
+    /** the statement's output columns by id, as its SELECT list named them */
+    private readonly statementNames: ReadonlyMap<number, string>,
   ) {}
 
-  private text(e: Expr): string {
-    return printExpr(e, this.names, { omitIds: true });
+  /**
+   * An expression as its node's input names the columns. One id can carry several names up the
+   * tree (`revenue := sum` keeps sum's id), and the whole-plan map holds the deepest one, so a
+   * Sort above that Project would read `sum DESC` for `ORDER BY revenue DESC`.
+   */
+  private text(e: Expr, input?: readonly Field[]): string {
+    if (!input) return printExpr(e, this.names, { omitIds: true });
+    const names = new Map(this.names);
+    for (const f of input) names.set(f.id, f.name);
+    return printExpr(e, names, { omitIds: true });
+  }
+
+  private statementText(e: Expr): string {
+    if (this.statementNames.size === 0) return this.text(e);
+    return printExpr(e, new Map([...this.names, ...this.statementNames]), { omitIds: true });
   }
 
   private layoutOf(fields: readonly Field[]): Map<number, number> {
@@ -106,13 +126,15 @@ class Planner {
       case 'Filter': {
         const input = this.plan(plan.input);
         const pred = this.o.compiler.expr(plan.predicate, input.layout);
-        return { ...input, op: new FilterOp(input.op, pred, this.text(plan.predicate), plan.notPushed) };
+        return { ...input, op: new FilterOp(input.op, pred, this.text(plan.predicate, input.fields), plan.notPushed) };
       }
       case 'Project': {
         const input = this.plan(plan.input);
         const cols = plan.exprs.map((x) => this.column(x.expr, input.layout));
         const fields = plan.exprs.map((x) => x.field);
-        const detail = plan.exprs.map((x) => (x.expr.kind === 'ref' && this.names.get(x.expr.id) === x.field.name ? x.field.name : `${x.field.name} := ${this.text(x.expr)}`)).join(', ');
+        // a column passed through under the name its input gives it reads as just that name
+        const inputName = (id: number) => input.fields.find((f) => f.id === id)?.name ?? this.names.get(id);
+        const detail = plan.exprs.map((x) => (x.expr.kind === 'ref' && inputName(x.expr.id) === x.field.name ? x.field.name : `${x.field.name} := ${this.text(x.expr, input.fields)}`)).join(', ');
         return { op: new ProjectOp(input.op, cols, detail, plan.notPushed), layout: this.layoutOf(fields), fields };
       }
       case 'Join':
@@ -125,8 +147,8 @@ class Planner {
         const aggs = plan.aggregates.map((a) => this.o.compiler.aggregate(a, input.layout));
         const fields = outputFields(plan);
         const detail = [
-          plan.groupBy.length ? `group by ${plan.groupBy.map((g) => this.text(g.expr)).join(', ')}` : '',
-          plan.aggregates.map((a) => `${a.field.name} := ${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${a.args.map((x) => this.text(x)).join(', ')})`).join(', '),
+          plan.groupBy.length ? `group by ${plan.groupBy.map((g) => this.text(g.expr, input.fields)).join(', ')}` : '',
+          plan.aggregates.map((a) => `${a.field.name} := ${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${a.args.map((x) => this.text(x, input.fields)).join(', ')})`).join(', '),
         ]
           .filter(Boolean)
           .join('; ');
@@ -169,7 +191,7 @@ class Planner {
         const input = this.plan(plan.input);
         const specs: WindowSpec[] = plan.windows.map((w) => this.windowSpec(w, input.layout));
         const fields = outputFields(plan);
-        const detail = plan.windows.map((w) => `${w.field.name} := ${w.fn}(${w.args.map((x) => this.text(x)).join(', ')})`).join(', ');
+        const detail = plan.windows.map((w) => `${w.field.name} := ${w.fn}(${w.args.map((x) => this.text(x, input.fields)).join(', ')})`).join(', ');
         return { op: new WindowOp(input.op, specs, detail, plan.notPushed), layout: this.layoutOf(fields), fields };
       }
       case 'Values': {
@@ -184,8 +206,9 @@ class Planner {
     return keys.map((k) => ({ column: this.column(k.expr, layout), type: k.expr.type, desc: k.desc, nullsFirst: k.nullsFirst }));
   }
 
+  /** Sort keys read as ORDER BY wrote them: the statement's names win over the input's. */
   private sortText(keys: readonly { expr: Expr; desc: boolean; nullsFirst: boolean }[]): string {
-    return keys.map((k) => `${this.text(k.expr)}${k.desc ? ' DESC' : ''}${k.nullsFirst !== k.desc ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
+    return keys.map((k) => `${this.statementText(k.expr)}${k.desc ? ' DESC' : ''}${k.nullsFirst !== k.desc ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
   }
 
   private windowSpec(w: WindowCall, layout: Layout): WindowSpec {

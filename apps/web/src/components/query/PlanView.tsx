@@ -1,48 +1,165 @@
-import { flattenPlan, type PlanNode } from '../../lib/plan.js';
+import { useMemo, useState } from 'react';
+import { dependentJoins, dependentWhatIf, layoutPlan, placeIndex, type DependentJoinInfo } from '../../lib/plan-graph.js';
+import { formatParams, type PlanNode, type StatementTiming } from '../../lib/plan.js';
+import { formatMs, PlanGraph } from './PlanGraph.js';
 
 /** `text` is the server's own EXPLAIN text, the same the CLI and golden files print. */
 export function PlanView({ plan, text, analyze }: { plan: PlanNode; text: string; analyze: boolean }) {
-  const rows = flattenPlan(plan);
+  const layout = useMemo(() => layoutPlan(plan), [plan]);
+  const places = useMemo(() => placeIndex(plan), [plan]);
+  const joins = useMemo(() => (analyze ? [] : dependentJoins(plan)), [plan, analyze]);
+  const [selected, setSelected] = useState<string>(layout.hot ?? '0');
+  const node = layout.nodes.find((n) => n.id === selected)?.node ?? plan;
+  const withSql = layout.nodes.filter((n) => n.node.sql !== undefined);
   return (
-    <>
+    <div className="j-plan-view" data-testid="plan" aria-label={analyze ? 'Explain analyze plan' : 'Explain plan'} role="region">
       <div className="j-plan-bar">
         <button type="button" onClick={() => void navigator.clipboard?.writeText(text)}>
           Copy as text
         </button>
+        <span className="j-legend" aria-label="Where steps run">
+          {[...places].map(([place, i]) => (
+            <span key={place} className={`j-legend-item j-place-${i % 6}`}>
+              <span className="j-swatch" aria-hidden /> {place === 'junction' ? 'Junction' : place}
+            </span>
+          ))}
+        </span>
+        {layout.hot && (
+          <span className="j-muted j-small">
+            Slowest step: <strong>{layout.nodes.find((n) => n.id === layout.hot)?.node.operator}</strong>
+          </span>
+        )}
       </div>
-      <ol className="j-plan" data-testid="plan" aria-label={analyze ? 'Explain analyze plan' : 'Explain plan'}>
-        {rows.map((r) => (
-          <li
-            key={r.id}
-            className={`j-plan-node${r.isRemote ? ' j-remote' : ''}`}
-            style={{ marginLeft: r.depth * 20 }}
-            data-runs-in={r.runsIn}
-          >
-            <div className="j-plan-head">
-              <strong className="j-plan-op">{r.operator}</strong>
-              <span className={`j-badge${r.isRemote ? ' j-source' : ''}`}>{r.runsIn}</span>
-              {r.joinStrategy && <span className="j-badge j-join">join: {r.joinStrategy}</span>}
-              {r.detail && <span className="j-plan-detail">{r.detail}</span>}
-              <span className="j-spacer" />
-              <span className="j-muted">{r.rows}</span>
-              {r.time && <span className="j-muted">{r.time}</span>}
-            </div>
-            {r.sql && (
-              <pre className="j-plan-sql" data-testid={`plan-sql-${r.runsIn}`}>
-                {r.sql}
-              </pre>
-            )}
-            {r.params && <div className="j-plan-params">params: {r.params}</div>}
-            {r.notPushed.length > 0 && (
-              <ul className="j-not-pushed">
-                {r.notPushed.map((n, i) => (
-                  <li key={i}>not pushed — {n}</li>
-                ))}
-              </ul>
-            )}
+      <PlanGraph layout={layout} places={places} selected={selected} onSelect={setSelected} />
+      <NodeDetail node={node} />
+      {plan.timeline && plan.timeline.length > 0 && <Timeline statements={plan.timeline} />}
+      {joins.length > 0 && <WhatIf joins={joins} />}
+      <section className="j-plan-section" aria-label="SQL sent to each source">
+        <h3>SQL sent to the sources</h3>
+        {withSql.length === 0 && <p className="j-muted j-small">Nothing runs in a source: Junction answers from constants.</p>}
+        {withSql.map((p) => (
+          <SourceSql key={p.id} node={p.node} />
+        ))}
+      </section>
+    </div>
+  );
+}
+
+function NodeDetail({ node }: { node: PlanNode }) {
+  return (
+    <section className="j-plan-section j-plan-detail-box" aria-label="Selected step" data-testid="plan-detail">
+      <h3>
+        {node.operator} <span className="j-badge">{node.runsIn}</span>
+      </h3>
+      {node.detail && <p className="j-plan-detail">{node.detail}</p>}
+      <p className="j-small">
+        estimated {node.estimatedRows === undefined ? '?' : node.estimatedRows.toLocaleString('en-US')} rows
+        {node.actual &&
+          ` · actual ${node.actual.rows.toLocaleString('en-US')} rows in ${node.actual.batches} batches · ${formatMs(node.actual.timeMs)}${
+            node.actual.statements ? ` · ${node.actual.statements} statements` : ''
+          }`}
+      </p>
+      {(node.notPushed ?? []).length > 0 && (
+        <ul className="j-not-pushed">
+          {(node.notPushed ?? []).map((n, i) => (
+            <li key={i}>
+              not pushed — {n.what}: {n.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+      {node.sql !== undefined && <SourceSql node={node} testId="plan-detail-sql" />}
+    </section>
+  );
+}
+
+/** The statement exactly as sent (complete, even when the plan text summarises a long IN list). */
+function SourceSql({ node, testId }: { node: PlanNode; testId?: string }) {
+  const [copied, setCopied] = useState(false);
+  const sql = node.fullSql ?? node.sql ?? '';
+  const params = node.fullParams ?? node.params;
+  return (
+    <div className="j-source-sql">
+      <div className="j-row">
+        <span className="j-badge j-source">{node.runsIn}</span>
+        <span className="j-muted j-small">{node.operator}</span>
+        <span className="j-spacer" />
+        <button
+          type="button"
+          className="j-link"
+          aria-label={`Copy the SQL sent to ${node.runsIn}`}
+          onClick={() => void navigator.clipboard?.writeText(sql).then(() => setCopied(true))}
+        >
+          {copied ? 'Copied' : 'Copy SQL'}
+        </button>
+      </div>
+      <pre className="j-plan-sql" data-testid={testId ?? `plan-sql-${node.runsIn}`}>
+        {sql}
+      </pre>
+      {params && params.length > 0 && <div className="j-plan-params">params: {formatParams(params)}</div>}
+    </div>
+  );
+}
+
+function Timeline({ statements }: { statements: readonly StatementTiming[] }) {
+  const end = Math.max(1, ...statements.map((s) => s.endMs));
+  return (
+    <section className="j-plan-section" aria-label="Timeline of source statements" data-testid="plan-timeline">
+      <h3>Timeline of the statements sent ({formatMs(end)})</h3>
+      <ol className="j-timeline">
+        {statements.map((s, i) => (
+          <li key={i} title={s.sql}>
+            <span className="j-tl-label">
+              <span className="j-badge j-source">{s.source}</span> #{i + 1}
+            </span>
+            <span className="j-tl-track">
+              <span
+                className={`j-tl-bar${s.stoppedEarly ? ' j-tl-stopped' : ''}`}
+                style={{ left: `${(100 * s.startMs) / end}%`, width: `${Math.max(0.5, (100 * (s.endMs - s.startMs)) / end)}%` }}
+              />
+            </span>
+            <span className="j-tl-info j-small">
+              {formatMs(s.startMs)} → {formatMs(s.endMs)} · {s.rows.toLocaleString('en-US')} rows
+              {s.stoppedEarly ? ' · stopped early' : ''}
+            </span>
           </li>
         ))}
       </ol>
-    </>
+    </section>
+  );
+}
+
+function WhatIf({ joins }: { joins: readonly DependentJoinInfo[] }) {
+  return (
+    <section className="j-plan-section" aria-label="Dependent joins: what if" data-testid="plan-whatif">
+      <h3>Dependent joins, before running</h3>
+      <p className="j-muted j-small">
+        Each batch of driver keys becomes one statement with an IN list. Change the number of keys to see what would be sent.
+      </p>
+      {joins.map((j) => (
+        <WhatIfRow key={j.id} join={j} />
+      ))}
+    </section>
+  );
+}
+
+function WhatIfRow({ join }: { join: DependentJoinInfo }) {
+  const [keys, setKeys] = useState(String(Math.round(join.estimatedKeys ?? join.maxInList)));
+  const n = Number(keys);
+  const w = Number.isFinite(n) && n >= 0 ? dependentWhatIf(join, n) : undefined;
+  return (
+    <div className="j-row j-whatif">
+      <label>
+        Keys from the driver side{' '}
+        <input type="number" min={0} value={keys} onChange={(e) => setKeys(e.target.value)} aria-label={`Driver keys for the join into ${join.drivenSource}`} />
+      </label>
+      {w && (
+        <span data-testid="whatif-result">
+          → {w.statements.toLocaleString('en-US')} {w.statements === 1 ? 'statement' : 'statements'} to {join.drivenSource}, up to{' '}
+          {w.keysPerStatement.toLocaleString('en-US')} keys each (batches of {join.maxInList.toLocaleString('en-US')}), ≈
+          {w.statementChars.toLocaleString('en-US')} characters per statement
+        </span>
+      )}
+    </div>
   );
 }

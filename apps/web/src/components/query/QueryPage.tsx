@@ -1,17 +1,35 @@
 import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { api, type ExplainResponse } from '../../lib/api.js';
+import { api, type ExplainResponse, type SavedQuery, type User } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { onCatalogChanged } from '../../lib/catalog-events.js';
 import { CatalogStore } from '../../lib/catalog-store.js';
-import { hasPlaceholders } from '../../lib/placeholders.js';
+import { downloadExport, exportFileName, type ExportFormat, type ExportSource } from '../../lib/export-file.js';
+import { friendlyError } from '../../lib/form-error.js';
+import { placeholderCount } from '../../lib/placeholders.js';
 import { QueryRun } from '../../lib/query-run.js';
+import { useTheme } from '../../lib/theme.js';
 import { useAsync } from '../../lib/use-async.js';
+import {
+  activeTab,
+  addTab,
+  closeTab,
+  loadWorkspace,
+  paramsToSend,
+  paramValues,
+  saveWorkspace,
+  updateTab,
+  type EditorTab,
+  type Workspace,
+} from '../../lib/workspace-tabs.js';
 import type { SqlEditorHandle } from '../../editor/SqlEditor.js';
 import { CatalogTree } from './CatalogTree.js';
+import { EditorTabs } from './EditorTabs.js';
 import { ErrorBox } from './ErrorBox.js';
 import { HistoryList } from './HistoryList.js';
+import { ParamsForm } from './ParamsForm.js';
 import { PlanView } from './PlanView.js';
 import { ResultsGrid } from './ResultsGrid.js';
+import { RunSummary } from './RunSummary.js';
 import { RunToolbar } from './RunToolbar.js';
 import { SavedQueries } from './SavedQueries.js';
 import { SaveQueryForm } from './SaveQueryForm.js';
@@ -19,77 +37,137 @@ import { SaveQueryForm } from './SaveQueryForm.js';
 // Monaco is large: it loads after the shell has painted.
 const SqlEditor = lazy(() => import('../../editor/SqlEditor.js'));
 
-const DRAFT_KEY = 'junction.draft';
-const STARTER = 'SELECT * FROM dbB.customer WHERE c_custkey <= 100';
-
 type Side = 'catalog' | 'saved' | 'history';
 type Explain = { analyze: boolean; loading: boolean; data?: ExplainResponse; error?: ApiError };
 
-export function QueryPage({ hidden }: { hidden: boolean }) {
+export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
+  const viewer = user.role === 'viewer';
   const editor = useRef<SqlEditorHandle>(null);
   const [run] = useState(() => new QueryRun());
   const snap = useSyncExternalStore(run.subscribe, run.getSnapshot);
-  const [side, setSide] = useState<Side>('catalog');
+  const [ws, setWs] = useState<Workspace>(() => loadWorkspace(localStorage, user.id));
+  const tab = activeTab(ws);
+  // viewers run saved queries: the list is what they start from
+  const [side, setSide] = useState<Side>(viewer ? 'saved' : 'catalog');
   const [panel, setPanel] = useState<'results' | 'plan'>('results');
   const [explain, setExplain] = useState<Explain>();
-  // parameter values of the loaded saved query (JDV H takes a customer key)
-  const [params, setParams] = useState<unknown[]>();
-  // Monaco loads lazily: a saved query picked before it is ready is applied once it is
+  const [exporting, setExporting] = useState<string>();
   const [editorReady, setEditorReady] = useState(false);
-  const pendingSql = useRef<string | undefined>(undefined);
+  // what the last run sent, so Export fetches the same result again
+  const lastRun = useRef<ExportSource & { title: string }>(undefined);
   const [catalogStore] = useState(() => new CatalogStore({ catalog: api.catalog, columns: api.tableColumns }));
   const catalog = useSyncExternalStore(catalogStore.subscribe, catalogStore.getSnapshot);
   const [completion] = useState(() => ({
     current: () => catalogStore.getSnapshot().sources,
     ensureColumns: (t: Parameters<CatalogStore['ensureColumns']>[0]) => catalogStore.ensureColumns(t),
   }));
+  const { dark } = useTheme();
   const saved = useAsync(() => api.savedQueries());
   const history = useAsync(() => api.history());
 
   useEffect(() => () => run.dispose(), [run]);
+  useEffect(() => saveWorkspace(localStorage, user.id, ws), [ws, user.id]);
   useEffect(() => {
     void catalogStore.load();
     return onCatalogChanged(() => void catalogStore.load());
   }, [catalogStore]);
 
-  const showPositionOf = (e: ApiError | undefined) => {
-    if (e?.position) editor.current?.showError(e.message, e.position);
-  };
+  const paramCount = placeholderCount(tab.sql);
+
+  /** What Run and Explain send: the selection or the statement at the cursor, with its values. */
+  function runnable() {
+    const r = editor.current?.getRunnable();
+    if (!r) return undefined;
+    const count = placeholderCount(r.sql);
+    const params = count > 0 ? paramsToSend(tab.params, count) : undefined;
+    // the saved query's own text, unchanged: run it by id (a viewer may run nothing else)
+    const savedId = tab.origin && r.whole && tab.origin.sql.trim() === r.sql ? tab.origin.id : undefined;
+    return { ...r, params, savedId };
+  }
 
   async function onRun() {
-    const sql = editor.current?.getValue() ?? '';
-    if (sql.trim() === '') return;
+    const r = runnable();
+    if (!r || run.getSnapshot().status === 'running') return;
     editor.current?.clearError();
     setPanel('results');
-    await run.start(sql, params ? { params } : {});
-    showPositionOf(run.getSnapshot().error);
+    lastRun.current = {
+      ...(r.savedId ? { savedId: r.savedId } : { sql: r.sql }),
+      ...(r.params ? { params: r.params } : {}),
+      title: tab.origin?.name ?? tab.title,
+    };
+    await run.start(r.sql, { ...(r.params ? { params: r.params } : {}), ...(r.savedId ? { savedId: r.savedId } : {}) });
+    const error = run.getSnapshot().error;
+    if (error?.position) editor.current?.showError(error.message, error.position, r.start);
     history.reload();
   }
 
   async function onExplain(analyze: boolean) {
-    const sql = editor.current?.getValue() ?? '';
-    if (sql.trim() === '') return;
+    const r = runnable();
+    if (!r) return;
     editor.current?.clearError();
     setPanel('plan');
     setExplain({ analyze, loading: true });
     try {
-      setExplain({ analyze, loading: false, data: await api.explain(sql, analyze, params) });
+      setExplain({ analyze, loading: false, data: await api.explain(r.sql, analyze, r.params) });
     } catch (e) {
       const error = e instanceof ApiError ? e : new ApiError(0, 'internal', 'CLIENT', String(e));
       setExplain({ analyze, loading: false, error });
-      showPositionOf(error);
+      if (error.position) editor.current?.showError(error.message, error.position, r.start);
     }
   }
 
-  const load = (sql: string, withParams?: unknown[] | null) => {
-    if (editor.current) {
-      editor.current.setValue(sql);
-      editor.current.clearError();
-    } else {
-      pendingSql.current = sql;
+  async function onExport(format: ExportFormat) {
+    const what = lastRun.current;
+    if (!what) return;
+    setExporting(`Exporting ${format.toUpperCase()}…`);
+    try {
+      const bytes = await downloadExport(what, format, exportFileName(what.title, format));
+      setExporting(`Exported ${bytes.toLocaleString('en-US')} bytes as ${format.toUpperCase()}.`);
+    } catch (e) {
+      setExporting(`Export failed: ${friendlyError(e)}`);
     }
-    setParams(withParams && withParams.length > 0 ? withParams : undefined);
-  };
+  }
+
+  /** Opens SQL in the current tab when it holds nothing of the user's own, else in a new one. */
+  function open(sql: string, extra: Partial<EditorTab>) {
+    run.reset();
+    setExplain(undefined);
+    setExporting(undefined);
+    lastRun.current = undefined;
+    const cur = activeTab(ws);
+    const untouched = cur.sql.trim() === '' || (cur.origin !== undefined && cur.origin.sql === cur.sql);
+    const next = untouched ? ws : addTab(ws, { sql, ...extra });
+    if (next === ws) {
+      setWs(updateTab(ws, cur.id, { sql, origin: undefined, ...extra }));
+      editor.current?.setValue(sql);
+      editor.current?.clearError();
+    } else {
+      setWs(next);
+    }
+  }
+
+  const loadSaved = (q: SavedQuery) =>
+    open(q.sql, { origin: { id: q.id, name: q.name, sql: q.sql }, params: paramValues(q.params) });
+
+  const canChange = (q: SavedQuery) => !viewer && (user.role === 'admin' || (q.owner != null && q.owner === user.username));
+
+  // Ctrl/Cmd+Enter runs wherever the focus is while the workspace shows: after Explain the focus
+  // is on a button that was disabled while planning, which leaves it on the page's body
+  const runRef = useRef(onRun);
+  runRef.current = onRun;
+  useEffect(() => {
+    if (hidden) return;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return;
+      const target = e.target as HTMLElement | null;
+      // the editor runs by itself; a dialog (the cell viewer) keeps its keys
+      if (target?.closest('.monaco-editor, dialog')) return;
+      e.preventDefault();
+      void runRef.current();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [hidden]);
 
   return (
     <main className="j-workspace" hidden={hidden}>
@@ -124,77 +202,142 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
           )}
           {side === 'saved' && (
             <>
-              <SaveQueryForm
-                onSave={async (name) => {
-                  await api.saveQuery({ name, sql: editor.current?.getValue() ?? '', ...(params ? { params } : {}) });
-                  saved.reload();
-                }}
-              />
+              {!viewer && (
+                <SaveQueryForm
+                  onSave={async (name) => {
+                    const sql = editor.current?.getValue() ?? tab.sql;
+                    const params = paramsToSend(tab.params, placeholderCount(sql));
+                    const q = await api.saveQuery({ name, sql, ...(params.length ? { params } : {}) });
+                    setWs((w) => updateTab(w, w.active, { origin: { id: q.id, name: q.name, sql: q.sql } }));
+                    saved.reload();
+                  }}
+                />
+              )}
               <SavedQueries
                 items={saved.data ?? []}
                 error={saved.error?.message}
-                onLoad={(q) => load(q.sql, q.params)}
+                canChange={canChange}
+                onLoad={loadSaved}
+                onRename={async (q, name) => {
+                  await api.updateSavedQuery(q.id, { name });
+                  setWs((w) => ({
+                    ...w,
+                    tabs: w.tabs.map((t) => (t.origin?.id === q.id ? { ...t, origin: { ...t.origin, name } } : t)),
+                  }));
+                  saved.reload();
+                }}
+                onOverwrite={async (q) => {
+                  const sql = editor.current?.getValue() ?? tab.sql;
+                  const params = paramsToSend(tab.params, placeholderCount(sql));
+                  const u = await api.updateSavedQuery(q.id, { sql, params });
+                  setWs((w) => updateTab(w, w.active, { origin: { id: u.id, name: u.name, sql: u.sql } }));
+                  saved.reload();
+                }}
+                onDelete={async (q) => {
+                  await api.deleteSavedQuery(q.id);
+                  setWs((w) => ({ ...w, tabs: w.tabs.map((t) => (t.origin?.id === q.id ? { ...t, origin: undefined } : t)) }));
+                  saved.reload();
+                }}
               />
             </>
           )}
           {side === 'history' && (
-            <HistoryList items={history.data ?? []} error={history.error?.message} onLoad={(sql) => load(sql)} />
+            <HistoryList
+              items={history.data ?? []}
+              error={history.error?.message}
+              onLoad={(h) => open(h.sql, { params: paramValues(h.params) })}
+            />
           )}
         </div>
       </aside>
       <section className="j-main">
         <RunToolbar
           run={snap}
-          params={params}
           ready={editorReady}
+          canExplain={!viewer}
           explaining={explain?.loading ?? false}
-          onRun={onRun}
-          onExplain={onExplain}
+          onRun={() => void onRun()}
+          onExplain={(a) => void onExplain(a)}
           onCancel={() => void run.cancel()}
-          onClearParams={() => setParams(undefined)}
+        />
+        <EditorTabs
+          workspace={ws}
+          onSelect={(id) => setWs((w) => ({ ...w, active: id }))}
+          onAdd={() => setWs((w) => addTab(w))}
+          onClose={(id) => setWs((w) => closeTab(w, id))}
         />
         <div className="j-editor" data-testid="sql-editor">
           <Suspense fallback={<div className="j-editor-loading">Loading editor…</div>}>
             <SqlEditor
               ref={editor}
-              defaultValue={localStorage.getItem(DRAFT_KEY) ?? STARTER}
+              path={`${tab.id}.sql`}
+              defaultValue={tab.sql}
               catalog={completion}
-              onChange={(sql) => {
-                localStorage.setItem(DRAFT_KEY, sql);
-                // a saved query's values go with its placeholders: other SQL must not get them
-                if (!hasPlaceholders(sql)) setParams(undefined);
-              }}
-              onRun={onRun}
-              onReady={() => {
-                if (pendingSql.current !== undefined) editor.current?.setValue(pendingSql.current);
-                pendingSql.current = undefined;
-                setEditorReady(true);
-              }}
+              readOnly={viewer}
+              dark={dark}
+              onChange={(sql) => setWs((w) => updateTab(w, w.active, { sql }))}
+              onRun={() => void onRun()}
+              onReady={() => setEditorReady(true)}
             />
           </Suspense>
         </div>
+        {viewer && !tab.origin && (
+          <p className="j-hint j-small" role="note">
+            Viewers run saved queries: pick one under Saved, then Run.
+          </p>
+        )}
+        <ParamsForm
+          sql={tab.sql}
+          count={paramCount}
+          values={tab.params}
+          onChange={(params) => setWs((w) => updateTab(w, w.active, { params }))}
+        />
         <div className="j-tabs" role="tablist">
           <button type="button" role="tab" aria-selected={panel === 'results'} onClick={() => setPanel('results')}>
             Results
           </button>
-          <button type="button" role="tab" aria-selected={panel === 'plan'} onClick={() => setPanel('plan')}>
-            Plan
-          </button>
+          {!viewer && (
+            <button type="button" role="tab" aria-selected={panel === 'plan'} onClick={() => setPanel('plan')}>
+              Plan
+            </button>
+          )}
+          <span className="j-spacer" />
+          {panel === 'results' && snap.status === 'done' && lastRun.current && (
+            <span className="j-export">
+              <button type="button" onClick={() => void onExport('csv')}>
+                Export CSV
+              </button>
+              <button type="button" onClick={() => void onExport('json')}>
+                Export JSON
+              </button>
+              {exporting && (
+                <span className="j-muted j-small" role="status" data-testid="export-status">
+                  {exporting}
+                </span>
+              )}
+            </span>
+          )}
         </div>
         <div className="j-panel">
           {panel === 'results' && (
             <>
               {snap.error && <ErrorBox error={snap.error} />}
+              {snap.status === 'done' && <RunSummary statements={snap.stats?.sourceStatements} />}
               {snap.columns.length > 0 && (
                 <ResultsGrid
+                  key={snap.queryId}
                   columns={snap.columns}
                   rows={snap.rows}
                   rowCount={snap.rowCount}
                   finished={snap.status === 'done'}
                 />
               )}
+              {snap.status === 'running' && snap.columns.length === 0 && <p className="j-muted j-pad">Running…</p>}
               {snap.status === 'idle' && (
-                <p className="j-muted j-pad">Run a query with Ctrl+Enter, or load a saved query.</p>
+                <p className="j-muted j-pad">
+                  {viewer ? 'Pick a saved query, then Run.' : 'Run a query with Ctrl+Enter, or load a saved query.'} A
+                  selection runs alone; without one, the statement at the cursor runs.
+                </p>
               )}
             </>
           )}
@@ -202,9 +345,7 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
             <>
               {explain?.loading && <p className="j-muted j-pad">Planning…</p>}
               {explain?.error && <ErrorBox error={explain.error} />}
-              {explain?.data && (
-                <PlanView plan={explain.data.plan} text={explain.data.text} analyze={explain.analyze} />
-              )}
+              {explain?.data && <PlanView plan={explain.data.plan} text={explain.data.text} analyze={explain.analyze} />}
               {!explain && (
                 <p className="j-muted j-pad">Explain shows where each step runs and the SQL sent to each source.</p>
               )}

@@ -1,12 +1,11 @@
 import type { RunSnapshot } from '../../lib/query-run.js';
 import { runStatusText } from '../../lib/run-status.js';
-import { formatParams } from '../../lib/plan.js';
 
 interface Props {
   run: RunSnapshot;
   ready: boolean;
-  params?: readonly unknown[];
-  onClearParams(): void;
+  /** viewers run saved queries only: EXPLAIN is ad hoc SQL */
+  canExplain: boolean;
   explaining: boolean;
   onRun(): void;
   onExplain(analyze: boolean): void;
@@ -15,7 +14,7 @@ interface Props {
 
 const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform);
 
-export function RunToolbar({ run, ready, params, explaining, onRun, onExplain, onCancel, onClearParams }: Props) {
+export function RunToolbar({ run, ready, canExplain, explaining, onRun, onExplain, onCancel }: Props) {
   const running = run.status === 'running';
   const busy = !ready || running;
   return (
@@ -25,27 +24,23 @@ export function RunToolbar({ run, ready, params, explaining, onRun, onExplain, o
         className="j-primary"
         onClick={onRun}
         disabled={busy}
-        title={`Run (${isMac ? '⌘' : 'Ctrl'}+Enter)`}
+        title={`Run the selection, or the statement at the cursor (${isMac ? '⌘' : 'Ctrl'}+Enter)`}
       >
         Run
       </button>
-      <button type="button" onClick={() => onExplain(false)} disabled={busy || explaining}>
-        Explain
-      </button>
-      <button type="button" onClick={() => onExplain(true)} disabled={busy || explaining}>
-        Explain Analyze
-      </button>
+      {canExplain && (
+        <>
+          <button type="button" onClick={() => onExplain(false)} disabled={busy || explaining}>
+            Explain
+          </button>
+          <button type="button" onClick={() => onExplain(true)} disabled={busy || explaining}>
+            Explain Analyze
+          </button>
+        </>
+      )}
       <button type="button" className="j-danger" onClick={onCancel} disabled={!running}>
         Cancel
       </button>
-      {params && (
-        <span className="j-params" data-testid="params">
-          params: {formatParams(params)}{' '}
-          <button type="button" className="j-link" onClick={onClearParams} aria-label="Clear parameters">
-            ×
-          </button>
-        </span>
-      )}
       <span className="j-spacer" />
       <span className="j-run-status" data-testid="run-status" aria-live="polite">
         {runStatusText(run)}

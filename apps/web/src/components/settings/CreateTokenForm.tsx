@@ -33,7 +33,9 @@ export function CreateTokenForm({ role, onCreated }: { role: Role; onCreated(t: 
     setBusy(true);
     setError(undefined);
     try {
-      const t = await adminApi.createToken({ name: String(f.get('name')).trim(), scopes });
+      const days = Number(f.get('expires') ?? 0);
+      const expiresAt = days > 0 ? new Date(Date.now() + days * 86_400_000).toISOString() : undefined;
+      const t = await adminApi.createToken({ name: String(f.get('name')).trim(), scopes, ...(expiresAt ? { expiresAt } : {}) });
       form.reset();
       onCreated(t);
     } catch (err) {
@@ -62,8 +64,18 @@ export function CreateTokenForm({ role, onCreated }: { role: Role; onCreated(t: 
             </label>
           ))}
         </fieldset>
+        <label>
+          Expires
+          <select name="expires" defaultValue="90">
+            <option value="7">in 7 days</option>
+            <option value="30">in 30 days</option>
+            <option value="90">in 90 days</option>
+            <option value="365">in a year</option>
+            <option value="0">never (until revoked)</option>
+          </select>
+        </label>
       </div>
-      <p className="j-muted j-small">Tokens do not expire; revoke one when it is no longer needed.</p>
+      <p className="j-muted j-small">An expired token is refused; revoke one sooner when it is no longer needed.</p>
       {error && (
         <p className="j-error" role="alert">
           {error}

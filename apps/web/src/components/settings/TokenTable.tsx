@@ -22,6 +22,7 @@ export function TokenTable({
           <th>Scopes</th>
           <th>Created</th>
           <th>Last used</th>
+          <th>Expires</th>
           <th>Status</th>
           <th>
             <span className="j-sr-only">Actions</span>
@@ -39,9 +40,12 @@ export function TokenTable({
             <td className="j-small">{t.scopes.join(', ')}</td>
             <td className="j-small j-muted">{formatTime(t.createdAt)}</td>
             <td className="j-small j-muted">{t.lastUsedAt ? formatTime(t.lastUsedAt) : 'never'}</td>
+            <td className="j-small j-muted">{t.expiresAt ? formatTime(t.expiresAt) : 'never'}</td>
             <td>
               {t.revokedAt ? (
                 <span className="j-status j-status-offline">revoked {formatTime(t.revokedAt)}</span>
+              ) : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? (
+                <span className="j-status j-status-offline">expired</span>
               ) : (
                 <span className="j-status j-status-online">active</span>
               )}

@@ -437,6 +437,14 @@ describe('binder: views, names and access', () => {
     expect(e.position).toEqual({ offset: 38, line: 3, column: 7, length: 22 });
     expect(failure('WITH RECURSIVE t AS (SELECT 1) SELECT * FROM t').kind).toBe('unsupported');
     expect(failure('INSERT INTO dbA.orders VALUES (1)').kind).toBe('unsupported');
+    const del = failure('DELETE FROM dbA.orders WHERE o_orderkey = 1');
+    expect([del.kind, del.code, del.message, del.position?.offset]).toEqual([
+      'unsupported',
+      'feature_not_supported',
+      'DELETE cannot be run here: Junction answers queries only (SELECT, VALUES, WITH); change data in the source itself',
+      0,
+    ]);
+    expect(failure('CREATE TABLE t (a int)').message).toMatch(/^CREATE TABLE cannot be run here: /);
   });
 
   it('reports type errors as user errors', () => {

@@ -116,8 +116,11 @@ export class QueryBinder {
       case 'select_stmt':
         return this.bindSelectStmt(node, mode);
       default:
-        throw this.ctx.unsupported(
-          `statement type ${node.type.replace(/_stmt$/, '').toUpperCase()}; only queries (SELECT, VALUES, WITH) can be run`,
+        // not `unsupported(…)`: its "X is not supported" suffix read as nonsense after this sentence
+        throw this.ctx.error(
+          'unsupported',
+          'feature_not_supported',
+          `${statementName(node.type)} cannot be run here: Junction answers queries only (SELECT, VALUES, WITH); change data in the source itself`,
           node,
         );
     }
@@ -851,4 +854,9 @@ function deriveName(node: C.Node, expr: Expr, fields: Map<number, Field>): strin
     default:
       return '?column?';
   }
+}
+
+/** `delete_stmt` → DELETE, `create_table_stmt` → CREATE TABLE */
+function statementName(type: string): string {
+  return type.replace(/_stmt$/, '').replace(/_/g, ' ').toUpperCase();
 }
