@@ -90,6 +90,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /api/v1/views/validate': 'design',
   'POST /api/v1/views': 'design',
   'PATCH /api/v1/views/:id': 'design',
+  'POST /api/v1/views/:id/impact': 'design',
   'DELETE /api/v1/views/:id': 'design',
   'POST /api/v1/views/:id/run': 'run',
 
