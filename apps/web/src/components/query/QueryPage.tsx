@@ -3,6 +3,7 @@ import { api, type ExplainResponse } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { onCatalogChanged } from '../../lib/catalog-events.js';
 import { CatalogStore } from '../../lib/catalog-store.js';
+import { designerApi } from '../../lib/designer-api.js';
 import { hasPlaceholders } from '../../lib/placeholders.js';
 import { QueryRun } from '../../lib/query-run.js';
 import { useAsync } from '../../lib/use-async.js';
@@ -120,6 +121,12 @@ export function QueryPage({ hidden }: { hidden: boolean }) {
               onOpenTable={(source, schema, table) => void catalogStore.ensureColumns([{ source, schema, table }])}
               onInsert={(t) => editor.current?.insert(t)}
               onReload={() => void catalogStore.load()}
+              onOpenViewSql={(schema, name) =>
+                void designerApi.views().then((vs) => {
+                  const v = vs.find((x) => x.schema === schema && x.name === name);
+                  if (v) load(v.sql);
+                })
+              }
             />
           )}
           {side === 'saved' && (
