@@ -32,7 +32,9 @@ export default defineConfig({
   projects: [
     { name: 'studio', testMatch: 'studio.spec.ts' },
     { name: 'admin', testMatch: 'admin.spec.ts', dependencies: ['studio'] },
-    { name: 'lab', testMatch: 'benchmarks.spec.ts', dependencies: ['admin'] },
+    // the designer adds its own users, virtual schemas and views under unique names
+    { name: 'designer', testMatch: 'designer.spec.ts', dependencies: ['admin'] },
+    { name: 'lab', testMatch: 'benchmarks.spec.ts', dependencies: ['designer'] },
   ],
   outputDir: path.join(root, 'test-results'),
   // one studio with one demo federation; the machine has two cores
