@@ -83,6 +83,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   // virtual schemas and views: reading filtered by grants, editing your own views (or granted ones)
   'GET /api/v1/schemas': 'read',
   'POST /api/v1/schemas': 'design',
+  'PATCH /api/v1/schemas/:id': 'design',
   'DELETE /api/v1/schemas/:id': 'design',
   'GET /api/v1/views': 'read',
   'GET /api/v1/views/graph': 'read',

@@ -291,6 +291,23 @@ describe('virtual schemas and views', () => {
       payload: { sql: 'SELECT * FROM sales.top' },
     });
     expect(broken.statusCode).toBe(403);
+    // renaming the schema would leave top naming sales.good_customers: refused until top changes
+    const schemaOf = async () => (await h.as('analyst', { method: 'GET', url: '/api/v1/schemas' })).json()[0].id;
+    const inUse = await h.as('analyst', {
+      method: 'PATCH',
+      url: `/api/v1/schemas/${await schemaOf()}`,
+      payload: { name: 'shop' },
+    });
+    expect(inUse.statusCode).toBe(409);
+    expect(inUse.json()).toMatchObject({
+      code: 'schema_in_use',
+      message: 'Views sales.top read views of "sales" by name; change them before renaming it.',
+    });
+    expect(
+      (
+        await h.as('analyst', { method: 'PATCH', url: `/api/v1/schemas/${await schemaOf()}`, payload: { name: 'crm' } })
+      ).json().code,
+    ).toBe('name_taken');
     const blocked = await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${viewId}` });
     expect(blocked.statusCode).toBe(409);
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${top.json().id}` })).statusCode).toBe(200);
@@ -303,6 +320,41 @@ describe('virtual schemas and views', () => {
     expect(gone.statusCode).toBe(400);
     const schemaId = (await h.as('analyst', { method: 'GET', url: '/api/v1/schemas' })).json()[0].id;
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/schemas/${schemaId}` })).statusCode).toBe(200);
+  });
+});
+
+describe('renaming a virtual schema', () => {
+  it('moves its views and their grants to the new name', async () => {
+    const s = await h.as('analyst', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'old_name' } });
+    const v = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/views',
+      payload: { schema: 'old_name', name: 'names', sql: 'SELECT c_name FROM crm.customer' },
+    });
+    expect(v.statusCode).toBe(201);
+    await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/grants',
+      payload: { role: 'viewer', viewSchema: 'old_name', viewName: 'names' },
+    });
+    const r = await h.as('analyst', {
+      method: 'PATCH',
+      url: `/api/v1/schemas/${s.json().id}`,
+      payload: { name: 'new_name' },
+    });
+    expect(r.json()).toEqual({ id: s.json().id, name: 'new_name', description: null, views: 1 });
+    const q = (sql: string) => h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql } });
+    expect((await q('SELECT c_name FROM new_name.names ORDER BY c_name')).json().rows).toEqual([
+      ['Ann'],
+      ['Bob'],
+      ['Cy'],
+    ]);
+    // the viewer's grant followed the schema
+    const run = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${v.json().id}/run`, payload: {} });
+    expect(run.json().rows.length).toBe(3);
+    expect((await q('SELECT * FROM old_name.names')).statusCode).toBe(400);
+    await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${v.json().id}` });
+    expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/schemas/${s.json().id}` })).statusCode).toBe(200);
   });
 });
 

@@ -240,6 +240,49 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  app.patch<{ Params: Static<typeof IdParams>; Body: { name: string } }>(
+    '/schemas/:id',
+    {
+      schema: {
+        tags: ['views'],
+        summary: 'Rename a virtual schema (its views and grants follow)',
+        params: IdParams,
+        body: Type.Object({ name: Name }, { additionalProperties: false }),
+        response: { 200: VSchema, ...errors(404, 409) },
+      },
+    },
+    async (request) => {
+      const s = (await visibleSchemas(request.principal!)).find((x) => x.id === request.params.id);
+      if (!s) throw notFound('schema', request.params.id);
+      const { name } = request.body;
+      if (name !== s.name) {
+        if (await app.db.source.findUnique({ where: { name } }))
+          throw conflict('name_taken', `"${name}" is a source name; a virtual schema needs another.`);
+        if (await app.db.virtualSchema.findUnique({ where: { name } }))
+          throw conflict('schema_exists', `A virtual schema named "${name}" already exists.`);
+        // a view naming one of these views in its SQL would stop binding: it is changed first
+        const readers: string[] = [];
+        for (const o of await app.db.view.findMany({ include: { schema: true }, orderBy: { name: 'asc' } }))
+          if ((await readsOf(o.sql)).some((r) => s.views.some((v) => sameView(r, { name: v.name, schema: s }))))
+            readers.push(`${o.schema.name}.${o.name}`);
+        if (readers.length)
+          throw conflict(
+            'schema_in_use',
+            `Views ${readers.join(', ')} read views of "${s.name}" by name; change them before renaming it.`,
+          );
+        await app.db.$transaction([
+          app.db.virtualSchema.update({ where: { id: s.id }, data: { name } }),
+          app.db.grant.updateMany({ where: { viewSchema: s.name }, data: { viewSchema: name } }),
+        ]);
+        for (const v of s.views) {
+          await app.junction.dropView(s.name, v.name);
+          await app.junction.setView(name, v.name, v.sql);
+        }
+      }
+      return { id: s.id, name, description: s.description, views: s.visibleViews };
+    },
+  );
+
   app.delete<{ Params: Static<typeof IdParams> }>(
     '/schemas/:id',
     { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } } },
