@@ -210,11 +210,32 @@ test.describe('view designer', () => {
     await page.getByRole('tab', { name: 'SQL' }).click();
     await page.getByRole('button', { name: 'Discard edits' }).click();
 
+    // virtual schemas are renamed and, once empty, deleted from the palette
+    const empty = uniqueName('scratch');
+    const renamed = uniqueName('renamed');
+    const made = await page.request.post('/api/v1/schemas', {
+      data: { name: empty },
+      headers: await csrfHeaders(page),
+    });
+    expect(made.status()).toBe(201);
+    await page.reload();
+    const entry = page.getByTestId(`palette-source-${empty}`);
+    await entry.getByRole('button', { name: 'rename' }).click();
+    await page.getByLabel(`New name for ${empty}`).fill(renamed);
+    await page.getByRole('button', { name: 'OK' }).click();
+    await expect(page.getByTestId(`palette-source-${renamed}`)).toBeVisible();
+    await page.getByRole('button', { name: `Delete ${renamed}` }).click();
+    await expect(page.getByTestId(`palette-source-${renamed}`)).toHaveCount(0);
+    await page.getByTestId('palette-dbD.nation').dragTo(canvas, { targetPosition: { x: 100, y: 80 } });
+    await page.getByTestId('palette-dbD.region').dragTo(canvas, { targetPosition: { x: 500, y: 80 } });
+    await page.getByTestId('accept-join-n.n_regionkey=r.r_regionkey').click();
+
     // keyboard delete removes the selected table with its join
     await page.getByTestId('node-r').click({ position: { x: 20, y: 10 } });
     await page.keyboard.press('Delete');
     await expect(page.getByTestId('node-r')).toHaveCount(0);
-    await expect.poll(() => sqlText(page)).toBe('SELECT\n  n.n_name\nFROM dbD.nation AS n');
+    await expect(page.getByTestId('join-n.n_regionkey=r.r_regionkey')).toHaveCount(0);
+    await expect.poll(() => sqlText(page)).toBe('SELECT\n  *\nFROM dbD.nation AS n');
   });
 
   test('a viewer is told the designer is for analysts and admins', async ({ page, browser, baseURL }) => {

@@ -54,6 +54,8 @@ const id = (s: string) => encodeURIComponent(s);
 export const designerApi = {
   schemas: () => requestJson<VirtualSchema[]>('/schemas'),
   createSchema: (name: string) => requestJson<VirtualSchema>('/schemas', { body: { name } }),
+  renameSchema: (schemaId: string, name: string) =>
+    requestJson<VirtualSchema>(`/schemas/${id(schemaId)}`, { method: 'PATCH', body: { name } }),
   deleteSchema: (schemaId: string) => requestJson<{ ok: boolean }>(`/schemas/${id(schemaId)}`, { method: 'DELETE' }),
   views: () => requestJson<StoredView[]>('/views'),
   createView: (v: { schema: string; name: string; sql: string; layout: unknown }) =>

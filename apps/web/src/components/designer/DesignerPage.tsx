@@ -183,6 +183,24 @@ export function DesignerPage() {
     setDialog('review');
   }
 
+  /** A schema renamed or deleted: lists reload; an open view of it is reopened under its new name. */
+  async function changeSchema(change: () => Promise<unknown>): Promise<string | undefined> {
+    try {
+      const r = await change();
+      schemas.reload();
+      cache.forgetViews();
+      notifyCatalogChanged();
+      const renamed = r as { name?: string; id?: string } | undefined;
+      if (opened && renamed?.name && schemas.data?.find((x) => x.id === renamed.id)?.name === opened.schema) {
+        setOpened({ ...opened, schema: renamed.name });
+        location.hash = `#/designer/${encodeURIComponent(renamed.name)}/${encodeURIComponent(opened.name)}`;
+      }
+      return undefined;
+    } catch (e) {
+      return message(e);
+    }
+  }
+
   /** Edited SQL back onto the canvas, once the tables it names are loaded; or why it stays SQL. */
   async function applySql(text: string) {
     try {
@@ -241,8 +259,21 @@ export function DesignerPage() {
         </button>
       </div>
       <div className="j-designer-body">
-        <Palette sources={catalog.sources} loading={catalog.loading} onAdd={(e) => void addTable(e)} />
+        <Palette
+          sources={catalog.sources}
+          loading={catalog.loading}
+          onAdd={(e) => void addTable(e)}
+          schemas={schemas.data ?? []}
+          onRenameSchema={(id, name) => changeSchema(() => designerApi.renameSchema(id, name))}
+          onDeleteSchema={(id) => changeSchema(() => designerApi.deleteSchema(id))}
+        />
         <div className="j-designer-center">
+          {sqlOnly && (
+            <p className="j-dwarn j-canvas-stale" role="note" data-testid="canvas-stale">
+              The canvas cannot show the SQL being edited ({edited!.reason}): it shows the last view it could read. The
+              SQL tab's text is what preview, plan and save use.
+            </p>
+          )}
           <DesignerActionsContext value={actions}>
             <ReactFlowProvider>
               <Canvas

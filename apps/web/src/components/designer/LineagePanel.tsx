@@ -18,7 +18,7 @@ export function lineageOf(g: ViewGraphReply, viewId: string): { nodes: Node[]; e
       targetPosition: 'left',
     })) as Node[];
   return {
-    nodes: [...column(ups, 0), ...column([viewId], 260), ...column(downs, 520)],
+    nodes: [...column(ups, 0), ...column([viewId], 320), ...column(downs, 640)],
     edges: [
       ...ups.map((u) => ({ id: `${u}>${viewId}`, source: u, target: viewId })),
       ...downs.map((d) => ({ id: `${viewId}>${d}`, source: viewId, target: d })),
@@ -37,6 +37,7 @@ export function LineagePanel({ schema, name }: { schema: string; name: string })
         nodes={nodes}
         edges={edges}
         fitView
+        fitViewOptions={{ padding: 0.1 }}
         nodesDraggable={false}
         nodesConnectable={false}
         proOptions={{ hideAttribution: true }}
