@@ -125,7 +125,10 @@ test.describe('view designer', () => {
     await dialog.getByRole('button', { name: 'Save view' }).click();
     await expect(me.getByTestId('designer-notice')).toHaveText(`Saved as ${schema}.big_orders.`);
     await expect(me).toHaveURL(new RegExp(`#/designer/${schema}/big_orders$`));
-    test.info().annotations.push({ type: 'built and saved in', description: `${Date.now() - started} ms` });
+    // the issue's bar is two minutes by hand; the test's pace is a machine's, so it is reported, not asserted
+    const builtMs = Date.now() - started;
+    test.info().annotations.push({ type: 'built and saved in', description: `${builtMs} ms` });
+    console.log(`designer: two-source view built, previewed, planned and saved in ${(builtMs / 1000).toFixed(1)} s`);
 
     // the view in the catalog (with its columns), found by search, and in the editor's queries
     await me.getByRole('link', { name: 'Query' }).click();

@@ -10,18 +10,15 @@ import { useAsync } from '../../lib/use-async.js';
 import * as edit from '../../lib/view-graph/edit.js';
 import { sqlToGraph } from '../../lib/view-graph/from-sql.js';
 import { freeSpot } from '../../lib/view-graph/placement.js';
-import { joinWarnings, type StringSemantics } from '../../lib/view-graph/join-warnings.js';
+import type { StringSemantics } from '../../lib/view-graph/join-warnings.js';
 import { layoutOf, reopen } from '../../lib/view-graph/layout.js';
-import { EMPTY_GRAPH, joinId, tableOf, type ViewGraph } from '../../lib/view-graph/model.js';
+import { EMPTY_GRAPH, type ViewGraph } from '../../lib/view-graph/model.js';
 import { suggestJoins } from '../../lib/view-graph/suggest-joins.js';
 import { graphToSql } from '../../lib/view-graph/to-sql.js';
 import { Canvas } from './Canvas.js';
 import { DesignerActionsContext } from './designer-actions.js';
-import { FiltersPanel } from './FiltersPanel.js';
-import { JoinsPanel } from './JoinsPanel.js';
+import { Inspector } from './Inspector.js';
 import { LineagePanel } from './LineagePanel.js';
-import { OptionsPanel } from './OptionsPanel.js';
-import { OutputsPanel } from './OutputsPanel.js';
 import { Palette } from './Palette.js';
 import { PlanPanel } from './PlanPanel.js';
 import { PreviewPanel } from './PreviewPanel.js';
@@ -103,7 +100,6 @@ export function DesignerPage() {
 
   const generated = useMemo(() => graphToSql(graph), [graph]);
   const suggestions = useMemo(() => suggestJoins(graph), [graph]);
-  const warnings = useMemo(() => warningsOf(graph, semantics), [graph, semantics]);
   const sqlOnly = edited?.reason !== undefined;
   const sql = sqlOnly ? edited!.text : generated;
   const previewSql = sqlOnly
@@ -313,43 +309,14 @@ export function DesignerPage() {
             {bottom === 'lineage' && opened && <LineagePanel schema={opened.schema} name={opened.name} />}
           </div>
         </div>
-        <aside className="j-inspector" aria-label="View definition">
-          <JoinsPanel
-            joins={graph.joins}
-            suggestions={suggestions}
-            warnings={warnings}
-            selected={selectedJoin}
-            unjoined={
-              graph.tables.length < 2
-                ? []
-                : graph.tables
-                    .map((t) => t.alias)
-                    .filter((a) => !graph.joins.some((j) => j.left.table === a || j.right.table === a))
-            }
-            onType={(id, type) => apply((g) => edit.setJoinType(g, id, type))}
-            onRemove={(id) => apply((g) => edit.removeJoin(g, id))}
-            onAccept={(s) => apply((g) => edit.addJoin(g, s.join.left, s.join.right, s.join.type))}
-          />
-          <OutputsPanel
-            outputs={graph.outputs}
-            onRename={(i, n) => apply((g) => edit.renameOutput(g, i, n))}
-            onMove={(i, d) => apply((g) => edit.moveOutput(g, i, d))}
-            onRemove={(i) => apply((g) => edit.removeOutput(g, i))}
-            onAggregate={(i, a) => apply((g) => edit.setAggregate(g, i, a))}
-            onAddComputed={(expr, name) => checked(edit.addComputed(graph, expr, name))}
-          />
-          <FiltersPanel
-            graph={graph}
-            onRemove={(i) => apply((g) => edit.removeFilter(g, i))}
-            onAdd={(p) => checked(edit.addFilter(graph, p))}
-          />
-          <OptionsPanel
-            graph={graph}
-            onDistinct={(d) => apply((g) => edit.setDistinct(g, d))}
-            onSort={(e, desc) => apply((g) => edit.setSort(g, e, desc))}
-            onLimit={(n) => apply((g) => edit.setLimit(g, n))}
-          />
-        </aside>
+        <Inspector
+          graph={graph}
+          apply={apply}
+          suggestions={suggestions}
+          semantics={semantics}
+          selectedJoin={selectedJoin}
+          checked={checked}
+        />
       </div>
       {dialog === 'save' && (
         <SaveDialog schemas={schemas.data ?? []} onSave={saveNew} onCancel={() => setDialog(undefined)} />
@@ -359,22 +326,4 @@ export function DesignerPage() {
       )}
     </main>
   );
-}
-
-/** Per join, what differs between its two columns (types, string semantics of their sources). */
-function warningsOf(g: ViewGraph, semantics: ReadonlyMap<string, StringSemantics | undefined>) {
-  const out = new Map<string, string[]>();
-  for (const j of g.joins) {
-    const side = (ref: { table: string; column: string }) => {
-      const t = tableOf(g, ref.table);
-      const sem = t?.kind === 'table' ? semantics.get(t.path[0]!) : undefined;
-      return {
-        label: `${ref.table}.${ref.column}`,
-        type: t?.columns.find((c) => c.name === ref.column)?.type ?? 'unknown',
-        ...(sem ? { semantics: sem } : {}),
-      };
-    };
-    out.set(joinId(j), joinWarnings(side(j.left), side(j.right)));
-  }
-  return out;
 }

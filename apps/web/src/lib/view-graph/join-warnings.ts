@@ -1,3 +1,5 @@
+import { joinId, tableOf, type ColumnRef, type ViewGraph } from './model.js';
+
 /** String semantics of a source, as its probe found them (GET /sources/:id). */
 export interface StringSemantics {
   readonly source: string;
@@ -70,4 +72,22 @@ export function joinWarnings(a: JoinSide, b: JoinSide): string[] {
     );
   }
   return out;
+}
+
+/** Per join of the graph (by joinId), what differs between its two columns. */
+export function graphJoinWarnings(
+  g: ViewGraph,
+  semantics: ReadonlyMap<string, StringSemantics | undefined>,
+): Map<string, string[]> {
+  const side = (ref: ColumnRef): JoinSide => {
+    const t = tableOf(g, ref.table);
+    // a view compares with Junction's own semantics, whatever its sources do
+    const sem = t?.kind === 'table' ? semantics.get(t.path[0]!) : undefined;
+    return {
+      label: `${ref.table}.${ref.column}`,
+      type: t?.columns.find((c) => c.name === ref.column)?.type ?? 'unknown',
+      ...(sem ? { semantics: sem } : {}),
+    };
+  };
+  return new Map(g.joins.map((j) => [joinId(j), joinWarnings(side(j.left), side(j.right))]));
 }

@@ -153,3 +153,9 @@ export function newAlias(g: ViewGraph, tableName: string): string {
 export function hasAggregates(g: ViewGraph): boolean {
   return g.outputs.some((o) => o.aggregate !== undefined);
 }
+
+/** Tables joined to no other (with two or more tables): they enter the view as a CROSS JOIN. */
+export function unjoinedTables(g: ViewGraph): string[] {
+  if (g.tables.length < 2) return [];
+  return g.tables.map((t) => t.alias).filter((a) => !g.joins.some((j) => j.left.table === a || j.right.table === a));
+}

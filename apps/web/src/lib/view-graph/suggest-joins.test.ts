@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addJoin, addTable } from './edit.js';
 import { demoTable } from './fixtures.js';
-import { joinWarnings } from './join-warnings.js';
-import { EMPTY_GRAPH } from './model.js';
+import { graphJoinWarnings, joinWarnings } from './join-warnings.js';
+import { EMPTY_GRAPH, unjoinedTables } from './model.js';
 import { suggestJoins } from './suggest-joins.js';
 
 const at = { x: 0, y: 0 };
@@ -79,5 +79,27 @@ describe('joinWarnings', () => {
     ).toEqual([
       "crm compares text case-insensitively, ignoring trailing blanks (PAD SPACE) (collation utf8mb4_general_ci); Junction joins c.c_name exactly (case, accents and trailing blanks count) and does not push this comparison into crm, so 'ABC' and 'abc' do not match here even where crm would match them.",
     ]);
+  });
+});
+
+describe('graphJoinWarnings and unjoinedTables', () => {
+  it('reads each join side from its table and source, and names tables joined to none', () => {
+    let g = addTable(EMPTY_GRAPH, demoTable('customer'), { x: 0, y: 0 });
+    g = addTable(g, demoTable('nation'), { x: 0, y: 0 });
+    g = addTable(g, demoTable('orders'), { x: 0, y: 0 });
+    expect(unjoinedTables(g)).toEqual(['c', 'n', 'o']);
+    g = addJoin(g, { table: 'c', column: 'c_name' }, { table: 'n', column: 'n_name' });
+    expect(unjoinedTables(g)).toEqual(['o']);
+    const ci = { source: 'dbB', caseSensitive: false };
+    expect(graphJoinWarnings(g, new Map([['dbB', ci]]))).toEqual(
+      new Map([
+        [
+          'c.c_name=n.n_name',
+          [
+            "dbB compares text case-insensitively; Junction joins c.c_name exactly (case, accents and trailing blanks count) and does not push this comparison into dbB, so 'ABC' and 'abc' do not match here even where dbB would match them.",
+          ],
+        ],
+      ]),
+    );
   });
 });
