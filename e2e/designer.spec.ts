@@ -184,6 +184,17 @@ test.describe('view designer', () => {
     await expect(page.getByTestId('node-n')).toBeVisible();
     await page.getByTestId('pick-n.n_name').check();
     await expect.poll(() => sqlText(page)).toBe('SELECT\n  n.n_name\nFROM dbD.nation AS n');
+    // computed columns are checked by the server before they join the view
+    await page.getByLabel('Computed column expression').fill('upper(n.n_nam)');
+    await page.getByLabel('Computed column name').fill('shout');
+    await page.getByRole('button', { name: 'Add column' }).click();
+    await expect(page.getByLabel('View definition').locator('.j-error')).toContainText('n_nam');
+    await page.getByLabel('Computed column expression').fill('upper(n.n_name)');
+    await page.getByRole('button', { name: 'Add column' }).click();
+    await expect
+      .poll(() => sqlText(page))
+      .toBe('SELECT\n  n.n_name,\n  upper(n.n_name) AS shout\nFROM dbD.nation AS n');
+    await page.getByRole('button', { name: 'Undo' }).click();
     await page.getByRole('button', { name: 'Undo' }).click();
     await expect(page.getByTestId('pick-n.n_name')).not.toBeChecked();
     await page.getByRole('button', { name: 'Redo' }).click();
