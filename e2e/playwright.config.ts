@@ -33,7 +33,9 @@ export default defineConfig({
     { name: 'studio', testMatch: 'studio.spec.ts' },
     { name: 'workspace', testMatch: 'workspace.spec.ts', dependencies: ['studio'] },
     { name: 'admin', testMatch: 'admin.spec.ts', dependencies: ['workspace'] },
-    { name: 'cache', testMatch: 'cache.spec.ts', dependencies: ['admin'] },
+    // the designer adds its own users, virtual schemas and views under unique names
+    { name: 'designer', testMatch: 'designer.spec.ts', dependencies: ['admin'] },
+    { name: 'cache', testMatch: 'cache.spec.ts', dependencies: ['designer'] },
     { name: 'lab', testMatch: 'benchmarks.spec.ts', dependencies: ['cache'] },
   ],
   outputDir: path.join(root, 'test-results'),

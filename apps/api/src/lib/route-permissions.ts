@@ -85,6 +85,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   // virtual schemas and views: reading filtered by grants, editing your own views (or granted ones)
   'GET /api/v1/schemas': 'read',
   'POST /api/v1/schemas': 'design',
+  'PATCH /api/v1/schemas/:id': 'design',
   'DELETE /api/v1/schemas/:id': 'design',
   'GET /api/v1/views': 'read',
   'GET /api/v1/views/graph': 'read',
@@ -92,6 +93,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /api/v1/views/validate': 'design',
   'POST /api/v1/views': 'design',
   'PATCH /api/v1/views/:id': 'design',
+  'POST /api/v1/views/:id/impact': 'design',
   'DELETE /api/v1/views/:id': 'design',
   'POST /api/v1/views/:id/run': 'run',
 

@@ -4,6 +4,7 @@ import type { CatalogSnapshot } from '@junction/connectors';
 import { formatType } from '@junction/connectors';
 import { notFound } from '../lib/errors.js';
 import { errors, Limit } from '../lib/schemas.js';
+import { visibleSchemas, visibleViews } from '../lib/view-visibility.js';
 
 const Column = Type.Object({
   name: Type.String(),
@@ -11,11 +12,14 @@ const Column = Type.Object({
   nativeType: Type.String(),
   nullable: Type.Boolean(),
 });
+const ViewColumn = Type.Object({ name: Type.String(), type: Type.String(), nullable: Type.Boolean() });
 const TableSummary = Type.Object({
   schema: Type.String(),
   name: Type.String(),
   kind: Type.String(),
   rowCount: Type.Union([Type.Number(), Type.Null()]),
+  /** a view's output columns, known without asking (stored when it was saved) */
+  columns: Type.Optional(Type.Array(ViewColumn)),
 });
 const TreeSource = Type.Object({
   source: Type.String(),
@@ -43,6 +47,36 @@ const Hit = Type.Object({
   column: Type.Optional(Type.String()),
   type: Type.Optional(Type.String()),
 });
+type StoredView = { name: string; columns: string | null };
+const viewColumns = (v: StoredView): Static<typeof ViewColumn>[] =>
+  v.columns ? (JSON.parse(v.columns) as Static<typeof ViewColumn>[]) : [];
+
+/**
+ * A virtual schema as a catalog entry beside the sources (engine "virtual"): its views are
+ * named `<schema>.<view>` in SQL, as a source's tables in its default schema are, so the
+ * tree, search and completion treat both alike.
+ */
+function virtualEntry(s: { name: string; visible: readonly StoredView[] }) {
+  return {
+    source: s.name,
+    engine: 'virtual',
+    status: 'online',
+    defaultSchema: s.name,
+    schemas: [
+      {
+        name: s.name,
+        tables: s.visible.map((v) => ({
+          schema: s.name,
+          name: v.name,
+          kind: 'view',
+          rowCount: null,
+          columns: viewColumns(v),
+        })),
+      },
+    ],
+  };
+}
+
 const TableParams = Type.Object({
   source: Type.String({ maxLength: 128 }),
   schema: Type.String({ maxLength: 128 }),
@@ -69,7 +103,7 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
       },
     },
     async (request) => {
-      return (await visibleSources(request.principal!)).map(({ row, catalog }) => {
+      const sources = (await visibleSources(request.principal!)).map(({ row, catalog }) => {
         const bySchema = new Map<string, Static<typeof TableSummary>[]>();
         for (const t of catalog.tables) {
           const list = bySchema.get(t.schema) ?? [];
@@ -86,6 +120,8 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
             .map(([name, tables]) => ({ name, tables: tables.sort((a, b) => (a.name < b.name ? -1 : 1)) })),
         };
       });
+      const virtual = (await visibleSchemas(app, request.principal!)).map(virtualEntry);
+      return [...sources, ...virtual].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
     },
   );
 
@@ -101,6 +137,20 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
     },
     async (request) => {
       const { source, schema, table } = request.params;
+      const vs = (await visibleSchemas(app, request.principal!)).find((s) => s.name === source && s.name === schema);
+      const view = vs?.visible.find((v) => v.name === table);
+      if (view)
+        return {
+          source,
+          schema,
+          name: view.name,
+          kind: 'view',
+          rowCount: null,
+          primaryKey: [],
+          columns: viewColumns(view).map((c) => ({ ...c, nativeType: c.type })),
+          foreignKeys: [],
+          indexes: [],
+        };
       const found = (await visibleSources(request.principal!)).find((s) => s.row.name === source);
       const t = found?.catalog.tables.find((x) => x.schema === schema && x.name === table);
       if (!found || !t) throw notFound('table', `${source}.${schema}.${table}`);
@@ -157,10 +207,14 @@ export default async function catalogRoutes(app: FastifyInstance): Promise<void>
           }
         }
       }
-      const policy = await app.junction.accessPolicy(request.principal!);
-      for (const v of await app.db.view.findMany({ include: { schema: true } })) {
-        if (v.name.toLowerCase().includes(q) && policy.canReadView(v.schema.name, v.name))
-          hits.push({ kind: 'view', source: '', schema: v.schema.name, table: v.name });
+      // views as the tree lists them: the virtual schema in the source's place
+      const visible = await visibleViews(app, request.principal!);
+      for (const v of await app.db.view.findMany({ include: { schema: true }, orderBy: { name: 'asc' } })) {
+        if (!visible(v)) continue;
+        const at = { source: v.schema.name, schema: v.schema.name, table: v.name };
+        if (v.name.toLowerCase().includes(q)) hits.push({ kind: 'view', ...at });
+        for (const c of viewColumns(v))
+          if (c.name.toLowerCase().includes(q)) hits.push({ kind: 'column', ...at, column: c.name, type: c.type });
       }
       return hits.slice(0, limit);
     },

@@ -130,6 +130,62 @@ describe('virtual schemas and views', () => {
     expect(run.json().rows.length).toBe(2);
   });
 
+  it('the catalog lists virtual schemas and their views beside the sources; search finds views and their columns', async () => {
+    const tree = (await h.as('analyst', { method: 'GET', url: '/api/v1/catalog' })).json();
+    expect(tree.map((s: { source: string; engine: string }) => [s.source, s.engine])).toEqual([
+      ['crm', 'postgresql'],
+      ['sales', 'virtual'],
+    ]);
+    expect(tree[1]).toEqual({
+      source: 'sales',
+      engine: 'virtual',
+      status: 'online',
+      defaultSchema: 'sales',
+      schemas: [
+        {
+          name: 'sales',
+          tables: [
+            {
+              schema: 'sales',
+              name: 'good_customers',
+              kind: 'view',
+              rowCount: null,
+              columns: [
+                { name: 'c_custkey', type: 'int64', nullable: false },
+                { name: 'c_name', type: 'varchar(25)', nullable: true },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const detail = await h.as('analyst', { method: 'GET', url: '/api/v1/catalog/sales/sales/good_customers' });
+    expect(detail.json()).toMatchObject({
+      kind: 'view',
+      columns: [
+        { name: 'c_custkey', type: 'int64', nativeType: 'int64', nullable: false },
+        { name: 'c_name', type: 'varchar(25)', nativeType: 'varchar(25)', nullable: true },
+      ],
+    });
+    const hits = (await h.as('analyst', { method: 'GET', url: '/api/v1/catalog/search?q=good' })).json();
+    expect(hits).toEqual([{ kind: 'view', source: 'sales', schema: 'sales', table: 'good_customers' }]);
+    const cols = (await h.as('analyst', { method: 'GET', url: '/api/v1/catalog/search?q=c_name' })).json();
+    expect(cols).toContainEqual({
+      kind: 'column',
+      source: 'sales',
+      schema: 'sales',
+      table: 'good_customers',
+      column: 'c_name',
+      type: 'varchar(25)',
+    });
+    // the viewer has no grant on the view yet: neither the tree, the detail nor search shows it
+    expect((await h.as('viewer', { method: 'GET', url: '/api/v1/catalog' })).json()).toEqual([]);
+    expect(
+      (await h.as('viewer', { method: 'GET', url: '/api/v1/catalog/sales/sales/good_customers' })).statusCode,
+    ).toBe(404);
+    expect((await h.as('viewer', { method: 'GET', url: '/api/v1/catalog/search?q=good' })).json()).toEqual([]);
+  });
+
   it('viewers run views only when granted the view', async () => {
     const denied = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${viewId}/run`, payload: {} });
     expect(denied.statusCode).toBe(403);
@@ -179,6 +235,79 @@ describe('virtual schemas and views', () => {
       nodes: [{ id: 'view:sales.good_customers', kind: 'view', label: 'sales.good_customers' }],
       edges: [],
     });
+    // dropping c_acctbal breaks top, which filters on it: reviewed first, refused unless confirmed
+    const narrower = 'SELECT c_custkey, c_name FROM crm.customer';
+    const impact = await h.as('analyst', {
+      method: 'POST',
+      url: `/api/v1/views/${viewId}/impact`,
+      payload: { sql: 'SELECT c_custkey, CAST(c_name AS text) AS c_name FROM crm.customer' },
+    });
+    expect(impact.json()).toEqual({
+      columns: [
+        { name: 'c_custkey', type: 'int64', nullable: false },
+        { name: 'c_name', type: 'text', nullable: true },
+      ],
+      removed: ['c_acctbal'],
+      changed: [{ name: 'c_name', from: 'varchar(25)', to: 'text' }],
+      dependants: [
+        {
+          id: top.json().id,
+          schema: 'sales',
+          name: 'top',
+          breaks: true,
+          reason: 'reads c_acctbal, which the new version no longer has',
+        },
+      ],
+    });
+    const refused = await h.as('analyst', {
+      method: 'PATCH',
+      url: `/api/v1/views/${viewId}`,
+      payload: { sql: narrower },
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      code: 'dependants_break',
+      message:
+        'Saving breaks sales.top (reads c_acctbal, which the new version no longer has). Review the change and confirm to save anyway.',
+    });
+    const kept = (await h.as('analyst', { method: 'GET', url: `/api/v1/views/${viewId}` })).json();
+    expect(kept.sql).toBe('SELECT c_custkey, c_name, c_acctbal FROM crm.customer WHERE c_acctbal > 0');
+    const keepsAll = await h.as('analyst', {
+      method: 'POST',
+      url: `/api/v1/views/${viewId}/impact`,
+      payload: { sql: 'SELECT c_custkey, c_name, c_acctbal FROM crm.customer' },
+    });
+    expect(keepsAll.json().dependants).toEqual([{ id: top.json().id, schema: 'sales', name: 'top', breaks: false }]);
+    const confirmed = await h.as('analyst', {
+      method: 'PATCH',
+      url: `/api/v1/views/${viewId}`,
+      payload: { sql: narrower, confirmBreaking: true },
+    });
+    expect(confirmed.statusCode).toBe(200);
+    // top no longer binds: planning it fails, so the analyst's policy cannot derive a grant for it
+    const broken = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query',
+      payload: { sql: 'SELECT * FROM sales.top' },
+    });
+    expect(broken.statusCode).toBe(403);
+    // renaming the schema would leave top naming sales.good_customers: refused until top changes
+    const schemaOf = async () => (await h.as('analyst', { method: 'GET', url: '/api/v1/schemas' })).json()[0].id;
+    const inUse = await h.as('analyst', {
+      method: 'PATCH',
+      url: `/api/v1/schemas/${await schemaOf()}`,
+      payload: { name: 'shop' },
+    });
+    expect(inUse.statusCode).toBe(409);
+    expect(inUse.json()).toMatchObject({
+      code: 'schema_in_use',
+      message: 'Views sales.top read views of "sales" by name; change them before renaming it.',
+    });
+    expect(
+      (
+        await h.as('analyst', { method: 'PATCH', url: `/api/v1/schemas/${await schemaOf()}`, payload: { name: 'crm' } })
+      ).json().code,
+    ).toBe('name_taken');
     const blocked = await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${viewId}` });
     expect(blocked.statusCode).toBe(409);
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${top.json().id}` })).statusCode).toBe(200);
@@ -191,6 +320,41 @@ describe('virtual schemas and views', () => {
     expect(gone.statusCode).toBe(400);
     const schemaId = (await h.as('analyst', { method: 'GET', url: '/api/v1/schemas' })).json()[0].id;
     expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/schemas/${schemaId}` })).statusCode).toBe(200);
+  });
+});
+
+describe('renaming a virtual schema', () => {
+  it('moves its views and their grants to the new name', async () => {
+    const s = await h.as('analyst', { method: 'POST', url: '/api/v1/schemas', payload: { name: 'old_name' } });
+    const v = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/views',
+      payload: { schema: 'old_name', name: 'names', sql: 'SELECT c_name FROM crm.customer' },
+    });
+    expect(v.statusCode).toBe(201);
+    await h.as('admin', {
+      method: 'POST',
+      url: '/api/v1/grants',
+      payload: { role: 'viewer', viewSchema: 'old_name', viewName: 'names' },
+    });
+    const r = await h.as('analyst', {
+      method: 'PATCH',
+      url: `/api/v1/schemas/${s.json().id}`,
+      payload: { name: 'new_name' },
+    });
+    expect(r.json()).toEqual({ id: s.json().id, name: 'new_name', description: null, views: 1 });
+    const q = (sql: string) => h.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql } });
+    expect((await q('SELECT c_name FROM new_name.names ORDER BY c_name')).json().rows).toEqual([
+      ['Ann'],
+      ['Bob'],
+      ['Cy'],
+    ]);
+    // the viewer's grant followed the schema
+    const run = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${v.json().id}/run`, payload: {} });
+    expect(run.json().rows.length).toBe(3);
+    expect((await q('SELECT * FROM old_name.names')).statusCode).toBe(400);
+    await h.as('analyst', { method: 'DELETE', url: `/api/v1/views/${v.json().id}` });
+    expect((await h.as('analyst', { method: 'DELETE', url: `/api/v1/schemas/${s.json().id}` })).statusCode).toBe(200);
   });
 });
 
@@ -224,7 +388,9 @@ describe('view grants', () => {
     });
     expect(copy.statusCode).toBe(404);
     expect(copy.json().code).toBe('schema_not_found');
-    expect((await h.as('analyst', { method: 'GET', url: '/api/v1/schemas' })).json().map((s: { name: string }) => s.name)).not.toContain('secret');
+    expect(
+      (await h.as('analyst', { method: 'GET', url: '/api/v1/schemas' })).json().map((s: { name: string }) => s.name),
+    ).not.toContain('secret');
     await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', viewSchema: 'secret' } });
     const viewer = await h.as('viewer', { method: 'POST', url: `/api/v1/views/${v.json().id}/run`, payload: {} });
     expect(viewer.statusCode).toBe(200);

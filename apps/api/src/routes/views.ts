@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { isJunctionError } from '@junction/connectors';
+import { isJunctionError, JunctionError } from '@junction/connectors';
 import { conflict, forbidden, notFound, toErrorBody } from '../lib/errors.js';
 import { errors, ErrorReply, IdParams, Name, Ok } from '../lib/schemas.js';
 import { jsonColumns } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
 import { runQuery } from './query.js';
+import {
+  visibleSchemas as visibleSchemasOf,
+  visibleViews as visibleViewsOf,
+  type ViewRef as ViewRefOf,
+} from '../lib/view-visibility.js';
 
 const Column = Type.Object({ name: Type.String(), type: Type.String(), nullable: Type.Boolean() });
 const VSchema = Type.Object({
@@ -41,6 +46,8 @@ const CreateView = Type.Object(
 const UpdateView = Type.Object(
   {
     sql: Type.Optional(Sql),
+    /** save even though views reading this one lose columns they use (see POST /views/:id/impact) */
+    confirmBreaking: Type.Optional(Type.Boolean()),
     layout: Type.Optional(Layout),
     description: Type.Optional(Type.String({ maxLength: 5000 })),
   },
@@ -50,6 +57,20 @@ const Validation = Type.Object({
   ok: Type.Boolean(),
   columns: Type.Optional(Type.Array(Column)),
   error: Type.Optional(ErrorReply),
+});
+const Impact = Type.Object({
+  columns: Type.Array(Column),
+  removed: Type.Array(Type.String()),
+  changed: Type.Array(Type.Object({ name: Type.String(), from: Type.String(), to: Type.String() })),
+  dependants: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      schema: Type.String(),
+      name: Type.String(),
+      breaks: Type.Boolean(),
+      reason: Type.Optional(Type.String()),
+    }),
+  ),
 });
 const Graph = Type.Object({
   nodes: Type.Array(
@@ -104,6 +125,26 @@ export function referencedNames(sql: string): { qualifier: string; name: string 
   return out;
 }
 
+/**
+ * Whether a name read off a view's SQL is view `v`. Unquoted names match case-insensitively,
+ * and a view that no longer binds is read off its text as written (SALES.Good_Customers).
+ */
+function sameView(r: { qualifier: string; name: string }, v: { name: string; schema: { name: string } }): boolean {
+  return r.qualifier.toLowerCase() === v.schema.name.toLowerCase() && r.name.toLowerCase() === v.name.toLowerCase();
+}
+
+/** Names a SQL text uses as words (lower-cased), outside string literals and comments. */
+function wordsOf(sql: string): Set<string> {
+  const stripped = sql
+    .replace(/'(?:[^']|'')*'/g, ' ')
+    .replace(/--[^\n]*/g, ' ')
+    .replace(/\/\*[\s\S]*?\*\//g, ' ');
+  const out = new Set<string>();
+  for (const m of stripped.matchAll(/"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_$]*)/g))
+    out.add((m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2]!).toLowerCase());
+  return out;
+}
+
 export default async function viewRoutes(app: FastifyInstance): Promise<void> {
   /** What a view reads, as `<source or schema>.<table or view>`: the engine's binding, or the text's names when it fails. */
   async function readsOf(sql: string): Promise<{ qualifier: string; name: string }[]> {
@@ -116,39 +157,11 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     }
   }
 
-  /**
-   * Which views the caller may see: the ones their grants let them read (a designer also those
-   * whose SQL their source grants cover) and the ones they created. Every listing uses it.
-   */
-  type ViewRef = { id?: string; name: string; createdBy: string | null; schema: { name: string } };
-  async function visibleViews(
-    p: Principal,
-    policy?: Awaited<ReturnType<typeof app.junction.accessPolicy>>,
-  ): Promise<(v: ViewRef) => boolean> {
-    const access = policy ?? (await app.junction.accessPolicy(p));
-    return (v) => v.createdBy === p.userId || access.canReadView(v.schema.name, v.name);
-  }
-
-  /**
-   * Which virtual schemas the caller may see: those granted to them (a grant on the whole
-   * schema), those holding a view they may see, and, for designers, empty ones (to fill).
-   */
-  async function visibleSchemas(p: Principal) {
-    const policy = await app.junction.accessPolicy(p);
-    const visible = await visibleViews(p, policy);
-    const schemas = await app.db.virtualSchema.findMany({
-      include: { views: { select: { name: true, createdBy: true } } },
-      orderBy: { name: 'asc' },
-    });
-    return schemas
-      .map((s) => ({ ...s, visibleViews: s.views.filter((v) => visible({ ...v, schema: { name: s.name } })).length }))
-      .filter(
-        (s) =>
-          s.visibleViews > 0 ||
-          policy.canReadView(s.name, '*') ||
-          (s.views.length === 0 && p.permissions.has('design')),
-      );
-  }
+  type ViewRef = ViewRefOf & { id?: string };
+  const visibleViews = (p: Principal, policy?: Awaited<ReturnType<typeof app.junction.accessPolicy>>) =>
+    visibleViewsOf(app, p, policy);
+  const visibleSchemas = async (p: Principal) =>
+    (await visibleSchemasOf(app, p)).map((s) => ({ ...s, visibleViews: s.visible.length }));
 
   /**
    * Changing a view: its creator, the admin permission, or a design grant on its schema (or on
@@ -224,6 +237,49 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         data: { id: randomUUID(), name, description: description ?? null },
       });
       return reply.status(201).send({ id: s.id, name: s.name, description: s.description, views: 0 });
+    },
+  );
+
+  app.patch<{ Params: Static<typeof IdParams>; Body: { name: string } }>(
+    '/schemas/:id',
+    {
+      schema: {
+        tags: ['views'],
+        summary: 'Rename a virtual schema (its views and grants follow)',
+        params: IdParams,
+        body: Type.Object({ name: Name }, { additionalProperties: false }),
+        response: { 200: VSchema, ...errors(404, 409) },
+      },
+    },
+    async (request) => {
+      const s = (await visibleSchemas(request.principal!)).find((x) => x.id === request.params.id);
+      if (!s) throw notFound('schema', request.params.id);
+      const { name } = request.body;
+      if (name !== s.name) {
+        if (await app.db.source.findUnique({ where: { name } }))
+          throw conflict('name_taken', `"${name}" is a source name; a virtual schema needs another.`);
+        if (await app.db.virtualSchema.findUnique({ where: { name } }))
+          throw conflict('schema_exists', `A virtual schema named "${name}" already exists.`);
+        // a view naming one of these views in its SQL would stop binding: it is changed first
+        const readers: string[] = [];
+        for (const o of await app.db.view.findMany({ include: { schema: true }, orderBy: { name: 'asc' } }))
+          if ((await readsOf(o.sql)).some((r) => s.views.some((v) => sameView(r, { name: v.name, schema: s }))))
+            readers.push(`${o.schema.name}.${o.name}`);
+        if (readers.length)
+          throw conflict(
+            'schema_in_use',
+            `Views ${readers.join(', ')} read views of "${s.name}" by name; change them before renaming it.`,
+          );
+        await app.db.$transaction([
+          app.db.virtualSchema.update({ where: { id: s.id }, data: { name } }),
+          app.db.grant.updateMany({ where: { viewSchema: s.name }, data: { viewSchema: name } }),
+        ]);
+        for (const v of s.views) {
+          await app.junction.dropView(s.name, v.name);
+          await app.junction.setView(name, v.name, v.sql);
+        }
+      }
+      return { id: s.id, name, description: s.description, views: s.visibleViews };
     },
   );
 
@@ -317,7 +373,12 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
   app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof UpdateView> }>(
     '/views/:id',
     {
-      schema: { tags: ['views'], params: IdParams, body: UpdateView, response: { 200: View, ...errors(404, 422, 429) } },
+      schema: {
+        tags: ['views'],
+        params: IdParams,
+        body: UpdateView,
+        response: { 200: View, ...errors(404, 422, 429) },
+      },
     },
     async (request) => {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
@@ -326,7 +387,17 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       const b = request.body;
       let columns: string | undefined;
       if (b.sql !== undefined && b.sql !== v.sql) {
-        columns = JSON.stringify(await describe(request.principal!, b.sql));
+        const impact = await impactOf(request.principal!, v, b.sql);
+        const broken = impact.dependants.filter((d) => d.breaks);
+        if (broken.length > 0 && !b.confirmBreaking)
+          throw new JunctionError(
+            'dependants_break',
+            'conflict',
+            `Saving breaks ${broken.map((d) => `${d.schema}.${d.name} (${d.reason})`).join('; ')}. ` +
+              'Review the change and confirm to save anyway.',
+            { details: { dependants: broken } },
+          );
+        columns = JSON.stringify(impact.columns);
         await app.junction.setView(v.schema.name, v.name, b.sql);
       }
       const updated = await app.db.view.update({
@@ -352,8 +423,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       await assertEditable(request.principal!, v);
       const others = (await app.db.view.findMany({ include: { schema: true } })).filter((o) => o.id !== v.id);
       const dependents: typeof others = [];
-      for (const o of others)
-        if ((await readsOf(o.sql)).some((r) => r.qualifier === v.schema.name && r.name === v.name)) dependents.push(o);
+      for (const o of others) if ((await readsOf(o.sql)).some((r) => sameView(r, v))) dependents.push(o);
       if (dependents.length)
         throw conflict(
           'view_in_use',
@@ -362,6 +432,60 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       await app.junction.dropView(v.schema.name, v.name);
       await app.db.view.delete({ where: { id: v.id } });
       return { ok: true };
+    },
+  );
+
+  type Column = Static<typeof Column>;
+  /**
+   * What saving `sql` as view `v` does to the views reading it: the columns it would lose or
+   * retype, and each dependant that names a lost column (it would stop binding). A dependant
+   * reading `*` keeps binding but its own columns change; it is listed, not counted as broken.
+   */
+  async function impactOf(
+    p: Principal,
+    v: { id: string; name: string; columns: string | null; schema: { name: string } },
+    sql: string,
+  ) {
+    const columns = (await describe(p, sql)) as Column[];
+    const before = (v.columns ? JSON.parse(v.columns) : []) as Column[];
+    const after = new Map(columns.map((c) => [c.name.toLowerCase(), c]));
+    const removed = before.filter((c) => !after.has(c.name.toLowerCase())).map((c) => c.name);
+    const changed = before.flatMap((c) => {
+      const now = after.get(c.name.toLowerCase());
+      return now && now.type !== c.type ? [{ name: c.name, from: c.type, to: now.type }] : [];
+    });
+    const dependants: Static<typeof Impact>['dependants'] = [];
+    for (const o of await app.db.view.findMany({ include: { schema: true }, orderBy: { name: 'asc' } })) {
+      if (o.id === v.id) continue;
+      if (!(await readsOf(o.sql)).some((r) => sameView(r, v))) continue;
+      const words = wordsOf(o.sql);
+      const lost = removed.filter((n) => words.has(n.toLowerCase()));
+      dependants.push({
+        id: o.id,
+        schema: o.schema.name,
+        name: o.name,
+        breaks: lost.length > 0,
+        ...(lost.length > 0 ? { reason: `reads ${lost.join(', ')}, which the new version no longer has` } : {}),
+      });
+    }
+    return { columns, removed, changed, dependants };
+  }
+
+  app.post<{ Params: Static<typeof IdParams>; Body: { sql: string } }>(
+    '/views/:id/impact',
+    {
+      schema: {
+        tags: ['views'],
+        summary: 'What changing a view to this SQL does to the views that read it, without saving',
+        params: IdParams,
+        body: Type.Object({ sql: Sql }, { additionalProperties: false }),
+        response: { 200: Impact, ...errors(404, 422, 429) },
+      },
+    },
+    async (request) => {
+      const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
+      if (!v || !(await visibleViews(request.principal!))(v)) throw notFound('view', request.params.id);
+      return impactOf(request.principal!, v, request.body.sql);
     },
   );
 

@@ -4,6 +4,7 @@ import { AllTokensPage } from './admin/AllTokensPage.js';
 import { AuditPage } from './admin/AuditPage.js';
 import { CachePage } from './admin/CachePage.js';
 import { BenchmarksPage } from './bench/BenchmarksPage.js';
+import { DesignerRoute } from './designer/DesignerRoute.js';
 import { GrantsPage } from './admin/GrantsPage.js';
 import { UsersPage } from './admin/UsersPage.js';
 import { Forbidden } from './Forbidden.js';
@@ -22,6 +23,8 @@ export function RoutedPage({ route, user }: { route: Route; user: User }) {
       return <SourcesPage user={user} />;
     case 'benchmarks':
       return <BenchmarksPage user={user} />;
+    case 'designer':
+      return <DesignerRoute user={user} />;
     case 'admin/users':
     case 'admin/grants':
     case 'admin/tokens':

@@ -15,6 +15,11 @@ export function Shell({ user, onLogout }: { user: User; onLogout(): void }) {
           <a href="#/query" aria-current={route === 'query' ? 'page' : undefined}>
             Query
           </a>
+          {user.role !== 'viewer' && (
+            <a href="#/designer" aria-current={route === 'designer' ? 'page' : undefined}>
+              Designer
+            </a>
+          )}
           <a href="#/sources" aria-current={route === 'sources' ? 'page' : undefined}>
             Sources
           </a>

@@ -10,6 +10,8 @@ describe('parseRoute', () => {
     expect(parseRoute('/index.html', '#/settings/password/')).toBe('settings/password');
     expect(parseRoute('/', '#/benchmarks')).toBe('benchmarks');
     expect(parseRoute('/', '#/benchmarks/run/abc')).toBe('benchmarks');
+    expect(parseRoute('/', '#/designer')).toBe('designer');
+    expect(parseRoute('/', '#/designer/sales/cust_nation')).toBe('designer');
   });
   it('calls anything else not found instead of showing the Query page', () => {
     expect(parseRoute('/', '#/nope')).toBe('not-found');

@@ -5,6 +5,7 @@ export const ROUTES = [
   'query',
   'sources',
   'benchmarks',
+  'designer',
   'admin/users',
   'admin/grants',
   'admin/tokens',
@@ -22,6 +23,8 @@ export function parseRoute(pathname: string, hash: string): Route {
   if (p === '') return 'query';
   // the lab has sub-routes of its own (#/benchmarks/run/<id>)
   if (p.startsWith('benchmarks/')) return 'benchmarks';
+  // the designer opens a saved view as #/designer/<schema>/<view>
+  if (p.startsWith('designer/')) return 'designer';
   return (ROUTES as readonly string[]).includes(p) ? (p as Route) : 'not-found';
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogSource } from './catalog.js';
+import { toCatalog, type CatalogSource } from './catalog.js';
 import { suggest, tableReferences, tablesNeeded } from './sql-completion.js';
 
 const catalog: CatalogSource[] = [
@@ -120,5 +120,51 @@ describe('tablesNeeded', () => {
   });
   it('offers no columns for a table whose columns are not loaded yet', () => {
     expect(suggest(lazy, 'SELECT o.', 'SELECT o. FROM dbA.orders o')).toEqual([]);
+  });
+});
+
+describe('views of virtual schemas', () => {
+  // GET /catalog lists a virtual schema as an entry of engine "virtual", its views with their columns
+  const withViews = [
+    ...toCatalog([
+      {
+        source: 'sales',
+        engine: 'virtual',
+        status: 'online',
+        defaultSchema: 'sales',
+        schemas: [
+          {
+            name: 'sales',
+            tables: [
+              {
+                schema: 'sales',
+                name: 'cust_nation',
+                kind: 'view',
+                rowCount: null,
+                columns: [{ name: 'customer', type: 'varchar(25)', nullable: true }],
+              },
+            ],
+          },
+        ],
+      },
+    ]),
+    ...catalog,
+  ];
+
+  it('offers the virtual schema, its views after the dot and their columns', () => {
+    expect(suggest(withViews, 'SELECT * FROM sal', 'SELECT * FROM sal')[0]).toEqual({
+      label: 'sales',
+      kind: 'source',
+      detail: 'source (virtual)',
+    });
+    expect(suggest(withViews, 'SELECT * FROM sales.', 'SELECT * FROM sales.')).toEqual([
+      { label: 'cust_nation', kind: 'table', detail: 'view · sales.sales' },
+    ]);
+    const sql = 'SELECT v. FROM sales.cust_nation v';
+    expect(suggest(withViews, 'SELECT v.', sql)).toEqual([
+      { label: 'customer', kind: 'column', detail: 'varchar(25) · sales.cust_nation' },
+    ]);
+    // the columns came with the catalog: nothing to fetch
+    expect(tablesNeeded(withViews, 'SELECT v.', sql)).toEqual([]);
   });
 });

@@ -9,6 +9,8 @@ interface Props {
   onOpenTable(source: string, schema: string, table: string): void;
   onInsert(text: string): void;
   onReload(): void;
+  /** a view of a virtual schema opened as its SQL in the editor */
+  onOpenViewSql?(schema: string, view: string): void;
 }
 
 /** Column hits come from the server's search: most tables' columns are not loaded yet. */
@@ -32,7 +34,7 @@ function useColumnHits(query: string): CatalogHit[] {
   return hits;
 }
 
-export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, onReload }: Props) {
+export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, onReload, onOpenViewSql }: Props) {
   const [query, setQuery] = useState('');
   const deferred = useDeferredValue(query);
   const hits = useColumnHits(deferred);
@@ -67,28 +69,46 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
             <details open={searching || shown.length <= 6}>
               <summary data-testid={`catalog-source-${s.name}`}>
                 <span className="j-tree-source">{s.name}</span>{' '}
-                {s.engine && <span className="j-muted j-small">{s.engine}</span>}
+                {s.engine && (
+                  <span className="j-muted j-small">{s.engine === 'virtual' ? 'virtual schema' : s.engine}</span>
+                )}
               </summary>
               <ul>
-                {s.schemas.map((sc) => (
-                  <li key={sc.name}>
-                    <details open={searching || s.schemas.length === 1}>
-                      <summary className="j-muted">{sc.name}</summary>
-                      <ul>
-                        {sc.tables.map((t) => (
-                          <TableNode
-                            key={t.name}
-                            source={s.name}
-                            table={t}
-                            open={searching}
-                            onOpen={() => onOpenTable(s.name, sc.name, t.name)}
-                            onInsert={onInsert}
-                          />
-                        ))}
-                      </ul>
-                    </details>
-                  </li>
-                ))}
+                {/* a virtual schema holds its views directly: there is no schema level to open */}
+                {s.engine === 'virtual' &&
+                  s.schemas.flatMap((sc) =>
+                    sc.tables.map((t) => (
+                      <TableNode
+                        key={t.name}
+                        source={s.name}
+                        table={t}
+                        open={searching}
+                        onOpen={() => undefined}
+                        onInsert={onInsert}
+                        onOpenViewSql={onOpenViewSql && (() => onOpenViewSql(s.name, t.name))}
+                      />
+                    )),
+                  )}
+                {s.engine !== 'virtual' &&
+                  s.schemas.map((sc) => (
+                    <li key={sc.name}>
+                      <details open={searching || s.schemas.length === 1}>
+                        <summary className="j-muted">{sc.name}</summary>
+                        <ul>
+                          {sc.tables.map((t) => (
+                            <TableNode
+                              key={t.name}
+                              source={s.name}
+                              table={t}
+                              open={searching}
+                              onOpen={() => onOpenTable(s.name, sc.name, t.name)}
+                              onInsert={onInsert}
+                            />
+                          ))}
+                        </ul>
+                      </details>
+                    </li>
+                  ))}
               </ul>
             </details>
           </li>
@@ -104,12 +124,14 @@ function TableNode({
   open,
   onOpen,
   onInsert,
+  onOpenViewSql,
 }: {
   source: string;
   table: CatalogTable;
   open: boolean;
   onOpen(): void;
   onInsert(text: string): void;
+  onOpenViewSql?: () => void;
 }) {
   return (
     <li>
@@ -121,6 +143,25 @@ function TableNode({
         >
           {table.name}
           {table.kind === 'view' && <span className="j-muted j-small"> view</span>}
+          {onOpenViewSql && (
+            <>
+              {' '}
+              <button
+                type="button"
+                className="j-link j-small"
+                onClick={onOpenViewSql}
+                title="Open its SQL in the editor"
+              >
+                SQL
+              </button>{' '}
+              <a
+                className="j-small"
+                href={`#/designer/${encodeURIComponent(source)}/${encodeURIComponent(table.name)}`}
+              >
+                canvas
+              </a>
+            </>
+          )}
         </summary>
         <ul className="j-columns">
           {table.columns === undefined && <li className="j-muted j-small">loading…</li>}

@@ -6,6 +6,7 @@ import { CatalogStore } from '../../lib/catalog-store.js';
 import { downloadExport, exportFileName, type ExportFormat, type ExportSource } from '../../lib/export-file.js';
 import { friendlyError } from '../../lib/form-error.js';
 import { placeholderCount } from '../../lib/placeholders.js';
+import { designerApi } from '../../lib/designer-api.js';
 import { QueryRun } from '../../lib/query-run.js';
 import { useTheme } from '../../lib/theme.js';
 import { useAsync } from '../../lib/use-async.js';
@@ -198,6 +199,12 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
               onOpenTable={(source, schema, table) => void catalogStore.ensureColumns([{ source, schema, table }])}
               onInsert={(t) => editor.current?.insert(t)}
               onReload={() => void catalogStore.load()}
+              onOpenViewSql={(schema, name) =>
+                void designerApi.views().then((vs) => {
+                  const v = vs.find((x) => x.schema === schema && x.name === name);
+                  if (v) open(v.sql, { title: `${schema}.${name}` });
+                })
+              }
             />
           )}
           {side === 'saved' && (
