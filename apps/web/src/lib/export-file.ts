@@ -1,4 +1,5 @@
 import { request } from './http.js';
+import { saveBlob } from './download.js';
 
 export type ExportFormat = 'csv' | 'json';
 
@@ -19,22 +20,16 @@ export async function downloadExport(what: ExportSource, format: ExportFormat, f
       : await request('/query/export', { body: { sql: what.sql, format, ...params } });
   // a failure after the first byte cuts the stream: reading it then throws, and nothing is saved
   const blob = await res.blob();
-  const url = URL.createObjectURL(blob);
-  try {
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = filename;
-    document.body.append(a);
-    a.click();
-    a.remove();
-  } finally {
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  }
+  saveBlob(filename, blob);
   return blob.size;
 }
 
 /** A file name from a saved query's name or the tab title: letters, digits, dashes. */
 export function exportFileName(title: string, format: ExportFormat): string {
-  const base = title.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'result';
+  const base =
+    title
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'result';
   return `${base}.${format}`;
 }

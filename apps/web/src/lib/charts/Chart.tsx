@@ -1,20 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import type * as EchartsCore from 'echarts/core';
+import { saveBlob, saveHref } from '../download.js';
 import type { ChartOption } from './options.js';
 
 type Echarts = typeof EchartsCore;
 let loading: Promise<Echarts> | undefined;
 /** ECharts is loaded the first time a chart is shown, in its own chunk. */
 const loadEcharts = () => (loading ??= import('./echarts-setup.js').then((m) => m.echarts));
-
-function download(name: string, href: string): void {
-  const a = document.createElement('a');
-  a.href = href;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-}
 
 /** One ECharts chart (canvas), with PNG and SVG export; re-renders when `option` changes. */
 export function Chart({ option, name, height = 320 }: { option: ChartOption; name: string; height?: number }) {
@@ -46,7 +38,7 @@ export function Chart({ option, name, height = 320 }: { option: ChartOption; nam
 
   const png = () => {
     const url = chart.current?.getDataURL({ type: 'png', pixelRatio: 2, backgroundColor: '#fff' });
-    if (url) download(`${name}.png`, url);
+    if (url) saveHref(`${name}.png`, url);
   };
   const svg = async () => {
     const echarts = await loadEcharts();
@@ -60,7 +52,7 @@ export function Chart({ option, name, height = 320 }: { option: ChartOption; nam
     off.setOption({ ...option, animation: false });
     const text = off.renderToSVGString();
     off.dispose();
-    download(`${name}.svg`, URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' })));
+    saveBlob(`${name}.svg`, new Blob([text], { type: 'image/svg+xml' }));
   };
 
   return (
