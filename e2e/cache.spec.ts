@@ -49,7 +49,10 @@ test.describe('cache page', () => {
     expect((await page.request.post('/api/v1/schemas', { headers, data: { name: 'mvdemo' } })).status()).toBe(201);
     const view = { schema: 'mvdemo', name: 'regions', sql: 'SELECT r_regionkey, r_name FROM dbD.region' };
     expect((await page.request.post('/api/v1/views', { headers, data: view })).status()).toBe(201);
-    const put = await page.request.put('/api/v1/materializations/mvdemo/regions', { headers, data: { intervalSeconds: null, maxStalenessSeconds: 3600 } });
+    const put = await page.request.put('/api/v1/materializations/mvdemo/regions', {
+      headers,
+      data: { intervalSeconds: null, maxStalenessSeconds: 3600 },
+    });
     expect(put.status()).toBe(200);
     await page.goto('/#/admin/cache');
     const row = page.getByTestId('materialization-mvdemo.regions');
@@ -58,8 +61,18 @@ test.describe('cache page', () => {
     await expect(page.getByRole('status')).toHaveText('Refreshed mvdemo.regions: 5 rows.');
     await expect(row.locator('td').nth(1)).toHaveText('ok');
     await expect(row.locator('td').nth(2)).toHaveText('5');
-    const explain = await page.request.post('/api/v1/explain', { headers, data: { sql: 'SELECT count(*) FROM mvdemo.regions' } });
-    expect(((await explain.json()) as { text: string }).text).toMatch(/^Materialized view mvdemo\.regions read from its stored rows, refreshed \d+ s ago/);
+    const explain = await page.request.post('/api/v1/explain', {
+      headers,
+      data: { sql: 'SELECT count(*) FROM mvdemo.regions' },
+    });
+    expect(((await explain.json()) as { text: string }).text).toMatch(
+      /^Materialized view mvdemo\.regions read from its stored rows, refreshed \d+ s ago/,
+    );
+    // the catalog says so beside the view
+    await page.goto('/#/query');
+    await page.reload();
+    await page.getByLabel('Search catalog').fill('regions');
+    await expect(page.getByTestId('catalog-materialization-mvdemo.regions')).toHaveText(/· materialized \d+ s ago/);
   });
 
   for (const width of [1280, 1920]) {

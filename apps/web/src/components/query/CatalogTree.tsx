@@ -1,5 +1,7 @@
 import { useDeferredValue, useEffect, useState } from 'react';
 import { api, type CatalogHit } from '../../lib/api.js';
+import { cacheApi, type MaterializationStatus } from '../../lib/cache-api.js';
+import { materializationLabel } from '../../lib/materialization-label.js';
 import { filterCatalog, type CatalogSource, type CatalogTable } from '../../lib/catalog.js';
 
 interface Props {
@@ -34,6 +36,23 @@ function useColumnHits(query: string): CatalogHit[] {
   return hits;
 }
 
+/** Materializations of the views the caller may see, reloaded with the catalog. */
+function useMaterializations(wanted: boolean, sources: readonly CatalogSource[]): Map<string, MaterializationStatus> {
+  const [byView, setByView] = useState(new Map<string, MaterializationStatus>());
+  useEffect(() => {
+    if (!wanted) return;
+    let live = true;
+    cacheApi.materializations().then(
+      (ms) => live && setByView(new Map(ms.map((m) => [m.view.toLowerCase(), m]))),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [wanted, sources]);
+  return byView;
+}
+
 export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, onReload, onOpenViewSql }: Props) {
   const [query, setQuery] = useState('');
   const deferred = useDeferredValue(query);
@@ -44,6 +63,10 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
     hits.map((h) => ({ source: h.source, schema: h.schema, table: h.table, column: h.column ?? '', type: h.type })),
   );
   const searching = deferred.trim() !== '';
+  const materialized = useMaterializations(
+    sources.some((s) => s.engine === 'virtual'),
+    sources,
+  );
   return (
     <div className="j-catalog">
       <div className="j-row">
@@ -86,6 +109,7 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
                         onOpen={() => undefined}
                         onInsert={onInsert}
                         onOpenViewSql={onOpenViewSql && (() => onOpenViewSql(s.name, t.name))}
+                        materialization={materialized.get(`${s.name}.${t.name}`.toLowerCase())}
                       />
                     )),
                   )}
@@ -125,6 +149,7 @@ function TableNode({
   onOpen,
   onInsert,
   onOpenViewSql,
+  materialization,
 }: {
   source: string;
   table: CatalogTable;
@@ -132,7 +157,9 @@ function TableNode({
   onOpen(): void;
   onInsert(text: string): void;
   onOpenViewSql?: () => void;
+  materialization?: MaterializationStatus;
 }) {
+  const m = materialization && materializationLabel(materialization);
   return (
     <li>
       <details open={open} onToggle={(e) => e.currentTarget.open && !table.columns && onOpen()}>
@@ -143,6 +170,16 @@ function TableNode({
         >
           {table.name}
           {table.kind === 'view' && <span className="j-muted j-small"> view</span>}
+          {m && (
+            <span
+              className="j-muted j-small"
+              title={m.title}
+              data-testid={`catalog-materialization-${source}.${table.name}`}
+            >
+              {' '}
+              · {m.text}
+            </span>
+          )}
           {onOpenViewSql && (
             <>
               {' '}
