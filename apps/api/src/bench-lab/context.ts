@@ -161,7 +161,6 @@ export class RunContext {
     };
     const payload = JSON.stringify({ sql, params, timeoutMs: this.timeoutMs });
     const address = this.app.server.listening ? (this.app.server.address() as AddressInfo | null) : null;
-    this.results.environment.http = address ? `socket ${address.address}:${address.port}` : 'inject (server not listening)';
     const t0 = performance.now();
     let status: number;
     let body = '';
@@ -177,6 +176,7 @@ export class RunContext {
         throw new JunctionError(e.code, 'external', e.message);
       }
     };
+    this.results.environment.http ??= address ? `socket ${address.address}:${address.port}` : 'inject (server not listening)';
     if (address) {
       this.#agent ??= new http.Agent({ keepAlive: true, maxSockets: this.budget.max });
       ({ status, body, bytes } = await this.#post(address, headers, payload, onLine));

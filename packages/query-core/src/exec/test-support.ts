@@ -49,3 +49,24 @@ export async function run(op: Operator, ctx: ExecContext = testContext()): Promi
 export function bag(rows: readonly Row[]): string[] {
   return rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
 }
+
+/** Yields its batches, aborting the query after `after` of them. */
+export class AbortingOp extends Operator {
+  readonly children = [];
+  constructor(
+    private readonly batches: Row[][],
+    private readonly after: number,
+    private readonly controller: AbortController,
+  ) {
+    super();
+  }
+  info(): OperatorInfo {
+    return { operator: 'Aborting', runsIn: 'test' };
+  }
+  protected async *run(): AsyncIterable<Row[]> {
+    for (let i = 0; i < this.batches.length; i++) {
+      if (i === this.after) this.controller.abort();
+      yield this.batches[i];
+    }
+  }
+}

@@ -36,11 +36,18 @@ function useColumnHits(query: string): CatalogHit[] {
   return hits;
 }
 
-/** Materializations of the views the caller may see, reloaded with the catalog. */
-function useMaterializations(wanted: boolean, sources: readonly CatalogSource[]): Map<string, MaterializationStatus> {
+/**
+ * Materializations of the views the caller may see, fetched again when the set of views changes
+ * (not on every catalog update: opening a table loads its columns and replaces the sources list).
+ */
+function useMaterializations(sources: readonly CatalogSource[]): Map<string, MaterializationStatus> {
   const [byView, setByView] = useState(new Map<string, MaterializationStatus>());
+  const views = sources
+    .filter((s) => s.engine === 'virtual')
+    .flatMap((s) => s.schemas.flatMap((sc) => sc.tables.map((t) => `${s.name}.${t.name}`)))
+    .join('\n');
   useEffect(() => {
-    if (!wanted) return;
+    if (views === '') return;
     let live = true;
     cacheApi.materializations().then(
       (ms) => live && setByView(new Map(ms.map((m) => [m.view.toLowerCase(), m]))),
@@ -49,7 +56,7 @@ function useMaterializations(wanted: boolean, sources: readonly CatalogSource[])
     return () => {
       live = false;
     };
-  }, [wanted, sources]);
+  }, [views]);
   return byView;
 }
 
@@ -63,10 +70,7 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
     hits.map((h) => ({ source: h.source, schema: h.schema, table: h.table, column: h.column ?? '', type: h.type })),
   );
   const searching = deferred.trim() !== '';
-  const materialized = useMaterializations(
-    sources.some((s) => s.engine === 'virtual'),
-    sources,
-  );
+  const materialized = useMaterializations(sources);
   return (
     <div className="j-catalog">
       <div className="j-row">

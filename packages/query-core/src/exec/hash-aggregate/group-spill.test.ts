@@ -8,8 +8,7 @@ import { buildExplain } from '../../explain/build.js';
 import { DiskTracker, type ExecContext } from '../context.js';
 import type { RowFn } from '../expr-fn.js';
 import { makeKeyFn } from '../hash-key.js';
-import { Operator, type OperatorInfo } from '../operator.js';
-import { RowsOp, bag, run, testContext } from '../test-support.js';
+import { AbortingOp, RowsOp, bag, run, testContext } from '../test-support.js';
 import { WorkerPool } from '../workers/pool.js';
 import { HashAggregateOp, type AggregateSpec } from './index.js';
 
@@ -175,24 +174,3 @@ describe('HashAggregateOp spilling to disk', () => {
     expect(ctx.disk!.usedBytes).toBe(0);
   });
 });
-
-/** Yields its batches, aborting the query after `after` of them. */
-class AbortingOp extends Operator {
-  readonly children = [];
-  constructor(
-    private readonly batches: Row[][],
-    private readonly after: number,
-    private readonly controller: AbortController,
-  ) {
-    super();
-  }
-  info(): OperatorInfo {
-    return { operator: 'Aborting', runsIn: 'test' };
-  }
-  protected async *run(): AsyncIterable<Row[]> {
-    for (let i = 0; i < this.batches.length; i++) {
-      if (i === this.after) this.controller.abort();
-      yield this.batches[i];
-    }
-  }
-}

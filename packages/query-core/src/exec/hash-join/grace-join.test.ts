@@ -7,8 +7,7 @@ import { DiskTracker, type ExecContext } from '../context.js';
 import { buildExplain } from '../../explain/build.js';
 import { explainText } from '../../explain/text.js';
 import { makeKeyFn } from '../hash-key.js';
-import { Operator, type OperatorInfo } from '../operator.js';
-import { RowsOp, bag, run, testContext } from '../test-support.js';
+import { AbortingOp, RowsOp, bag, run, testContext } from '../test-support.js';
 import { WorkerPool } from '../workers/pool.js';
 import { HashJoinOp } from './index.js';
 import type { HashJoinType, JoinSpec } from './join-core.js';
@@ -236,24 +235,3 @@ describe('HashJoinOp spilling to disk (grace hash join)', () => {
     expect(ctx.memory.usedBytes).toBe(0);
   });
 });
-
-/** Yields its batches, aborting the query after `after` of them. */
-class AbortingOp extends Operator {
-  readonly children = [];
-  constructor(
-    private readonly batches: Row[][],
-    private readonly after: number,
-    private readonly controller: AbortController,
-  ) {
-    super();
-  }
-  info(): OperatorInfo {
-    return { operator: 'Aborting', runsIn: 'test' };
-  }
-  protected async *run(): AsyncIterable<Row[]> {
-    for (let i = 0; i < this.batches.length; i++) {
-      if (i === this.after) this.controller.abort();
-      yield this.batches[i];
-    }
-  }
-}
