@@ -3,7 +3,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
@@ -20,6 +19,7 @@ import dbPlugin from './plugins/db.js';
 import enginePlugin from './plugins/engine.js';
 import principalsPlugin from './plugins/principals.js';
 import recordsPlugin from './plugins/records.js';
+import securityHeaders from './plugins/security-headers.js';
 import adminRoutes from './routes/admin.js';
 import authRoutes from './routes/auth.js';
 import benchmarkRoutes from './routes/benchmarks.js';
@@ -116,31 +116,34 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
 
   // external plugins
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        // Monaco and React Flow set inline styles; Monaco starts its workers from blob: URLs
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        workerSrc: ["'self'", 'blob:'],
-        imgSrc: ["'self'", 'data:', 'blob:'],
-        fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        objectSrc: ["'none'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'self'"],
-        formAction: ["'self'"],
-        // over plain HTTP on a LAN address this would make browsers fetch /assets/* over https and fail
-        upgradeInsecureRequests: null,
+  await app.register(securityHeaders, {
+    helmet: {
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          // Monaco and React Flow set inline styles; Monaco starts its workers from blob: URLs
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          workerSrc: ["'self'", 'blob:'],
+          imgSrc: ["'self'", 'data:', 'blob:'],
+          fontSrc: ["'self'", 'data:'],
+          connectSrc: ["'self'"],
+          objectSrc: ["'none'"],
+          frameAncestors: ["'none'"],
+          baseUri: ["'self'"],
+          formAction: ["'self'"],
+          // over plain HTTP on a LAN address this would make browsers fetch /assets/* over https and fail
+          upgradeInsecureRequests: null,
+        },
       },
+      crossOriginEmbedderPolicy: false,
+      // HSTS only on HTTPS replies (below): sent over plain HTTP it pins nothing and misleads
+      hsts: false,
     },
-    crossOriginEmbedderPolicy: false,
-    // HSTS only on HTTPS replies (below): sent over plain HTTP it pins nothing and misleads
-    hsts: false,
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    done();
   });
   await app.register(cors, {
     origin: opts.corsOrigins && opts.corsOrigins.length ? opts.corsOrigins : false,
@@ -211,7 +214,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // preCompressed: the build writes .br and .gz beside each asset (apps/web/vite.config.ts), so the
   // 3.4 MB editor chunk goes out at a fraction of that without compressing on every request
   if (serveWeb)
-    await app.register(fastifyStatic, { root: webDist as string, wildcard: false, index: ['index.html'], preCompressed: true });
+    await app.register(fastifyStatic, {
+      root: webDist as string,
+      wildcard: false,
+      index: ['index.html'],
+      preCompressed: true,
+    });
   app.setNotFoundHandler((request, reply) => {
     // client-side routes fall back to the app shell; unknown API paths stay JSON 404s
     if (serveWeb && request.method === 'GET' && !request.url.startsWith('/api/'))
