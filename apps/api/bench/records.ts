@@ -2,8 +2,8 @@
  * node --import tsx apps/api/bench/records.ts [--database-url postgres://…]
  *
  * What writing query history costs the server's thread: CPU per row of Prisma's createMany
- * against the one multi-row INSERT the RecordWriter sends, at the batch sizes the writer sees
- * (a few rows per 50 ms under light load, hundreds under heavy load). SQLite metadata unless
+ * against the one INSERT … FROM a JSON array the RecordWriter sends, at the batch sizes the
+ * writer sees (a few rows per 500 ms under light load, hundreds under heavy load). SQLite metadata unless
  * --database-url names a PostgreSQL database.
  */
 import { randomUUID } from 'node:crypto';

@@ -37,6 +37,16 @@ export async function openMetadata(config: MetadataConfig): Promise<OpenedDb> {
 }
 
 /**
+ * Which database a metadata client talks to. The two generated clients are not told apart by
+ * instanceof (Prisma returns another object from the constructor); `_activeProvider` is what
+ * Prisma itself reads. The record writer's tests run on both providers, so a Prisma upgrade that
+ * changed this would fail them.
+ */
+export function providerOf(db: Db): MetadataProvider {
+  return (db as unknown as { _activeProvider?: string })._activeProvider === 'postgresql' ? 'postgresql' : 'sqlite';
+}
+
+/**
  * The metadata file holds password hashes and encrypted source credentials: owner-only (0600),
  * created so and tightened when an older start left it readable to others. SQLite gives its
  * -wal and -shm files the database file's mode.
