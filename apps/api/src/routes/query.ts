@@ -6,8 +6,15 @@ import { isJunctionError, JunctionError, type Value } from '@junction/connectors
 import type { QueryStats } from '@junction/query-core';
 import { logLevelOf, notFound, toErrorBody } from '../lib/errors.js';
 import { errors, Limit } from '../lib/schemas.js';
+import { coalesce } from '../lib/coalesce.js';
 import { encodeJsonReply } from '../lib/json-reply.js';
-import { EXPORT_FORMATS, exportEncoder, ndjsonEncoder, type ExportFormat, type ResultEncoder } from '../lib/result-encoders.js';
+import {
+  EXPORT_FORMATS,
+  exportEncoder,
+  ndjsonEncoder,
+  type ExportFormat,
+  type ResultEncoder,
+} from '../lib/result-encoders.js';
 import { jsonColumns } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
 
@@ -45,11 +52,14 @@ const Stats = Type.Object({
       timeMs: Type.Number(),
       startMs: Type.Optional(Type.Number({ description: 'ms since the query started' })),
       endMs: Type.Optional(Type.Number()),
-      stoppedEarly: Type.Optional(Type.Boolean({ description: 'closed before its last row (a limit was met, or the query stopped)' })),
+      stoppedEarly: Type.Optional(
+        Type.Boolean({ description: 'closed before its last row (a limit was met, or the query stopped)' }),
+      ),
     }),
   ),
   cache: Type.Union([Type.Literal('hit'), Type.Literal('miss'), Type.Literal('off')], {
-    description: "hit: the rows came from the result cache; miss: the statement asked for the cache and ran; off: it did not ask (hint /*+ cache(ttl=SECONDS) */ or a view's)",
+    description:
+      "hit: the rows came from the result cache; miss: the statement asked for the cache and ran; off: it did not ask (hint /*+ cache(ttl=SECONDS) */ or a view's)",
   }),
   cacheAgeSeconds: Type.Optional(Type.Number({ description: 'on a hit: how old the stored result is' })),
 });
@@ -103,13 +113,17 @@ function statsOut(id: string, s: QueryStats): Static<typeof Stats> {
 export const ExportBody = Type.Object(
   {
     ...QueryBody.properties,
-    format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f)), { description: 'csv (RFC 4180) or json (an array of row objects)' }),
+    format: Type.Union(
+      EXPORT_FORMATS.map((f) => Type.Literal(f)),
+      { description: 'csv (RFC 4180) or json (an array of row objects)' },
+    ),
   },
   { additionalProperties: false },
 );
 export const ExportReply = {
   200: Type.String({
-    description: 'The whole result, streamed (no row or size cap). A failure after the first byte cuts the download off.',
+    description:
+      'The whole result, streamed (no row or size cap). A failure after the first byte cuts the download off.',
   }),
 };
 
@@ -125,6 +139,12 @@ export interface RunInput {
  * Runs one query for a caller and answers as JSON or NDJSON. A client that goes away before the
  * last row aborts the query, which cancels its statements at the sources.
  */
+/**
+ * How long a streamed reply's chunk waits for the next one to go out with it: a short query's
+ * head line, rows and stats then leave in one write; a slow one's first bytes are late by this.
+ */
+const COALESCE_WAIT_MS = 10;
+
 export async function runQuery(
   app: FastifyInstance,
   request: FastifyRequest,
@@ -259,7 +279,7 @@ export async function runQuery(
   }
   reply.type(enc.contentType);
   if (exportAs) reply.header('content-disposition', `attachment; filename="junction-${run.id}.${exportAs}"`);
-  return reply.send(Readable.from(lines(), { objectMode: false }));
+  return reply.send(Readable.from(coalesce(lines(), { waitMs: COALESCE_WAIT_MS }), { objectMode: false }));
 }
 
 function statusOf(e: unknown): string {
@@ -346,7 +366,12 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
           200: Type.Object({
             plan: Type.Unknown(),
             text: Type.String(),
-            cache: Type.Optional(Type.Object({ ageSeconds: Type.Number() }, { description: 'the answer would come from the result cache' })),
+            cache: Type.Optional(
+              Type.Object(
+                { ageSeconds: Type.Number() },
+                { description: 'the answer would come from the result cache' },
+              ),
+            ),
           }),
           ...errors(404, 422, 429, 502, 503, 504),
         },
@@ -357,7 +382,11 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
         params: request.body.params,
         analyze: request.body.analyze,
       });
-      return { plan: out.plan, text: out.text, ...(out.cache ? { cache: { ageSeconds: Math.round(out.cache.ageMs) / 1000 } } : {}) };
+      return {
+        plan: out.plan,
+        text: out.text,
+        ...(out.cache ? { cache: { ageSeconds: Math.round(out.cache.ageMs) / 1000 } } : {}),
+      };
     },
   );
 
