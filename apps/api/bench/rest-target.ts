@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const mainTs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
+const ownMain = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
 
 export interface RestSource {
   name: string;
@@ -60,12 +60,14 @@ export interface RestTargetOptions {
   log?: (line: string) => void;
   /** extra node flags for the server (e.g. --cpu-prof to profile it) */
   nodeArgs?: string[];
+  /** another checkout's apps/api/src/main.ts (to compare two versions); default this one's */
+  mainTs?: string;
 }
 
 export async function startRestTarget(opts: RestTargetOptions): Promise<RestTarget> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'jbench-rest-'));
   const password = randomBytes(12).toString('hex');
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', mainTs], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', opts.mainTs ?? ownMain], {
     env: {
       ...process.env,
       JUNCTION_DATA_DIR: dir,
