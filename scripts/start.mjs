@@ -63,6 +63,10 @@ const env = {
   PORT: process.env.PORT || '8080',
   HOST: process.env.HOST || '127.0.0.1',
   JUNCTION_DATA_DIR: resolve(process.env.JUNCTION_DATA_DIR || './data'),
+  // glibc gives each thread that allocates its own malloc arena; Node's I/O and V8 helper
+  // threads left ~50 MB of RSS in them under a query load (apps/api/bench/rest-target.ts sets
+  // the same, so the benchmark measures the server as started here)
+  MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2',
 };
 
 // The IPC channel is how the API learns that this launcher is gone, however it died (even

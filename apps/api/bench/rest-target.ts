@@ -76,6 +76,8 @@ export async function startRestTarget(opts: RestTargetOptions): Promise<RestTarg
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // as scripts/start.mjs starts the server
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
