@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { JunctionError, isJunctionError, type Row } from '@junction/connectors';
-import { jsonRow } from './values.js';
+import { JunctionError, isJunctionError, type Row, type Value } from '@junction/connectors';
+import { jsonRow, jsonRows } from './values.js';
 
 /** replies up to this size are sent as one buffer (copying them once costs less than a write per chunk) */
 const ONE_WRITE_BYTES = 256 * 1024;
@@ -49,13 +49,12 @@ export async function encodeJsonReply(parts: JsonReplyParts): Promise<EncodedJso
   add(parts.head);
   try {
     for await (const batch of parts.rows) {
-      let text = '';
-      for (const row of batch) {
-        text += (rows === 0 ? '' : ',') + JSON.stringify(jsonRow(row));
-        rows++;
-        // checked per row too: one batch of wide rows can be far past the limit on its own
-        if (bytes + text.length > parts.maxBytes) throw tooLarge(parts.maxBytes, rows - 1);
-      }
+      if (batch.length === 0) continue;
+      const text = (rows === 0 ? '' : ',') + jsonRows(batch);
+      // a lower bound of its bytes; add() counts them exactly
+      if (bytes + text.length > parts.maxBytes)
+        throw tooLarge(parts.maxBytes, rows + fitting(batch, parts.maxBytes - bytes));
+      rows += batch.length;
       add(text);
     }
   } catch (e) {
@@ -77,12 +76,22 @@ export async function encodeJsonReply(parts: JsonReplyParts): Promise<EncodedJso
       bytes <= ONE_WRITE_BYTES
         ? Buffer.concat(chunks.splice(0), bytes)
         : Readable.from(
-        (function* () {
-          for (let c = chunks.shift(); c; c = chunks.shift()) yield c;
-        })(),
-        { objectMode: false },
-      ),
+            (function* () {
+              for (let c = chunks.shift(); c; c = chunks.shift()) yield c;
+            })(),
+            { objectMode: false },
+          ),
   };
+}
+
+/** How many of a batch's rows fit in `room` bytes (for the error's hint). */
+function fitting(batch: readonly (readonly Value[])[], room: number): number {
+  let used = 0;
+  for (let i = 0; i < batch.length; i++) {
+    used += Buffer.byteLength(JSON.stringify(jsonRow(batch[i])), 'utf8') + 1;
+    if (used > room) return i;
+  }
+  return batch.length;
 }
 
 function tooLarge(maxBytes: number, rowsSoFar: number): JunctionError {

@@ -1,5 +1,5 @@
 import type { ColumnMeta, Value } from '@junction/connectors';
-import { jsonColumns, jsonRow, jsonValue } from './values.js';
+import { jsonColumns, jsonLines, jsonRow, jsonValue } from './values.js';
 
 /** Downloadable formats of a whole result (POST /query/export, POST /saved-queries/:id/export). */
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
@@ -22,11 +22,7 @@ export function ndjsonEncoder(): ResultEncoder {
   return {
     contentType: 'application/x-ndjson; charset=utf-8',
     head: (queryId, columns) => JSON.stringify({ queryId, columns: jsonColumns(columns) }) + '\n',
-    rows(batch) {
-      let chunk = '';
-      for (const row of batch) chunk += JSON.stringify(jsonRow(row)) + '\n';
-      return chunk;
-    },
+    rows: jsonLines,
     tail: (stats) => JSON.stringify({ stats }) + '\n',
     error: (body) => JSON.stringify({ error: body }) + '\n',
   };

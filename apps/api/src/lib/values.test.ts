@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { t } from '@junction/connectors';
-import { jsonColumns, jsonRow } from './values.js';
+import { jsonColumns, jsonLines, jsonRow, jsonRows } from './values.js';
 
 describe('exact JSON values', () => {
   it('keeps int64 and decimals as strings, binary as base64, non-finite floats as text', () => {
@@ -18,6 +18,21 @@ describe('exact JSON values', () => {
     expect(JSON.stringify(jsonRow(row))).toBe(
       '["9007199254740993","-12.50",1.5,"NaN","Infinity","AP8Q","1995-03-01",true,null]',
     );
+  });
+
+  it('writes a batch in one piece exactly as row by row, whether or not a value needs converting', () => {
+    const plain = [
+      [1, 'a "quoted", text', null, true, -0.5],
+      [2, 'ünïcödé ✓', '12.50', false, 1e21],
+    ];
+    const mixed = [plain[0], [3, 9007199254740993n, Number.NaN, new Uint8Array([1]), 'x']];
+    for (const batch of [plain, mixed]) {
+      expect(jsonRows(batch)).toBe(batch.map((r) => JSON.stringify(jsonRow(r))).join(','));
+      expect(jsonLines(batch)).toBe(batch.map((r) => JSON.stringify(jsonRow(r)) + '\n').join(''));
+    }
+    expect(jsonRows(mixed)).toBe('[1,"a \\"quoted\\", text",null,true,-0.5],[3,"9007199254740993","NaN","AQ==","x"]');
+    expect(jsonRows([])).toBe('');
+    expect(jsonLines([])).toBe('');
   });
 
   it('base64 covers only the view of a shared buffer', () => {
