@@ -24,7 +24,7 @@ export default fp<{ helmet: HelmetOptions }>(
 
 function recordHeaders(options: HelmetOptions): [string, string][] {
   const headers = new Map<string, string>();
-  const stand_in = {
+  const standIn = {
     setHeader(name: string, value: unknown) {
       headers.set(name.toLowerCase(), String(value));
       return this;
@@ -35,7 +35,7 @@ function recordHeaders(options: HelmetOptions): [string, string][] {
     getHeader: (name: string) => headers.get(name.toLowerCase()),
   };
   let failed: unknown;
-  helmet(options)({} as IncomingMessage, stand_in as unknown as ServerResponse, (e?: unknown) => (failed = e));
+  helmet(options)({} as IncomingMessage, standIn as unknown as ServerResponse, (e?: unknown) => (failed = e));
   if (failed) throw failed;
   return [...headers];
 }
