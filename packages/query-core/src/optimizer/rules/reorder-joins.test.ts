@@ -51,4 +51,39 @@ describe('reorder-joins', () => {
     );
     expect(fire(reorderJoins, j, sources({ dbB: PG_CAPS }))).toBe('did not fire');
   });
+
+  it('joins two tables of one source met only through another source by the equality their keys imply', () => {
+    const b = new PlanBuilder();
+    const p = b.scan('dbC', 'part', { p_partkey: 'int64' }, 200_000);
+    const ps = b.scan('dbC', 'partsupp', { ps_partkey: 'int64' }, 800_000);
+    const l = b.scan('dbA', 'lineitem', { l_partkey: 'int64' }, 6_000_000);
+    const j = b.join(
+      'inner',
+      b.join('inner', p, l, eq(col(p, 'p_partkey'), col(l, 'l_partkey'))),
+      ps,
+      eq(col(ps, 'ps_partkey'), col(l, 'l_partkey')),
+    );
+    expect(fire(reorderJoins, j, sources({ dbA: PG_CAPS, dbC: PG_CAPS }))).toMatchInlineSnapshot(`
+      "Project p_partkey#1 := p_partkey#1, l_partkey#3 := l_partkey#3, ps_partkey#2 := ps_partkey#2
+        Join inner ON ((p_partkey#1 = l_partkey#3) AND (ps_partkey#2 = l_partkey#3))
+          Join inner ON (p_partkey#1 = ps_partkey#2)
+            Scan dbC.public.part AS part [p_partkey#1]
+            Scan dbC.public.partsupp AS partsupp [ps_partkey#2]
+          Scan dbA.public.lineitem AS lineitem [l_partkey#3]"
+    `);
+  });
+
+  it('adds no equality between tables of different sources', () => {
+    const b = new PlanBuilder();
+    const p = b.scan('dbC', 'part', { p_partkey: 'int64' }, 200_000);
+    const ps = b.scan('dbD', 'partsupp', { ps_partkey: 'int64' }, 800_000);
+    const l = b.scan('dbA', 'lineitem', { l_partkey: 'int64' }, 6_000_000);
+    const j = b.join(
+      'inner',
+      b.join('inner', p, l, eq(col(p, 'p_partkey'), col(l, 'l_partkey'))),
+      ps,
+      eq(col(ps, 'ps_partkey'), col(l, 'l_partkey')),
+    );
+    expect(fire(reorderJoins, j, sources({ dbA: PG_CAPS, dbC: PG_CAPS, dbD: PG_CAPS }))).not.toContain('p_partkey#1 = ps_partkey');
+  });
 });
