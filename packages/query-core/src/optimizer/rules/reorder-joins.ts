@@ -51,11 +51,18 @@ function flatten(p: LogicalPlan, leaves: LogicalPlan[], conditions: Expr[]): voi
   } else leaves.push(p);
 }
 
-/** The one source every scan below `p` reads, if the subtree is scans and filters only. */
+/**
+ * The one source every scan below `p` reads, if the subtree is scans, filters, projections and
+ * the semi/anti joins and aggregates IN and EXISTS bring (a source may run all of them).
+ */
 function soleSource(p: LogicalPlan): string | undefined {
   if (p.kind === 'Scan') return p.table.source;
-  if (p.kind === 'Filter' || p.kind === 'Project') return soleSource(p.input);
+  if (p.kind === 'Filter' || p.kind === 'Project' || p.kind === 'Aggregate') return soleSource(p.input);
   if (p.kind === 'Remote') return p.source;
+  if (p.kind === 'Join' && p.type !== 'full') {
+    const l = soleSource(p.left);
+    return l !== undefined && l === soleSource(p.right) ? l : undefined;
+  }
   return undefined;
 }
 
@@ -90,11 +97,6 @@ function impliedSameSourceEqualities(leaves: readonly LogicalPlan[], conditions:
   const ids = leaves.map(fieldIds);
   for (const id of refs.keys()) leafOf.set(id, ids.findIndex((s) => s.has(id)));
   const sources = leaves.map(soleSource);
-  const connected = (x: number, y: number) =>
-    conditions.some((c) => {
-      const r = [...refsOf(c)];
-      return r.some((id) => ids[x].has(id)) && r.some((id) => ids[y].has(id));
-    });
   const out: Expr[] = [];
   const members = [...refs.keys()];
   for (let i = 0; i < members.length; i++) {
@@ -102,7 +104,7 @@ function impliedSameSourceEqualities(leaves: readonly LogicalPlan[], conditions:
       const [a, b] = [members[i], members[j]];
       const [la, lb] = [leafOf.get(a)!, leafOf.get(b)!];
       if (la < 0 || lb < 0 || la === lb || find(a) !== find(b) || direct.has(`${a}=${b}`)) continue;
-      if (sources[la] === undefined || sources[la] !== sources[lb] || connected(la, lb)) continue;
+      if (sources[la] === undefined || sources[la] !== sources[lb]) continue;
       out.push({ kind: 'call', fn: 'eq', args: [refs.get(a)!, refs.get(b)!], type: BOOL });
     }
   }
