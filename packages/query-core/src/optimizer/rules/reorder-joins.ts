@@ -21,6 +21,9 @@ export function reorderJoins(node: LogicalPlan, ctx: OptimizerContext): LogicalP
   const all: Expr[] = [];
   flatten(node, leaves, all);
   if (leaves.length < 3) return undefined;
+  // the phase does not revisit what this rule returns, so join trees inside the leaves (a
+  // subquery's, below an aggregate or a semi join) are ordered here
+  for (let i = 0; i < leaves.length; i++) leaves[i] = orderWithin(leaves[i], ctx);
 
   // conditions on one leaf (or none) are not join predicates: keep them as filters
   const conditions: Expr[] = [];
@@ -41,6 +44,30 @@ export function reorderJoins(node: LogicalPlan, ctx: OptimizerContext): LogicalP
   const after = outputFields(joined);
   if (before.every((f, i) => after[i]?.id === f.id)) return joined;
   return { kind: 'Project', input: joined, exprs: before.map((f) => ({ field: f, expr: refExpr(f) })) };
+}
+
+/** `p` with every outermost inner-join tree below it reordered (Remote subtrees are final). */
+function orderWithin(p: LogicalPlan, ctx: OptimizerContext): LogicalPlan {
+  if (p.kind === 'Join' && (p.type === 'inner' || p.type === 'cross') && !p.strategy) {
+    const out = reorderJoins(p, ctx);
+    if (out) return out;
+  }
+  switch (p.kind) {
+    case 'Scan':
+    case 'Values':
+    case 'Remote':
+      return p;
+    case 'Join':
+    case 'SetOp': {
+      const left = orderWithin(p.left, ctx);
+      const right = orderWithin(p.right, ctx);
+      return left === p.left && right === p.right ? p : { ...p, left, right };
+    }
+    default: {
+      const input = orderWithin(p.input, ctx);
+      return input === p.input ? p : { ...p, input };
+    }
+  }
 }
 
 function flatten(p: LogicalPlan, leaves: LogicalPlan[], conditions: Expr[]): void {
