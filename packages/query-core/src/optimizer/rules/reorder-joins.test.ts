@@ -123,4 +123,15 @@ describe('reorder-joins', () => {
           Scan dbA.public.lineitem AS lineitem [l_partkey#10]"
     `);
   });
+
+  it('adds the implied equality even where another predicate already relates the two tables (Q17)', () => {
+    const b = new PlanBuilder();
+    const p = b.scan('dbC', 'part', { p_partkey: 'int64' }, 2000);
+    const l1 = b.scan('dbA', 'lineitem', { l_partkey: 'int64', l_quantity: 'int64' }, 6_000_000);
+    const l2 = b.scan('dbA', 'lineitem', { l_partkey: 'int64', l_quantity: 'int64' }, 6_000_000);
+    const on = { kind: 'call' as const, fn: 'and' as const, args: [eq(col(p, 'p_partkey'), col(l2, 'l_partkey')), { kind: 'call' as const, fn: 'lt' as const, args: [col(l1, 'l_quantity'), col(l2, 'l_quantity')], type: { kind: 'bool' as const } }], type: { kind: 'bool' as const } };
+    const j = b.join('inner', b.join('inner', p, l1, eq(col(p, 'p_partkey'), col(l1, 'l_partkey'))), l2, on);
+    // without l_partkey = l_partkey the two lineitems would meet on l_quantity < l_quantity alone
+    expect(fire(reorderJoins, j, sources({ dbA: PG_CAPS, dbC: PG_CAPS }))).toContain('((l_quantity#3 < l_quantity#5) AND (l_partkey#2 = l_partkey#4))');
+  });
 });
