@@ -395,6 +395,9 @@ class Planner {
       // the IN values are compared by the source: only where its equality is Junction's
       if (t.kind === 'string' && !caps.exactStringEquality) continue;
       if (t.kind === 'float32' || t.kind === 'float64') continue;
+      // implied equalities can name one remote column twice (p_partkey = l_partkey AND
+      // ps_partkey = l_partkey): a second IN on it restricts nothing and doubles the source's work
+      if (usable.some((u) => u.column === column)) continue;
       usable.push({ column, keyIndex: i });
     }
     if (usable.length === 0) return undefined;
