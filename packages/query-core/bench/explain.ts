@@ -1,5 +1,6 @@
 /**
  * node --import tsx packages/query-core/bench/explain.ts [--sf 1] [--layout federated|single] [--query C,H,Q19] [--param 4243]
+ *   [--no-analyze] [--no-warmup]
  *
  * EXPLAIN ANALYZE (with estimates) of JDV queries (A–H) and TPC-H queries (Q1–Q22) on the data
  * `npm run bench` loaded: where the time of a benchmark query goes, statement by statement.
@@ -17,7 +18,11 @@ const { values: args } = parseArgs({
     layout: { type: 'string', default: 'federated' },
     query: { type: 'string', default: 'A,B,C,D,E,F,H' },
     param: { type: 'string', default: '4243' },
+    // --no-analyze: the plan and its estimates only, nothing run (a slow query's plan in seconds)
+    analyze: { type: 'boolean', default: true },
+    warmup: { type: 'boolean', default: true },
   },
+  allowNegative: true,
 });
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
 const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
@@ -53,8 +58,8 @@ for (const q of args.query.split(',')) {
   // TPC-H queries name tables unqualified: the search path finds them
   const searchPath = tpch ? (single ? ['direct'] : tpchFederatedSearchPath()) : undefined;
   const params = sql.includes('$1') ? [Number(args.param)] : [];
-  await engine.explain(sql, { analyze: true, params, searchPath }); // warm-up
-  const ex = await engine.explain(sql, { analyze: true, params, searchPath });
+  if (args.analyze && args.warmup) await engine.explain(sql, { analyze: true, params, searchPath });
+  const ex = await engine.explain(sql, { analyze: args.analyze, params, searchPath });
   process.stdout.write(`== ${q}\n${explainText(ex.plan, { estimates: true })}\n`);
 }
 await engine.close();

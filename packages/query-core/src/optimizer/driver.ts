@@ -22,6 +22,7 @@ import { pruneColumns } from './rules/prune-columns.js';
 import { pushFilterIntoSetOp } from './rules/push-filter-into-set-op.js';
 import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
 import { pushFilterThroughProject } from './rules/push-filter-through-project.js';
+import { pushSemiJoinIntoJoinInput } from './rules/push-semi-join-into-join-input.js';
 import { reorderJoins } from './rules/reorder-joins.js';
 import { simplifyOuterJoin } from './rules/simplify-outer-join.js';
 import { wrapScanInRemote } from './rules/wrap-scan-in-remote.js';
@@ -57,6 +58,8 @@ const PREDICATES: Phase = {
     r('simplify-outer-join', simplifyOuterJoin),
     r('push-filter-into-join', pushFilterIntoJoin),
     r('push-filter-into-set-op', pushFilterIntoSetOp),
+    // IN/EXISTS down to the table they test, where the source holding both can run them
+    r('push-semi-join-into-join-input', pushSemiJoinIntoJoinInput),
     // after pushing: inference reads the predicates now sitting on each join input
     r('infer-predicates-through-join-keys', inferPredicatesThroughJoinKeys),
     // a disjunction spanning the join's sides implies one per side, which each source can run

@@ -49,6 +49,21 @@ const catalog: CatalogSnapshot = {
       columns: [
         column('l_partkey', { kind: 'int64' }, { distinct: 200_000, nullFraction: 0 }),
         column('l_shipdate', { kind: 'date' }, { distinct: 2500, nullFraction: 0, min: '1992-01-01', max: '1998-12-31' }),
+        column('l_suppkey', { kind: 'int64' }, { distinct: 10_000, nullFraction: 0 }),
+      ],
+    },
+    {
+      schema: 'public',
+      name: 'partsupp',
+      kind: 'table',
+      rowCount: 800_000,
+      primaryKey: ['ps_partkey', 'ps_suppkey'],
+      foreignKeys: [],
+      indexes: [],
+      columns: [
+        column('ps_partkey', { kind: 'int64' }, { distinct: 200_000, nullFraction: 0 }),
+        column('ps_suppkey', { kind: 'int64' }, { distinct: 10_000, nullFraction: 0 }),
+        column('ps_availqty', { kind: 'int64' }, { distinct: 9999, nullFraction: 0 }),
       ],
     },
   ],
@@ -116,5 +131,19 @@ describe('estimates from column statistics', () => {
     const small = b.filter(p, eq(col(p, 'p_brand'), lit('Brand#12')));
     // part's key is unique: 10,000 parts × 6,000,000 lines / 200,000 keys
     expect(rows(b.join('inner', small, l, eq(col(p, 'p_partkey'), col(l, 'l_partkey'))))).toBe(300_000);
+  });
+
+  it('a join on the columns of a composite primary key divides by that table’s rows', () => {
+    const b = new PlanBuilder();
+    const ps = b.scan('db', 'partsupp', { ps_partkey: 'int64', ps_suppkey: 'int64', ps_availqty: 'int64' });
+    const l = b.scan('db', 'lineitem', { l_partkey: 'int64', l_suppkey: 'int64' });
+    const on = and(eq(col(ps, 'ps_partkey'), col(l, 'l_partkey')), eq(col(ps, 'ps_suppkey'), col(l, 'l_suppkey')));
+    // every line meets its one partsupp row: 800,000 × 6,000,000 / 800,000
+    expect(rows(b.join('inner', ps, l, on))).toBe(6_000_000);
+    // a filter on partsupp keeps its share of the lines
+    const some = b.filter(ps, lt(col(ps, 'ps_availqty'), lit(5000)));
+    expect(rows(b.join('inner', l, some, on))).toBe(Math.round((6_000_000 * estimateRows(some, input)) / 800_000));
+    // only part of the key: the columns' distinct counts as before (6,000,000 × 800,000 / 200,000)
+    expect(rows(b.join('inner', ps, l, eq(col(ps, 'ps_partkey'), col(l, 'l_partkey'))))).toBe(24_000_000);
   });
 });

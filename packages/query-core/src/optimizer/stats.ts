@@ -1,6 +1,6 @@
 import type { ColumnStats } from '@junction/connectors';
 import type { Expr, LogicalPlan } from '../plan/logical.js';
-import { children } from '../plan/fields.js';
+import { children, outputFields } from '../plan/fields.js';
 import { tableInfo, tableRowCount, type OptimizeInput } from './context.js';
 import { conjuncts, isConstant, keyColumn } from './exprs.js';
 
@@ -68,8 +68,12 @@ function joinRows(join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizeInp
   // than the bigger input has rows (partsupp ⋈ lineitem on partkey AND suppkey is one composite
   // key, not two independent ones)
   let keyNdv = 1;
+  const equalities: { left: number; right: number }[] = [];
+  const leftIds = new Set(outputFields(join.left).map((f) => f.id));
   for (const c of join.condition ? conjuncts(join.condition) : []) {
     if (c.kind === 'call' && c.fn === 'eq' && c.args[0].kind === 'ref' && c.args[1].kind === 'ref') {
+      const [a, b] = [c.args[0].id, c.args[1].id];
+      if (leftIds.has(a) !== leftIds.has(b)) equalities.push(leftIds.has(a) ? { left: a, right: b } : { left: b, right: a });
       // |L ⋈ R| = |L|·|R| / max(ndv): a unique key's ndv is its table's rows, another column's
       // its statistics' distinct count; else the bigger input stands in (a foreign key joins at
       // most once per key)
@@ -81,7 +85,18 @@ function joinRows(join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizeInp
       keys++;
     } else rows *= 0.5;
   }
+  // several key columns that together are a unique key of one side's table (partsupp's
+  // (partkey, suppkey)): each row of the other side meets at most one of its rows, so the
+  // composite's distinct count is that table's rows, not the product of the columns' counts
+  const composite =
+    equalities.length > 1
+      ? Math.max(
+          uniqueKeyRows(equalities.map((e) => e.left), join.left, ctx) ?? 0,
+          uniqueKeyRows(equalities.map((e) => e.right), join.right, ctx) ?? 0,
+        )
+      : 0;
   if (keys === 1) rows /= keyNdv;
+  else if (composite > 0) rows /= composite;
   else if (keys > 1) rows /= Math.min(keyNdv, Math.max(l, r, 1));
   switch (join.type) {
     case 'semi':
@@ -115,6 +130,26 @@ export function uniqueRows(id: number, plan: LogicalPlan, ctx: OptimizeInput): n
   if (plan.kind === 'Aggregate') return undefined;
   for (const c of children(plan)) {
     const n = uniqueRows(id, c, ctx);
+    if (n !== undefined) return n;
+  }
+  return undefined;
+}
+
+/**
+ * Rows of the base table whose primary key or a unique index is made of columns among `ids`
+ * (all of one scan below `plan`): those columns then take a distinct value per table row.
+ */
+export function uniqueKeyRows(ids: readonly number[], plan: LogicalPlan, ctx: OptimizeInput): number | undefined {
+  if (plan.kind === 'Scan') {
+    const columns = new Set(ids.map((id) => plan.columns[plan.fields.findIndex((f) => f.id === id)]).filter((c) => c !== undefined));
+    const info = tableInfo(ctx, plan.table);
+    const keys = [...(info?.primaryKey?.length ? [info.primaryKey] : []), ...(info?.indexes ?? []).filter((x) => x.unique).map((x) => x.columns)];
+    return keys.some((k) => k.length > 0 && k.every((c) => columns.has(c))) ? scanRows(plan, ctx) : undefined;
+  }
+  if (plan.kind === 'Remote') return uniqueKeyRows(ids, plan.plan, ctx);
+  if (plan.kind === 'Aggregate') return undefined;
+  for (const c of children(plan)) {
+    const n = uniqueKeyRows(ids, c, ctx);
     if (n !== undefined) return n;
   }
   return undefined;
@@ -325,4 +360,25 @@ export function distinctOf(e: Expr, plan: LogicalPlan, ctx: OptimizeInput): numb
   const column = keyColumn(e);
   if (!column) return undefined;
   return uniqueRows(column.id, plan, ctx) ?? columnStatsById(column.id, plan, ctx)?.distinct;
+}
+
+/**
+ * Distinct values a column takes in `plan`'s output: its table's distinct count, but never
+ * more than the rows of any subtree it passes through on the way up (a filtered part has at
+ * most as many part keys as it has rows, and so does a join above it).
+ */
+export function distinctInOutput(e: Expr, plan: LogicalPlan, ctx: OptimizeInput): number | undefined {
+  const column = keyColumn(e);
+  if (!column) return undefined;
+  const walk = (p: LogicalPlan): number | undefined => {
+    if (p.kind === 'Scan') return p.fields.some((f) => f.id === column.id) ? distinctOf(column, p, ctx) : undefined;
+    if (p.kind === 'Aggregate' && !p.groupBy.some((g) => g.field.id === column.id)) return undefined;
+    const below = p.kind === 'Remote' ? [p.plan] : children(p);
+    for (const c of below) {
+      const n = walk(c);
+      if (n !== undefined) return Math.min(n, estimateRows(p, ctx));
+    }
+    return undefined;
+  };
+  return walk(plan);
 }

@@ -50,13 +50,36 @@ describe('planKeyBatches', () => {
     expect(planKeyBatches(many, { maxInList: 2, maxBindParams: 65535, baseParams: 0 }).map((s) => s.length)).toEqual([50, 10]);
   });
 
-  it('wraps a grouped query before restricting it, so the IN does not change the groups', () => {
-    const grouped: RemoteQuery = { ...parts(), groupBy: [parts().select[0].expr] };
-    const r = restrictToKeys(grouped, 0, [[1, 2]]);
+  it('wraps a grouped query before restricting it by a column it computes, so the IN does not change the groups', () => {
+    const count: RemoteQuery = {
+      ...parts(),
+      select: [parts().select[0], { expr: { kind: 'agg', fn: 'count', distinct: false, args: [parts().select[1].expr], type: t.int64 }, alias: 'n' }],
+      groupBy: [parts().select[0].expr],
+    };
+    const r = restrictToKeys(count, 1, [[1, 2]]);
     expect(r.from.kind).toBe('subquery');
     expect(r.where).toEqual({
       kind: 'in',
-      expr: { kind: 'column', table: 'dj', column: 'p_id', type: t.int32 },
+      expr: { kind: 'column', table: 'dj', column: 'n', type: t.int64 },
+      list: [
+        { kind: 'literal', value: 1, type: t.int64 },
+        { kind: 'literal', value: 2, type: t.int64 },
+      ],
+      negated: false,
+      type: { kind: 'bool' },
+    });
+    // with a LIMIT even a grouping key is restricted outside: the limit must see every group
+    expect(restrictToKeys({ ...count, limit: 5 }, 0, [[1, 2]]).from.kind).toBe('subquery');
+  });
+
+  it('restricts a grouping key before grouping: the groups it keeps are the same, the source groups fewer rows', () => {
+    const grouped: RemoteQuery = { ...parts(), groupBy: [parts().select[0].expr] };
+    const r = restrictToKeys(grouped, 0, [[1, 2]]);
+    expect(r.from).toEqual(grouped.from);
+    expect(r.groupBy).toEqual(grouped.groupBy);
+    expect(r.where).toEqual({
+      kind: 'in',
+      expr: { kind: 'column', table: 'p', column: 'p_id', type: t.int32 },
       list: [
         { kind: 'literal', value: 1, type: t.int32 },
         { kind: 'literal', value: 2, type: t.int32 },
@@ -64,6 +87,8 @@ describe('planKeyBatches', () => {
       negated: false,
       type: { kind: 'bool' },
     });
+    // DISTINCT alike
+    expect(restrictToKeys({ ...parts(), distinct: true }, 1, [['a']]).from.kind).toBe('table');
   });
 });
 

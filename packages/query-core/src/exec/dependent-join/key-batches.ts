@@ -31,8 +31,9 @@ const BOOL = { kind: 'bool' } as const;
 
 /**
  * The base query restricted to rows whose output column `column` is in one of `lists`.
- * A plain SELECT gets the IN lists in its WHERE; one with GROUP BY, DISTINCT or LIMIT is
- * wrapped in a derived table first, since a WHERE there would change what it computes.
+ * A plain SELECT gets the IN lists in its WHERE, and so does one grouped by the restricted
+ * columns; another with GROUP BY, DISTINCT or LIMIT is wrapped in a derived table first,
+ * since a WHERE there would change what it computes.
  */
 export function restrictToKeys(
   query: RemoteQuery,
@@ -41,7 +42,7 @@ export function restrictToKeys(
   /** further key columns of a multi-column join, each restricted to its own values (a superset of the key tuples) */
   extra: readonly { readonly column: number; readonly lists: readonly (readonly Value[])[] }[] = [],
 ): RemoteQuery {
-  const base = needsWrap(query) ? wrap(query) : query;
+  const base = needsWrap(query) && !filtersGroups(query, [column, ...extra.map((x) => x.column)]) ? wrap(query) : query;
   let cond = inLists(base.select[column].expr, lists);
   for (const x of extra) {
     const c = inLists(base.select[x.column].expr, x.lists);
@@ -65,6 +66,46 @@ function inLists(keyExpr: RemoteExpr, lists: readonly (readonly Value[])[]): Rem
     cond = cond ? { kind: 'call', fn: 'or', args: [cond, inExpr], type: BOOL } : inExpr;
   }
   return cond;
+}
+
+/**
+ * Whether keys on these output columns may go in the WHERE of a grouping (or DISTINCT) query
+ * itself: each column is a grouping key, so the rows a key list keeps are exactly the rows of
+ * the groups it keeps, and the source filters before it groups instead of grouping a whole
+ * table and discarding most groups (MariaDB does not push a condition into a grouped derived
+ * table). Not with LIMIT/OFFSET or window functions, which see every row.
+ */
+function filtersGroups(query: RemoteQuery, columns: readonly number[]): boolean {
+  if (query.limit !== undefined || query.offset !== undefined || query.select.some((s) => hasWindow(s.expr))) return false;
+  const groups = query.groupBy?.length ? query.groupBy.map(exprText) : undefined;
+  if (!groups && !query.distinct) return false;
+  if (!groups && query.select.some((s) => s.expr.kind === 'agg')) return false;
+  return columns.every((c) => {
+    const e = query.select[c]?.expr;
+    if (!e || hasAgg(e)) return false;
+    return groups ? groups.includes(exprText(e)) : true;
+  });
+}
+
+function exprText(e: RemoteExpr): string {
+  return JSON.stringify(e, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
+}
+
+function hasAgg(e: RemoteExpr): boolean {
+  switch (e.kind) {
+    case 'agg':
+      return true;
+    case 'call':
+      return e.args.some(hasAgg);
+    case 'in':
+      return hasAgg(e.expr) || e.list.some(hasAgg);
+    case 'case':
+      return (e.operand !== undefined && hasAgg(e.operand)) || e.whens.some((w) => hasAgg(w.when) || hasAgg(w.then)) || (e.else !== undefined && hasAgg(e.else));
+    case 'cast':
+      return hasAgg(e.expr);
+    default:
+      return false;
+  }
 }
 
 /** Whether restrictToKeys can run on a source with these abilities. */

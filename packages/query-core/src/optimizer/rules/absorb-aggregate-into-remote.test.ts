@@ -61,13 +61,34 @@ describe('absorb-aggregate-into-remote', () => {
     expect(fire(absorbAggregateIntoRemote, a)).toBe('did not fire');
   });
 
-  it('does not split across a left join (a count of 0 would become NULL)', () => {
+  it('splits a count across a left join on its NULL-supplying side, a customer without orders counting 0 (Q13)', () => {
     const b = new PlanBuilder();
-    const c = b.scan('dbB', 'customer', { c_custkey: 'int64' });
-    const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' });
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64' }, 150_000);
+    const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' }, 1_500_000);
     const j = b.join('left', remote(c), remote(o), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
     const a = b.aggregate(j, ['c_custkey'], [['c_count', 'count', [col(o, 'o_orderkey')]]]);
-    expect(fire(absorbAggregateIntoRemote, a)).toBe('did not fire');
+    expect(fire(absorbAggregateIntoRemote, a, sources({ dbA: PG_CAPS, dbB: PG_CAPS }))).toMatchInlineSnapshot(`
+      "Project c_custkey#4 := c_custkey#4, c_count#5 := coalesce(CAST(c_count#7 AS int64), 0)
+        Aggregate group=[c_custkey#4 := c_custkey#1] aggs=[c_count#7 := sum(partial_c_count#6)]
+          Join left ON (c_custkey#1 = o_custkey#3)
+            Remote dbB [c_custkey#1]
+              Scan dbB.public.customer AS customer [c_custkey#1]
+            Remote dbA [o_custkey#3, partial_c_count#6]
+              Aggregate group=[o_custkey#3 := o_custkey#3] aggs=[partial_c_count#6 := count(o_orderkey#2)]
+                Scan dbA.public.orders AS orders [o_orderkey#2, o_custkey#3]"
+    `);
+  });
+
+  it('does not split a count(*) onto the NULL-supplying side of a left join (it counts the NULL-extended row)', () => {
+    const b = new PlanBuilder();
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64' }, 150_000);
+    const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' }, 1_500_000);
+    const j = b.join('left', remote(c), remote(o), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
+    const a = b.aggregate(j, ['c_custkey'], [
+      ['n', 'count_star', []],
+      ['s', 'sum', [col(o, 'o_orderkey')]],
+    ]);
+    expect(fire(absorbAggregateIntoRemote, a, sources({ dbA: PG_CAPS, dbB: PG_CAPS }))).toBe('did not fire');
   });
 
   it('does not split a DISTINCT aggregate (partials do not merge exactly)', () => {

@@ -18,18 +18,23 @@ type Remote = Extract<LogicalPlan, { kind: 'Remote' }>;
  * a partial aggregate grouped by s's grouping and join-key columns runs in s, and the final
  * aggregate above the join merges the partials (count → sum of counts). The join multiplies
  * each partial row exactly as it multiplied each of the rows it stands for, so the result is
- * the same; only inner joins qualify (an outer join would turn a count of 0 into NULL).
+ * the same. Across a left join too: the preserved side's partial rows are kept and
+ * multiplied exactly as their rows; a partial on the NULL-supplying side meets a preserved
+ * row exactly when its rows would, and where none would, its aggregates are NULL as theirs —
+ * except a count, which is 0 (COALESCE), and count(*), which counts the NULL-extended row
+ * (not split there). This is Q13's count of each customer's orders grouped in the orders'
+ * source.
  */
 export function absorbAggregateIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
   if (node.kind !== 'Aggregate') return undefined;
   if (node.input.kind === 'Remote') return absorbWhole(node, node.input, ctx);
-  if (node.input.kind === 'Join' && node.input.type === 'inner') return splitAcrossJoin(node, node.input, ctx);
+  if (node.input.kind === 'Join' && splits(node.input)) return splitAcrossJoin(node, node.input, ctx);
   // the binder's column list between the aggregate and the join only renames: look through it
   const input = node.input;
   if (
     input.kind === 'Project' &&
     input.input.kind === 'Join' &&
-    input.input.type === 'inner' &&
+    splits(input.input) &&
     input.exprs.every((e) => e.expr.kind === 'ref')
   ) {
     const map = new Map<number, Expr>(input.exprs.map((e) => [e.field.id, e.expr]));
@@ -103,6 +108,8 @@ function splitAcrossJoin(
   for (const side of sides) {
     const remote = join[side];
     if (remote.kind !== 'Remote' || remote.plan.kind === 'Aggregate') continue;
+    const nullSupplied = join.type === 'left' && side === 'right';
+    if (nullSupplied && node.aggregates.some((a) => a.fn === 'count_star')) continue;
     const ids = fieldIds(remote);
     const argRefs = new Set<number>();
     for (const a of node.aggregates) for (const x of a.args) refsOf(x, argRefs);
@@ -131,28 +138,30 @@ function splitAcrossJoin(
     };
     // PostgreSQL's sum over the int64 partials is numeric: merge into a fresh decimal field and
     // cast back to the original type in a Project, so the node's output keeps its ids and types
-    const casts: { original: Field; merged: Field }[] = [];
+    // each original aggregate's value from its merged one: cast back, and a count with no
+    // partial row to merge (NULL-supplying side) is 0
+    const outputs = new Map<number, Expr>();
     const finals: AggregateCall[] = node.aggregates.map((a, i) => {
       const fn = MERGE[a.fn]!;
       const args: Expr[] = [refExpr(partials[i].field)];
-      if (fn === 'sum' && partials[i].field.type.kind === 'int64' && a.field.type.kind !== 'decimal') {
-        const merged: Field = { ...a.field, id: ctx.newFieldId(), type: { kind: 'decimal' } };
-        casts.push({ original: a.field, merged });
-        return { field: merged, fn, args, distinct: false };
-      }
-      return { field: a.field, fn, args, distinct: false };
+      const widened = fn === 'sum' && partials[i].field.type.kind === 'int64' && a.field.type.kind !== 'decimal';
+      const zero = nullSupplied && a.fn === 'count';
+      if (!widened && !zero) return { field: a.field, fn, args, distinct: false };
+      const merged: Field = { ...a.field, id: ctx.newFieldId(), ...(widened ? { type: { kind: 'decimal' } } : {}), nullable: true };
+      let value: Expr = refExpr(merged);
+      if (widened) value = { kind: 'cast', expr: value, type: a.field.type };
+      if (zero) value = { kind: 'call', fn: 'coalesce', args: [value, { kind: 'literal', value: 0n, type: a.field.type }], type: a.field.type };
+      outputs.set(a.field.id, value);
+      return { field: merged, fn, args, distinct: false };
     });
     const { notPushed: _drop, ...rest } = node;
     void _drop;
     const final: Aggregate = { ...rest, input: { ...join, [side]: pushed }, aggregates: finals };
-    if (casts.length === 0) return final;
+    if (outputs.size === 0) return final;
     return {
       kind: 'Project',
       input: final,
-      exprs: outputFields(node).map((f) => {
-        const c = casts.find((x) => x.original.id === f.id);
-        return { field: f, expr: c ? { kind: 'cast', expr: refExpr(c.merged), type: f.type } : refExpr(f) };
-      }),
+      exprs: outputFields(node).map((f) => ({ field: f, expr: outputs.get(f.id) ?? refExpr(f) })),
     };
   }
   return undefined;
@@ -169,4 +178,9 @@ function joinFitsOneSource(join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: Op
 function partialField(a: AggregateCall, ctx: OptimizerContext): Field {
   const type = a.fn === 'count' || a.fn === 'count_star' ? { kind: 'int64' as const } : a.field.type;
   return { id: ctx.newFieldId(), name: `partial_${a.field.name}`, type, nullable: a.field.nullable };
+}
+
+/** Joins an aggregate may be split across: inner, and left (see absorbAggregateIntoRemote). */
+function splits(join: Extract<LogicalPlan, { kind: 'Join' }>): boolean {
+  return join.type === 'inner' || join.type === 'left';
 }

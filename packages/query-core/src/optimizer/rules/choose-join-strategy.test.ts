@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fire } from '../rule-test-helper.js';
-import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, param, parseType, remote, sources } from '../test-support.js';
+import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, and, col, eq, param, parseType, remote, sources } from '../test-support.js';
 import { chooseJoinStrategy } from './choose-join-strategy.js';
 import type { CatalogSnapshot } from '@junction/connectors';
 
@@ -104,5 +104,34 @@ describe('choose-join-strategy', () => {
     expect(fire(chooseJoinStrategy, j, sources({ dbB: PG_CAPS, dbD: PG_CAPS }))).toContain(
       'strategy=hash(build=right)',
     );
+  });
+
+  it('puts first the key whose values select the least of the other side, and counts the driver by its keys', () => {
+    const table = (name: string, rowCount: number, columns: Record<string, number>) => ({
+      schema: 'public',
+      name,
+      kind: 'table' as const,
+      rowCount,
+      foreignKeys: [],
+      indexes: [],
+      columns: Object.entries(columns).map(([c, distinct]) => ({ name: c, type: parseType('int64'), nativeType: 'bigint', nullable: false, stats: { distinct } })),
+    });
+    const catalog = (t: ReturnType<typeof table>): CatalogSnapshot => ({ defaultSchema: 'public', introspectedAt: '', tables: [t] });
+    const input = sources({
+      dbA: { capabilities: PG_CAPS, catalog: catalog(table('lineitem', 6_000_000, { l_partkey: 200_000, l_suppkey: 10_000 })) },
+      // 60,000 rows (more than a driver may have) but only 500 parts among them
+      dbC: { capabilities: PG_CAPS, catalog: catalog(table('partsupp', 60_000, { ps_partkey: 500, ps_suppkey: 10_000 })) },
+    });
+    const b = new PlanBuilder();
+    const ps = b.scan('dbC', 'partsupp', { ps_partkey: 'int64', ps_suppkey: 'int64' });
+    const l = b.scan('dbA', 'lineitem', { l_partkey: 'int64', l_suppkey: 'int64' });
+    const j = b.join('inner', remote(ps), remote(l), and(eq(col(ps, 'ps_suppkey'), col(l, 'l_suppkey')), eq(col(ps, 'ps_partkey'), col(l, 'l_partkey'))));
+    expect(fire(chooseJoinStrategy, j, input)).toMatchInlineSnapshot(`
+      "Join inner ON ((ps_partkey#1 = l_partkey#3) AND (ps_suppkey#2 = l_suppkey#4)) strategy=dependent(driver=left, maxInList=1000, parallel=4)
+        Remote dbC [ps_partkey#1, ps_suppkey#2]
+          Scan dbC.public.partsupp AS partsupp [ps_partkey#1, ps_suppkey#2]
+        Remote dbA [l_partkey#3, l_suppkey#4]
+          Scan dbA.public.lineitem AS lineitem [l_partkey#3, l_suppkey#4]"
+    `);
   });
 });

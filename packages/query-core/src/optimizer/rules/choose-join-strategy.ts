@@ -1,7 +1,7 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { conjuncts, fieldIds, isConstant, isInteger, keyColumn, sameType } from '../exprs.js';
-import { distinctOf, estimateRows } from '../stats.js';
+import { conjoin, conjuncts, fieldIds, isConstant, isInteger, keyColumn, sameType } from '../exprs.js';
+import { distinctInOutput, distinctOf, estimateRows } from '../stats.js';
 import { knownPredicates } from './infer-predicates-through-join-keys.js';
 
 /** Below this many estimated rows a side may drive a dependent join. */
@@ -42,6 +42,11 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
   if (keys.length === 0) return { ...node, strategy: { kind: 'nested-loop' } };
   const l = estimateRows(node.left, ctx);
   const r = estimateRows(node.right, ctx);
+  // the executor restricts the other side by the condition's first key (and narrows by the
+  // rest): put first the key whose values select the smallest share of the other side's
+  // (partkey before suppkey in a part⋈partsupp⋈supplier ⋈ lineitem join)
+  const ordered = orderKeys(node, keys, l <= r ? 'left' : 'right', ctx);
+  if (ordered) return chooseJoinStrategy(ordered, ctx);
 
   // the driver's rows must all be read anyway: the preserved side of an outer join, the probing side of semi/anti
   const drivers: ('left' | 'right')[] =
@@ -56,8 +61,10 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
           : [];
   for (const driver of drivers) {
     const [small, big, other] = driver === 'left' ? [l, r, node.right] : [r, l, node.left];
+    // the keys the driver sends, not its rows, make the IN lists
+    const driverKeys = Math.min(small, distinctInOutput(ref(driver === 'left' ? keys[0].l : keys[0].r, keys[0].type), driver === 'left' ? node.left : node.right, ctx) ?? small);
     if (
-      small >= DEPENDENT_MAX_DRIVER_ROWS ||
+      driverKeys >= DEPENDENT_MAX_DRIVER_ROWS ||
       small * DEPENDENT_MIN_RATIO > big ||
       big <= TINY_SIDE_ROWS ||
       other.kind !== 'Remote'
@@ -90,6 +97,40 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
   return { ...node, strategy: { kind: 'hash', buildSide: l <= r ? 'left' : 'right' } };
 }
 
+const ref = (id: number, type: Expr['type']): Expr => ({ kind: 'ref', id, type });
+
+/** The share of the other side's distinct key values the driver's values are expected to hit. */
+function coverage(
+  k: { l: number; r: number; type: Expr['type'] },
+  driver: 'left' | 'right',
+  join: Extract<LogicalPlan, { kind: 'Join' }>,
+  ctx: OptimizerContext,
+): number {
+  const [mine, theirs] = driver === 'left' ? [k.l, k.r] : [k.r, k.l];
+  const [mySide, otherSide] = driver === 'left' ? [join.left, join.right] : [join.right, join.left];
+  const other = distinctOf(ref(theirs, k.type), otherSide, ctx);
+  const own = distinctInOutput(ref(mine, k.type), mySide, ctx);
+  return other === undefined || own === undefined ? 1 : Math.min(1, own / other);
+}
+
+/** The join with its key equalities reordered, most restrictive first; undefined when already so. */
+function orderKeys(
+  join: Extract<LogicalPlan, { kind: 'Join' }>,
+  keys: readonly { l: number; r: number; type: Expr['type'] }[],
+  driver: 'left' | 'right',
+  ctx: OptimizerContext,
+): Extract<LogicalPlan, { kind: 'Join' }> | undefined {
+  if (keys.length < 2 || !join.condition) return undefined;
+  const cov = keys.map((k) => coverage(k, driver, join, ctx));
+  const best = cov.indexOf(Math.min(...cov));
+  if (best === 0 || cov[best] >= cov[0]) return undefined;
+  const first = keys[best];
+  const parts = conjuncts(join.condition);
+  const at = parts.findIndex((c) => c.kind === 'call' && c.fn === 'eq' && [first.l, first.r].every((id) => c.args.some((a) => keyColumn(a)?.id === id)));
+  if (at <= 0) return undefined;
+  return { ...join, condition: conjoin([parts[at], ...parts.filter((_, i) => i !== at)]) };
+}
+
 /** Whether the driver's distinct values of a key cover most of the other side's (both from statistics). */
 function covers(
   k: { l: number; r: number; type: Extract<LogicalPlan, { kind: 'Scan' }>['fields'][number]['type'] },
@@ -100,10 +141,9 @@ function covers(
 ): boolean {
   const [mine, theirs] = driver === 'left' ? [k.l, k.r] : [k.r, k.l];
   const [mySide, otherSide] = driver === 'left' ? [join.left, join.right] : [join.right, join.left];
-  const ref = (id: number): Expr => ({ kind: 'ref', id, type: k.type });
-  const other = distinctOf(ref(theirs), otherSide, ctx);
+  const other = distinctOf(ref(theirs, k.type), otherSide, ctx);
   if (other === undefined) return false;
-  const driverKeys = Math.min(driverRows, distinctOf(ref(mine), mySide, ctx) ?? driverRows);
+  const driverKeys = Math.min(driverRows, distinctInOutput(ref(mine, k.type), mySide, ctx) ?? driverRows);
   return driverKeys > other * DEPENDENT_MAX_KEY_COVERAGE;
 }
 

@@ -1,7 +1,7 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { conjoin, conjuncts, fieldIds, planKey, refExpr, refsOf, subset } from '../exprs.js';
+import { BOOL, conjoin, conjuncts, fieldIds, planKey, refExpr, refsOf, sameType, subset } from '../exprs.js';
 import { estimateRows } from '../stats.js';
 import { addFilter } from './push-filter-into-join.js';
 
@@ -21,6 +21,9 @@ export function reorderJoins(node: LogicalPlan, ctx: OptimizerContext): LogicalP
   const all: Expr[] = [];
   flatten(node, leaves, all);
   if (leaves.length < 3) return undefined;
+  // the phase does not revisit what this rule returns, so join trees inside the leaves (a
+  // subquery's, below an aggregate or a semi join) are ordered here
+  for (let i = 0; i < leaves.length; i++) leaves[i] = orderWithin(leaves[i], ctx);
 
   // conditions on one leaf (or none) are not join predicates: keep them as filters
   const conditions: Expr[] = [];
@@ -32,6 +35,7 @@ export function reorderJoins(node: LogicalPlan, ctx: OptimizerContext): LogicalP
     else if (i >= 0) leaves[i] = addFilter(leaves[i], [c]);
     else conditions.push(c);
   }
+  conditions.push(...impliedSameSourceEqualities(leaves, conditions));
   const units = groupBySource(leaves, conditions, ctx).map((group) => greedy(group, conditions, ctx));
   let joined: LogicalPlan = greedy(units, conditions, ctx);
   if (constant.length > 0) joined = addFilter(joined, constant);
@@ -42,6 +46,30 @@ export function reorderJoins(node: LogicalPlan, ctx: OptimizerContext): LogicalP
   return { kind: 'Project', input: joined, exprs: before.map((f) => ({ field: f, expr: refExpr(f) })) };
 }
 
+/** `p` with every outermost inner-join tree below it reordered (Remote subtrees are final). */
+function orderWithin(p: LogicalPlan, ctx: OptimizerContext): LogicalPlan {
+  if (p.kind === 'Join' && (p.type === 'inner' || p.type === 'cross') && !p.strategy) {
+    const out = reorderJoins(p, ctx);
+    if (out) return out;
+  }
+  switch (p.kind) {
+    case 'Scan':
+    case 'Values':
+    case 'Remote':
+      return p;
+    case 'Join':
+    case 'SetOp': {
+      const left = orderWithin(p.left, ctx);
+      const right = orderWithin(p.right, ctx);
+      return left === p.left && right === p.right ? p : { ...p, left, right };
+    }
+    default: {
+      const input = orderWithin(p.input, ctx);
+      return input === p.input ? p : { ...p, input };
+    }
+  }
+}
+
 function flatten(p: LogicalPlan, leaves: LogicalPlan[], conditions: Expr[]): void {
   if (p.kind === 'Join' && (p.type === 'inner' || p.type === 'cross') && !p.strategy) {
     flatten(p.left, leaves, conditions);
@@ -50,12 +78,64 @@ function flatten(p: LogicalPlan, leaves: LogicalPlan[], conditions: Expr[]): voi
   } else leaves.push(p);
 }
 
-/** The one source every scan below `p` reads, if the subtree is scans and filters only. */
+/**
+ * The one source every scan below `p` reads, if the subtree is scans, filters, projections and
+ * the semi/anti joins and aggregates IN and EXISTS bring (a source may run all of them).
+ */
 function soleSource(p: LogicalPlan): string | undefined {
   if (p.kind === 'Scan') return p.table.source;
-  if (p.kind === 'Filter' || p.kind === 'Project') return soleSource(p.input);
+  if (p.kind === 'Filter' || p.kind === 'Project' || p.kind === 'Aggregate') return soleSource(p.input);
   if (p.kind === 'Remote') return p.source;
+  if (p.kind === 'Join' && p.type !== 'full') {
+    const l = soleSource(p.left);
+    return l !== undefined && l === soleSource(p.right) ? l : undefined;
+  }
   return undefined;
+}
+
+/**
+ * Equalities implied by transitivity between two leaves of one source that no condition joins
+ * directly (part.p_partkey = lineitem.l_partkey = partsupp.ps_partkey gives p_partkey =
+ * ps_partkey): with them the source can join its tables itself instead of each being fetched
+ * alone and met only through another source's table. Inner-join equalities are transitive
+ * for columns of one type; an added one is redundant, so the answer does not change.
+ */
+function impliedSameSourceEqualities(leaves: readonly LogicalPlan[], conditions: readonly Expr[]): Expr[] {
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    const p = parent.get(x) ?? x;
+    if (p === x) return x;
+    const root = find(p);
+    parent.set(x, root);
+    return root;
+  };
+  const refs = new Map<number, Expr>();
+  const direct = new Set<string>();
+  for (const c of conditions) {
+    if (c.kind !== 'call' || c.fn !== 'eq' || c.args[0].kind !== 'ref' || c.args[1].kind !== 'ref') continue;
+    const [a, b] = c.args;
+    if (!sameType(a.type, b.type)) continue;
+    refs.set(a.id, a);
+    refs.set(b.id, b);
+    direct.add(`${a.id}=${b.id}`).add(`${b.id}=${a.id}`);
+    parent.set(find(a.id), find(b.id));
+  }
+  const leafOf = new Map<number, number>();
+  const ids = leaves.map(fieldIds);
+  for (const id of refs.keys()) leafOf.set(id, ids.findIndex((s) => s.has(id)));
+  const sources = leaves.map(soleSource);
+  const out: Expr[] = [];
+  const members = [...refs.keys()];
+  for (let i = 0; i < members.length; i++) {
+    for (let j = i + 1; j < members.length; j++) {
+      const [a, b] = [members[i], members[j]];
+      const [la, lb] = [leafOf.get(a)!, leafOf.get(b)!];
+      if (la < 0 || lb < 0 || la === lb || find(a) !== find(b) || direct.has(`${a}=${b}`)) continue;
+      if (sources[la] === undefined || sources[la] !== sources[lb]) continue;
+      out.push({ kind: 'call', fn: 'eq', args: [refs.get(a)!, refs.get(b)!], type: BOOL });
+    }
+  }
+  return out;
 }
 
 /** Leaves grouped into same-source units connected by join predicates (order of first appearance). */
