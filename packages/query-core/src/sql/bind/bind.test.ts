@@ -351,10 +351,24 @@ describe('binder: subqueries', () => {
     );
     expect([e.kind, e.code]).toEqual(['unsupported', 'feature_not_supported']);
     expect(e.position?.line).toBe(1);
-    const inOr = failure(
-      'SELECT 1 FROM dbB.customer WHERE c_custkey = 1 OR c_custkey IN (SELECT o_custkey FROM dbA.orders)',
+    const inGrouped = failure(
+      'SELECT c_nationkey, count(*) FROM dbB.customer c GROUP BY c_nationkey HAVING EXISTS (SELECT 1 FROM dbA.orders o WHERE o.o_custkey > c.c_nationkey)',
     );
-    expect([inOr.kind, inOr.position?.column]).toEqual(['unsupported', 51]);
+    expect([inGrouped.kind, inGrouped.position?.column]).toEqual(['unsupported', 78]);
+  });
+
+  it('binds IN (subquery) under OR as a mark join whose mark the filter reads', () => {
+    expect(plan('SELECT 1 FROM dbB.customer WHERE c_custkey = 1 OR c_custkey IN (SELECT o_custkey FROM dbA.orders)')).toBe(
+      lines(
+        'Project ?column?#19 := 1',
+        '  Filter ((c_custkey#1 = 1) OR any#18)',
+        '    MarkJoin any#18 ANY (c_custkey#1 = o_custkey#10)',
+        '      Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
+        '      Project o_custkey#10 := o_custkey#10',
+        '        Scan dbA.public.orders AS orders [o_orderkey#9, o_custkey#10, o_orderstatus#11, o_totalprice#12, o_orderdate#13, o_orderpriority#14, o_clerk#15, o_shippriority#16, o_comment#17]',
+        '-- ?column? int32',
+      ),
+    );
   });
 
   it('inlines CTEs at each reference with fresh ids', () => {

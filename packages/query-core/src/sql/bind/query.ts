@@ -15,8 +15,8 @@ import { AggCollector, WindowCollector, rewriteGrouped } from './grouping.js';
 import { fieldMap, freeRefs } from './plan-utils.js';
 import { Scope } from './scope.js';
 import type { ColumnBinding } from './scope.js';
-import { SubqueryBinder, isQuery, splitAnd } from './subquery.js';
-import type { PendingJoin } from './subquery.js';
+import { SubqueryBinder, isQuery, kwName, splitAnd } from './subquery.js';
+import type { PendingJoin, PendingMark } from './subquery.js';
 
 export interface OutputColumn {
   readonly name: string;
@@ -438,13 +438,16 @@ export class QueryBinder {
     const aggs = new AggCollector(ctx);
     const wins = new WindowCollector(ctx);
     const selectPending: PendingJoin[] = [];
+    // IN/EXISTS values of SELECT, HAVING and ORDER BY, and those inside aggregate arguments
+    const selectMarks: PendingMark[] = [];
+    const belowMarks: PendingMark[] = [];
     const selEnv: ExprEnv = {
       ctx,
       scope,
       clause: 'SELECT',
       aggregates: aggs,
       windows: wins,
-      subqueries: this.subqueries.scalarSink(selectPending),
+      subqueries: this.subqueries.scalarSink(selectPending, undefined, selectMarks, belowMarks),
     };
     const items = this.selectItems(select, selEnv);
 
@@ -456,7 +459,7 @@ export class QueryBinder {
       ...selEnv,
       clause: 'HAVING',
       windows: undefined,
-      subqueries: this.subqueries.scalarSink(selectPending, havingConstant),
+      subqueries: this.subqueries.scalarSink(selectPending, havingConstant, selectMarks, belowMarks),
     };
     const havingExpr = having
       ? requireBool(havingEnv, bindExpr(havingEnv, having.expr as C.Node), having.expr as C.Node)
@@ -487,11 +490,18 @@ export class QueryBinder {
     // GROUP BY
     const grouped = !!groupBy || aggs.calls.length > 0 || !!havingExpr;
     // decorrelated scalar subqueries of the SELECT list/ORDER BY join in below the projection
-    if (!grouped) for (const j of selectPending) plan = j(plan);
+    if (!grouped) {
+      for (const j of selectPending) plan = j(plan);
+      for (const m of selectMarks) plan = m.apply(plan);
+    }
     let rewrite: (e: Expr) => Expr = (e) => e;
     if (grouped) {
       if (selectPending.length > 0)
         throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
+      const correlatedMark = selectMarks.find((m) => m.correlated);
+      if (correlatedMark)
+        throw ctx.unsupported('a correlated IN/EXISTS subquery in the SELECT list or HAVING of an aggregate query', correlatedMark.node);
+      for (const m of belowMarks) plan = m.apply(plan);
       const groupExprs: { expr: Expr; node: C.Node; name?: string }[] = [];
       if (groupBy) {
         if (groupBy.distinctKw || groupBy.withRollupKw) throw ctx.unsupported('GROUP BY DISTINCT/WITH ROLLUP', groupBy);
@@ -554,14 +564,16 @@ export class QueryBinder {
       ]);
       if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
         if (groupBy) throw ctx.unsupported('a correlated scalar subquery with GROUP BY', groupBy);
+        // equalities only: group by the inner keys and left join on them; else the sink decorrelates in general
         mode.keys = this.correlationKeys(mode, localIds, groupNamed, groupKeys, inputFields);
       }
       const aggregateIds = aggs.ids();
       const groupIds = new Set(groupNamed.map((g) => g.field.id));
-      const lateIds = new Set([...wins.ids(), ...havingConstant.ids]);
+      const lateIds = new Set([...wins.ids(), ...havingConstant.ids, ...selectMarks.map((m) => m.id)]);
       rewrite = (e) => rewriteGrouped(ctx, e, groupKeys, groupIds, aggregateIds, lateIds);
       plan = { kind: 'Aggregate', input: plan, groupBy: groupNamed, aggregates: aggs.calls };
       for (const j of havingConstant.joins) plan = j(plan);
+      for (const m of selectMarks) plan = m.apply(plan, rewrite);
       if (havingExpr) plan = { kind: 'Filter', input: plan, predicate: factorOr(rewrite(havingExpr)) };
     } else if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
       throw ctx.unsupported('a correlated scalar subquery without an aggregate (it could return several rows)', select);
@@ -698,29 +710,21 @@ export class QueryBinder {
     groupNamed: NamedExpr[],
     groupKeys: Map<string, Field>,
     inputFields: Map<number, Field>,
-  ): { outer: Expr; inner: Field }[] {
-    const keys: { outer: Expr; inner: Field }[] = [];
+  ): { outer: Expr; inner: Field }[] | undefined {
+    const pairs: { inner: Expr; outer: Expr }[] = [];
     for (const p of mode.pulled) {
-      const ok = p.kind === 'call' && p.fn === 'eq';
-      if (!ok)
-        throw this.ctx.unsupported(
-          'a correlated scalar subquery whose correlation is not an equality',
-          this.ctx.origins.get(p),
-        );
+      if (p.kind !== 'call' || p.fn !== 'eq') return undefined;
       const [a, b] = p.args;
       const aLocal = [...refsOf(a)].every((id) => localIds.has(id));
       const bLocal = [...refsOf(b)].every((id) => localIds.has(id));
       const aOuter = [...refsOf(a)].every((id) => !localIds.has(id));
       const bOuter = [...refsOf(b)].every((id) => !localIds.has(id));
-      let inner: Expr;
-      let outer: Expr;
-      if (aLocal && bOuter) [inner, outer] = [a, b];
-      else if (bLocal && aOuter) [inner, outer] = [b, a];
-      else
-        throw this.ctx.unsupported(
-          'a correlated scalar subquery whose correlation mixes inner and outer columns on one side',
-          this.ctx.origins.get(p),
-        );
+      if (aLocal && bOuter) pairs.push({ inner: a, outer: b });
+      else if (bLocal && aOuter) pairs.push({ inner: b, outer: a });
+      else return undefined;
+    }
+    const keys: { outer: Expr; inner: Field }[] = [];
+    for (const { inner, outer } of pairs) {
       const key = exprKey(inner);
       let field = groupKeys.get(key);
       if (!field) {
@@ -851,6 +855,9 @@ function deriveName(node: C.Node, expr: Expr, fields: Map<number, Field>): strin
       return 'extract';
     case 'paren_expr':
       return isQuery(node.expr as C.Node) ? '?column?' : deriveName(node.expr as C.Node, expr, fields);
+    case 'prefix_op_expr':
+      // PostgreSQL names an EXISTS column "exists"
+      return kwName(node.operator) === 'EXISTS' ? 'exists' : '?column?';
     default:
       return '?column?';
   }

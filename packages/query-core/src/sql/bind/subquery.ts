@@ -1,7 +1,10 @@
 import { t } from '@junction/connectors';
+import type { ScalarFn } from '@junction/connectors';
 import type * as C from 'sql-parser-cst';
-import type { Expr, LogicalPlan } from '../../plan/logical.js';
+import type { Expr, Field, LogicalPlan } from '../../plan/logical.js';
 import { commonSupertype } from '../../expr/types.js';
+import { outputFields } from '../../plan/fields.js';
+import { refsOf } from '../../plan/exprs.js';
 import { and, call, coerce, lit, nullable, ref } from './coerce.js';
 import { bindExpr, comparison } from './expr.js';
 import type { ExprEnv, SubquerySink } from './expr.js';
@@ -10,6 +13,18 @@ import type { Scope } from './scope.js';
 
 /** A join a clause's subqueries need below (or above) the clause's operator. */
 export type PendingJoin = (plan: LogicalPlan) => LogicalPlan;
+
+/**
+ * A mark join waiting for its input. Above an Aggregate, `rewrite` turns the outer operand
+ * into the Aggregate's outputs (only uncorrelated subqueries go there).
+ */
+export interface PendingMark {
+  readonly id: number;
+  readonly correlated: boolean;
+  /** the subquery expression, for errors */
+  readonly node: C.Node;
+  apply(plan: LogicalPlan, rewrite?: (e: Expr) => Expr): LogicalPlan;
+}
 
 /**
  * Subqueries in expressions, turned into joins wherever that is exact:
@@ -97,16 +112,113 @@ export class SubqueryBinder {
   }
 
   /**
+   * EXISTS (SELECT …) / x op ANY (SELECT y …) as a value: a MarkJoin whose mark stands for it.
+   * The subquery's correlation (WHERE conjuncts reading the outer row) becomes the join's
+   * condition; its equalities are the keys the operator groups by.
+   */
+  mark(env: ExprEnv, node: C.Node, queryNode: C.Node, cmp?: { x: Expr; fn: ScalarFn }): PendingMark {
+    const ctx = this.q.ctx;
+    const mode: CorrelationMode = { kind: cmp ? 'in' : 'exists', outer: env.scope, pulled: [] };
+    const q = this.q.bindQuery(queryNode, mode);
+    let compare: Extract<Expr, { kind: 'call' }> | undefined;
+    if (cmp) {
+      if (q.columns.length !== 1)
+        throw ctx.error('user', 'syntax_error', `subquery has too ${q.columns.length > 1 ? 'many' : 'few'} columns`, queryNode);
+      compare = comparison(env, cmp.fn, cmp.x, ref(q.columns[0].field), node) as Extract<Expr, { kind: 'call' }>;
+    }
+    const isNullable = (id: number) => env.scope.columns.find((c) => c.field.id === id)?.field.nullable ?? true;
+    // EXISTS is never NULL; IN is NULL only when a NULL can reach the comparison
+    const markNullable = !!cmp && (nullable(cmp.x, isNullable) || q.columns[0].field.nullable);
+    const mark: Field = { id: ctx.newId(), name: cmp ? 'any' : 'exists', type: t.bool, nullable: markNullable };
+    const condition = and(mode.pulled);
+    return {
+      id: mark.id,
+      correlated: mode.pulled.length > 0,
+      node,
+      apply: (plan, rewrite) => ({
+        kind: 'MarkJoin',
+        left: plan,
+        right: q.plan,
+        ...(condition ? { condition } : {}),
+        ...(compare
+          ? { compare: rewrite ? { ...compare, args: [rewrite(compare.args[0]), compare.args[1]] } : compare }
+          : {}),
+        mark,
+      }),
+    };
+  }
+
+  /**
+   * A correlated aggregate subquery whose correlation is not only equalities (x.k < o.k), by
+   * general decorrelation: number the outer rows, left join them to the subquery's input on
+   * the correlation, aggregate per outer row, and compute the subquery's select list there.
+   * Every aggregate counts only rows the join really matched (FILTER on a marker column the
+   * NULL-extended rows lack), so count(*) over no rows is 0, not 1 (the "COUNT bug"), and
+   * an outer row with no match still gets its one row.
+   */
+  private decorrelate(plan: LogicalPlan, pulled: readonly Expr[], node: C.Node): PendingJoin {
+    const ctx = this.q.ctx;
+    if (plan.kind !== 'Project' || plan.input.kind !== 'Aggregate' || plan.input.groupBy.length > 0)
+      throw ctx.unsupported('this correlated scalar subquery (HAVING, LIMIT or ORDER BY around its aggregate)', node);
+    const select = plan;
+    const aggregate = plan.input;
+    const inner = aggregate.input;
+    const innerIds = new Set(outputFields(inner).map((f) => f.id));
+    const present: Field = { id: ctx.newId(), name: '?matched?', type: t.bool, nullable: false };
+    const marked: LogicalPlan = {
+      kind: 'Project',
+      input: inner,
+      exprs: [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }],
+    };
+    const aggregates = aggregate.aggregates.map((a) => ({ ...a, filter: a.filter ? and([ref(present), a.filter])! : ref(present) }));
+    const condition = and([...pulled])!;
+    return (outer) => {
+      const fields = outputFields(outer);
+      const outerIds = new Set(fields.map((f) => f.id));
+      for (const id of refsOf(condition))
+        if (!innerIds.has(id) && !outerIds.has(id))
+          throw ctx.unsupported('a subquery correlated with a query more than one level out', node);
+      const row: Field = { id: ctx.newId(), name: '?row?', type: t.int64, nullable: false };
+      const numbered: LogicalPlan = {
+        kind: 'Window',
+        input: outer,
+        windows: [{ field: row, fn: 'row_number', args: [], partitionBy: [], orderBy: [] }],
+      };
+      const joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: marked, condition };
+      // the row number alone identifies the group; the outer columns ride along as keys
+      const grouped: LogicalPlan = {
+        kind: 'Aggregate',
+        input: joined,
+        groupBy: [row, ...fields].map((f) => ({ field: f, expr: ref(f) })),
+        aggregates,
+      };
+      return { kind: 'Project', input: grouped, exprs: [...fields.map((f) => ({ field: f, expr: ref(f) })), ...select.exprs] };
+    };
+  }
+
+  /**
    * Scalar subqueries. Correlated ones (aggregate, equality correlation) become a left join on
    * the correlation keys, added to `correlated`. Uncorrelated ungrouped aggregates always yield
    * exactly one row, so when `constant` is given they become a cross join the optimizer can
    * plan like any other; other uncorrelated ones stay an Expr 'subquery' (evaluated once).
    */
-  scalarSink(correlated: PendingJoin[], constant?: { joins: PendingJoin[]; ids: Set<number> }): SubquerySink {
-    const plainSink = (): SubquerySink => this.scalarSink(correlated);
+  scalarSink(
+    correlated: PendingJoin[],
+    constant?: { joins: PendingJoin[]; ids: Set<number> },
+    marks?: PendingMark[],
+    /** marks inside an aggregate's arguments: joined in below the Aggregate */
+    below?: PendingMark[],
+  ): SubquerySink {
+    const plainSink = (): SubquerySink => this.scalarSink(correlated, undefined, below);
     return {
       get plain(): SubquerySink | undefined {
-        return constant ? plainSink() : undefined;
+        return constant || below ? plainSink() : undefined;
+      },
+      mark: (env, node, queryNode, compare) => {
+        const m = this.mark(env, node, queryNode, compare);
+        if (marks) marks.push(m);
+        else correlated.push((plan) => m.apply(plan));
+        return { kind: 'ref', id: m.id, type: t.bool };
       },
       scalar: (node, queryNode, s) => {
         const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [] };
@@ -115,7 +227,10 @@ export class SubqueryBinder {
           throw this.q.ctx.error('user', 'syntax_error', 'subquery must return only one column', node);
         const out = q.columns[0].field;
         if (!mode.keys || mode.keys.length === 0) {
-          if (mode.pulled.length > 0) throw this.q.ctx.unsupported('this correlated subquery', node);
+          if (mode.pulled.length > 0) {
+            correlated.push(this.decorrelate(q.plan, mode.pulled, node));
+            return ref(out);
+          }
           if (constant && isSingleRowAggregate(q.plan)) {
             constant.joins.push((plan) => ({ kind: 'Join', type: 'cross', left: plan, right: q.plan }));
             constant.ids.add(out.id);
