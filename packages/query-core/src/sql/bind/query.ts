@@ -36,6 +36,8 @@ export interface CorrelationMode {
   readonly pulled: Expr[];
   /** scalar mode: local key fields grouped by, paired with the outer expressions they equal */
   keys?: { readonly outer: Expr; readonly inner: Field }[];
+  /** scalar mode: decorrelate in general even when the correlation is only equalities */
+  readonly general?: boolean;
 }
 
 interface CteDef {
@@ -414,6 +416,7 @@ export class QueryBinder {
       const constant = { joins: pending, ids: new Set<number>() };
       const predicates: Expr[] = [];
       const semiJoins: ((p: LogicalPlan) => LogicalPlan)[] = [];
+      const bound: Expr[] = [];
       for (const part of splitAnd(where.expr as C.Node)) {
         const join = this.subqueries.condition(part, scope);
         if (join) {
@@ -421,13 +424,15 @@ export class QueryBinder {
           continue;
         }
         const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.subqueries.scalarSink(pending, constant) };
-        const e = factorOr(requireBool(env, bindExpr(env, part), part));
-        for (const c of conjuncts(e)) {
-          if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
-          else predicates.push(c);
-        }
+        bound.push(...conjuncts(factorOr(requireBool(env, bindExpr(env, part), part))));
       }
       for (const j of pending) plan = j(plan);
+      // what the subqueries' joins produce is local too: only the rest reads the outer query
+      for (const f of outputFields(plan)) localIds.add(f.id);
+      for (const c of bound) {
+        if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
+        else predicates.push(c);
+      }
       const pred = and(predicates);
       if (pred) plan = { kind: 'Filter', input: plan, predicate: pred };
       for (const j of semiJoins) plan = j(plan);
@@ -498,9 +503,6 @@ export class QueryBinder {
     if (grouped) {
       if (selectPending.length > 0)
         throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
-      const correlatedMark = selectMarks.find((m) => m.correlated);
-      if (correlatedMark)
-        throw ctx.unsupported('a correlated IN/EXISTS subquery in the SELECT list or HAVING of an aggregate query', correlatedMark.node);
       for (const m of belowMarks) plan = m.apply(plan);
       const groupExprs: { expr: Expr; node: C.Node; name?: string }[] = [];
       if (groupBy) {
@@ -668,14 +670,10 @@ export class QueryBinder {
     if (free.size > 0 && !mode) {
       throw ctx.error('internal', 'internal_error', `unbound field ids ${[...free].join(', ')} after binding`);
     }
-    if (mode) {
-      const allowed = new Set<number>();
-      for (const p of mode.pulled) for (const id of refsOf(p)) allowed.add(id);
-      for (const id of free) {
-        if (!allowed.has(id))
-          throw ctx.unsupported('a reference to an outer query outside the WHERE clause of a subquery', select);
-      }
-    }
+    // the correlation pulled out of WHERE is not in the plan: a reference left inside it is one
+    // the joins cannot carry (outside WHERE, or from a subquery two levels down)
+    if (mode && free.size > 0)
+      throw ctx.unsupported('a subquery reading an enclosing query outside its own WHERE clause, or from two levels down', select);
     return { plan, columns };
   }
 
@@ -711,6 +709,7 @@ export class QueryBinder {
     groupKeys: Map<string, Field>,
     inputFields: Map<number, Field>,
   ): { outer: Expr; inner: Field }[] | undefined {
+    if (mode.general) return undefined;
     const pairs: { inner: Expr; outer: Expr }[] = [];
     for (const p of mode.pulled) {
       if (p.kind !== 'call' || p.fn !== 'eq') return undefined;
@@ -745,14 +744,15 @@ export class QueryBinder {
   private outputByName(node: C.Node, items: SelectItem[]): number | undefined {
     if (node.type !== 'identifier') return undefined;
     const part = identPart(node);
+    // every output column by its name, aliased or not (SQL92's rule, as PostgreSQL applies it):
+    // two of them with different values make the name ambiguous
     const matches = items
       .map((it, i) => ({ it, i }))
-      .filter(
-        ({ it }) =>
-          it.alias !== undefined &&
-          (part.quoted ? it.alias === part.name : it.alias.toLowerCase() === part.name.toLowerCase()),
-      );
-    if (matches.length > 1)
+      .filter(({ it }) => {
+        const name = it.alias ?? it.name;
+        return part.quoted ? name === part.name : name.toLowerCase() === part.name.toLowerCase();
+      });
+    if (new Set(matches.map((m) => exprKey(m.it.expr))).size > 1)
       throw this.ctx.error('user', 'ambiguous_column', `ORDER BY "${part.name}" is ambiguous`, node);
     return matches[0]?.i;
   }
