@@ -86,6 +86,7 @@ const SUBQUERY_SHAPES: Record<string, string> = {
   'scalar-count-non-equality': `SELECT n_nationkey, (SELECT count(*) FROM dbD.region WHERE r_regionkey < n_regionkey) AS lower_regions FROM dbD.nation`,
   'scalar-sum-mixed-correlation-across-sources': `SELECT c_custkey FROM dbB.customer WHERE c_acctbal < (SELECT sum(o_totalprice) FROM dbA.orders WHERE o_custkey = c_custkey AND o_orderdate > DATE '1998-01-01' AND o_totalprice <> c_acctbal)`,
   'exists-not-equal-correlation-q21-shape': `SELECT l_orderkey, l_suppkey, EXISTS (SELECT 1 FROM dbA.lineitem l2 WHERE l2.l_orderkey = l1.l_orderkey AND l2.l_suppkey <> l1.l_suppkey) AS shared FROM dbA.lineitem l1 WHERE l_orderkey < 10`,
+  'exists-in-left-join-on': `SELECT c_custkey, o_orderkey FROM dbB.customer LEFT JOIN dbA.orders ON o_custkey = c_custkey AND EXISTS (SELECT 1 FROM dbA.lineitem WHERE l_orderkey = o_orderkey AND l_quantity > 49)`,
   'in-in-having': `SELECT o_custkey, count(*) AS n FROM dbA.orders GROUP BY o_custkey HAVING o_custkey IN (SELECT c_custkey FROM dbB.customer WHERE c_acctbal > 9000) OR count(*) > 30`,
 };
 

@@ -55,6 +55,16 @@ export class QueryBinder {
     this.subqueries = new SubqueryBinder(this);
   }
 
+  /**
+   * The subquery sink of a JOIN's ON: IN/EXISTS become mark joins collected in `marks` (the
+   * caller joins each to the side it reads), uncorrelated scalars stay expressions; a
+   * correlated scalar subquery is refused.
+   */
+  onClauseSubqueries(marks: PendingMark[]): { sink: ExprEnv['subqueries']; correlated: PendingJoin[] } {
+    const correlated: PendingJoin[] = [];
+    return { sink: this.subqueries.scalarSink(correlated, undefined, marks), correlated };
+  }
+
   /** Binds a CTE reference by name, or returns undefined when no CTE of that name is visible. */
   bindCte(name: C.Identifier): { query: BoundQuery; columnNames?: string[] } | undefined {
     const part = identPart(name);

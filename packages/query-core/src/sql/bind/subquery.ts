@@ -21,6 +21,8 @@ export type PendingJoin = (plan: LogicalPlan) => LogicalPlan;
  */
 export interface PendingMark {
   readonly id: number;
+  /** the outer query's fields it reads (the compared operand, the correlation's outer side) */
+  readonly reads: ReadonlySet<number>;
   apply(plan: LogicalPlan, rewrite?: (e: Expr) => Expr): LogicalPlan;
 }
 
@@ -131,8 +133,12 @@ export class SubqueryBinder {
     const mark: Field = { id: ctx.newId(), name: cmp ? 'any' : 'exists', type: t.bool, nullable: markNullable };
     const condition = and(mode.pulled);
     const innerIds = new Set(outputFields(q.plan).map((f) => f.id));
+    const reads = new Set<number>();
+    for (const e of [...(condition ? [condition] : []), ...(compare ? [compare.args[0]] : [])])
+      for (const id of refsOf(e)) if (!innerIds.has(id)) reads.add(id);
     return {
       id: mark.id,
+      reads,
       apply: (plan, rewrite) => ({
         kind: 'MarkJoin',
         left: plan,
