@@ -493,6 +493,10 @@ function collectSubqueries(plan: LogicalPlan, out: LogicalPlan[]): void {
     case 'Join':
       visit(plan.condition);
       break;
+    case 'MarkJoin':
+      visit(plan.condition);
+      visit(plan.compare);
+      break;
     case 'Aggregate':
       plan.groupBy.forEach((g) => visit(g.expr));
       plan.aggregates.forEach((a) => {

@@ -28,6 +28,12 @@ export type RemoteExpr =
    */
   | { readonly kind: 'exists'; readonly query: RemoteQuery; readonly negated: boolean; readonly type: JType }
   /**
+   * expr IN (query), query selecting one column: SQL's three-valued IN (NULL when no value
+   * equals expr but one is NULL). The query may be correlated as for 'exists'; needs
+   * `existsSubquery`.
+   */
+  | { readonly kind: 'inSubquery'; readonly expr: RemoteExpr; readonly query: RemoteQuery; readonly type: JType }
+  /**
    * fn(args) OVER (PARTITION BY … ORDER BY …) with the default frame, in a select list or
    * ORDER BY only. An aggregate fn needs `aggregates`, the others `windowFunctions`.
    */

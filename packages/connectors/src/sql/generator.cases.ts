@@ -204,6 +204,31 @@ export const CASES: Record<string, RemoteQuery> = {
     where: call('gt', [col('s', 'k', t.int32), lit(0, t.int32)]),
     groupBy: [col('s', 'k', t.int32)],
   },
+  /** mark joins: IN and EXISTS as select-list values (a predicate where the dialect needs a value) */
+  inSubqueryMark: {
+    select: [
+      { expr: c('c_custkey'), alias: 'k' },
+      {
+        expr: {
+          kind: 'inSubquery',
+          expr: c('c_nationkey'),
+          query: { select: [{ expr: o('o_custkey'), alias: 'y' }], from: table('orders', 'o'), where: call('gt', [o('o_totalprice'), lit(10, t.int32)]) },
+          type: t.bool,
+        },
+        alias: 'hit',
+      },
+      {
+        expr: {
+          kind: 'exists',
+          negated: false,
+          query: { select: [{ expr: o('o_orderkey'), alias: 'o_orderkey' }], from: table('orders', 'o'), where: call('eq', [o('o_custkey'), c('c_custkey')]) },
+          type: t.bool,
+        },
+        alias: 'any_order',
+      },
+    ],
+    from: customer,
+  },
   existsSemiAnti: {
     select: [{ expr: c('c_custkey'), alias: 'k' }],
     from: customer,

@@ -339,6 +339,24 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
       params: [5n],
     },
   },
+  inSubqueryMark: {
+    postgresql: {
+      sql: "SELECT \"c\".\"c_custkey\" AS \"k\", (\"c\".\"c_nationkey\" IN (SELECT \"o\".\"o_custkey\" AS \"y\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_totalprice\" > $1::integer))) AS \"hit\", EXISTS (SELECT \"o\".\"o_orderkey\" AS \"o_orderkey\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_custkey\" = \"c\".\"c_custkey\")) AS \"any_order\" FROM \"customer\" \"c\"",
+      params: [10],
+    },
+    mysql: {
+      sql: "SELECT `c`.`c_custkey` AS `k`, (`c`.`c_nationkey` IN (SELECT `o`.`o_custkey` AS `y` FROM `orders` `o` WHERE (`o`.`o_totalprice` > ?))) AS `hit`, EXISTS (SELECT `o`.`o_orderkey` AS `o_orderkey` FROM `orders` `o` WHERE (`o`.`o_custkey` = `c`.`c_custkey`)) AS `any_order` FROM `customer` `c`",
+      params: [10],
+    },
+    sqlserver: {
+      sql: "SELECT [c].[c_custkey] AS [k], CAST(CASE WHEN ([c].[c_nationkey] IN (SELECT [o].[o_custkey] AS [y] FROM [orders] [o] WHERE ([o].[o_totalprice] > @p1))) THEN 1 WHEN NOT ([c].[c_nationkey] IN (SELECT [o].[o_custkey] AS [y] FROM [orders] [o] WHERE ([o].[o_totalprice] > @p2))) THEN 0 END AS BIT) AS [hit], CAST(CASE WHEN EXISTS (SELECT [o].[o_orderkey] AS [o_orderkey] FROM [orders] [o] WHERE ([o].[o_custkey] = [c].[c_custkey])) THEN 1 WHEN NOT EXISTS (SELECT [o].[o_orderkey] AS [o_orderkey] FROM [orders] [o] WHERE ([o].[o_custkey] = [c].[c_custkey])) THEN 0 END AS BIT) AS [any_order] FROM [customer] [c]",
+      params: [10, 10],
+    },
+    sqlite: {
+      sql: "SELECT \"c\".\"c_custkey\" AS \"k\", (\"c\".\"c_nationkey\" IN (SELECT \"o\".\"o_custkey\" AS \"y\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_totalprice\" > ?))) AS \"hit\", EXISTS (SELECT \"o\".\"o_orderkey\" AS \"o_orderkey\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_custkey\" = \"c\".\"c_custkey\")) AS \"any_order\" FROM \"customer\" \"c\"",
+      params: [10n],
+    },
+  },
   existsSemiAnti: {
     postgresql: {
       sql: "SELECT \"c\".\"c_custkey\" AS \"k\" FROM \"customer\" \"c\" WHERE (EXISTS (SELECT \"o\".\"o_orderkey\" AS \"o_orderkey\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_custkey\" = \"c\".\"c_custkey\")) AND NOT EXISTS (SELECT \"l\".\"l_orderkey\" AS \"l_orderkey\" FROM \"lineitem\" \"l\" WHERE ((\"l\".\"l_suppkey\" = \"c\".\"c_nationkey\") AND (\"l\".\"l_quantity\" > $1::integer))))",

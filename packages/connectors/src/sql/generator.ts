@@ -173,6 +173,8 @@ class Generator {
       }
       case 'exists':
         return { sql: `${e.negated ? 'NOT ' : ''}EXISTS (${this.query(e.query, false)})`, predicate: true };
+      case 'inSubquery':
+        return { sql: `(${this.expr(e.expr, 'value')} IN (${this.query(e.query, false)}))`, predicate: true };
       case 'agg': {
         const sql = e.args.map((a) => this.expr(a, 'value'));
         return { sql: this.d.aggregate(e.fn, e.distinct, sql, e.args, e.type), predicate: false };

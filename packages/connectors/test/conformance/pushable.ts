@@ -64,6 +64,11 @@ export function undeclared(caps: Capabilities, q: RemoteQuery): string[] {
         e.partitionBy.forEach(expr);
         e.orderBy.forEach((k) => expr(k.expr));
         return;
+      case 'inSubquery':
+        expr(e.expr);
+        need(caps.existsSubquery, 'existsSubquery');
+        out.push(...undeclared(caps, e.query).filter((x) => !out.includes(x)));
+        return;
       case 'exists':
         need(caps.existsSubquery, 'existsSubquery');
         out.push(...undeclared(caps, e.query).filter((x) => !out.includes(x)));

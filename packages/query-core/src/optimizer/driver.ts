@@ -7,6 +7,7 @@ import { absorbDistinctIntoRemote } from './rules/absorb-distinct-into-remote.js
 import { absorbAggregateIntoRemote } from './rules/absorb-aggregate-into-remote.js';
 import { absorbFilterIntoRemote } from './rules/absorb-filter-into-remote.js';
 import { absorbJoinIntoRemote } from './rules/absorb-join-into-remote.js';
+import { absorbMarkJoinIntoRemote } from './rules/absorb-mark-join-into-remote.js';
 import { absorbLimitIntoRemote } from './rules/absorb-limit-into-remote.js';
 import { absorbProjectIntoRemote } from './rules/absorb-project-into-remote.js';
 import { absorbSetOpIntoRemote } from './rules/absorb-set-op-into-remote.js';
@@ -111,6 +112,8 @@ export const PHASES: readonly Phase[] = [
       // a residual the source cannot evaluate must not keep a same-source join out of it
       r('lift-residual-filter-above-join', liftResidualFilterAboveJoin),
       r('absorb-join-into-remote', absorbJoinIntoRemote),
+      // like a semi join: both sides complete remote subtrees, before what sits above it
+      r('absorb-mark-join-into-remote', absorbMarkJoinIntoRemote),
       r('absorb-set-op-into-remote', absorbSetOpIntoRemote),
       r('absorb-aggregate-into-remote', absorbAggregateIntoRemote),
       r('absorb-window-into-remote', absorbWindowIntoRemote),
@@ -226,6 +229,7 @@ function mapChildren(node: LogicalPlan, f: (c: LogicalPlan) => LogicalPlan): Log
     case 'Remote':
       return node;
     case 'Join':
+    case 'MarkJoin':
     case 'SetOp': {
       const left = f(node.left);
       const right = f(node.right);

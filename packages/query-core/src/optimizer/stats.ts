@@ -52,6 +52,8 @@ export function estimateRows(plan: LogicalPlan, ctx: OptimizeInput): number {
     }
     case 'Join':
       return joinRows(plan, ctx);
+    case 'MarkJoin':
+      return estimateRows(plan.left, ctx);
   }
 }
 

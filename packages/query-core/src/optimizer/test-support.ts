@@ -265,7 +265,7 @@ export function sources(entries: Record<string, Capabilities | SourceInfo>, push
 export function remote(plan: LogicalPlan): LogicalPlan {
   let p = plan;
   while (p.kind !== 'Scan') {
-    if (p.kind === 'Join' || p.kind === 'SetOp') p = p.left;
+    if (p.kind === 'Join' || p.kind === 'MarkJoin' || p.kind === 'SetOp') p = p.left;
     else if (p.kind === 'Remote' || p.kind === 'Values') throw new Error('no scan');
     else p = p.input;
   }

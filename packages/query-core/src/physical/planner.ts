@@ -17,6 +17,7 @@ import { SetOpOp } from '../exec/set-op.js';
 import { ValuesOp } from '../exec/values.js';
 import { NestedLoopJoinOp } from '../exec/nested-loop-join.js';
 import { NullAwareAntiJoinOp } from '../exec/null-aware-anti-join.js';
+import { MarkJoinOp, type MarkCompare, type MarkJoinSpec } from '../exec/mark-join.js';
 import { HashJoinOp, type DependentSwitch } from '../exec/hash-join/index.js';
 import { DependentJoinOp } from '../exec/dependent-join/index.js';
 import { canRestrict, MAX_IN_LISTS_PER_STATEMENT } from '../exec/dependent-join/key-batches.js';
@@ -153,6 +154,8 @@ class Planner {
       }
       case 'Join':
         return this.join(plan, est);
+      case 'MarkJoin':
+        return this.markJoin(plan, est);
       case 'Aggregate': {
         const input = this.plan(plan.input);
         const groupCols = plan.groupBy.map((g) => this.column(g.expr, input.layout));
@@ -377,6 +380,45 @@ class Planner {
     return { op: new HashJoinOp(left.op, right.op, spec(buildSide), detail, dependentSwitch, plan.notPushed, est), layout, fields };
   }
 
+  private markJoin(plan: Extract<LogicalPlan, { kind: 'MarkJoin' }>, est: number | undefined): Planned {
+    const left = this.plan(plan.left);
+    const right = this.plan(plan.right);
+    const fields = outputFields(plan);
+    const combined = new Map<number, number>();
+    left.fields.forEach((f, i) => combined.set(f.id, i));
+    right.fields.forEach((f, i) => combined.set(f.id, left.fields.length + i));
+    const leftIds = new Set(left.fields.map((f) => f.id));
+    const rightIds = new Set(right.fields.map((f) => f.id));
+    const { keys, residual } = splitJoinCondition(plan.condition, leftIds, rightIds);
+    const residualExpr = conjoin(residual);
+    const spec: MarkJoinSpec = {
+      ...(keys.length > 0
+        ? {
+            leftKey: makeKeyFn(keys.map((k) => this.column(k.left, left.layout)), keys.map((k) => k.left.type), false),
+            rightKey: makeKeyFn(keys.map((k) => this.column(k.right, right.layout)), keys.map((k) => k.right.type), false),
+          }
+        : {}),
+      ...(residualExpr ? { residual: this.o.compiler.expr(residualExpr, combined) } : {}),
+      ...(plan.compare ? { compare: this.markCompare(plan.compare, left, right, leftIds, rightIds, combined) } : {}),
+    };
+    const what = plan.compare ? `${plan.mark.name} := ANY ${this.text(plan.compare)}` : `${plan.mark.name} := EXISTS`;
+    const detail = `${what}${plan.condition ? ` where ${this.text(plan.condition)}` : ''}`;
+    return { op: new MarkJoinOp(left.op, right.op, spec, detail, plan.notPushed, est), layout: this.layoutOf(fields), fields };
+  }
+
+  /** x = y with each side over one input is a hash lookup; any other comparison runs on the joined row. */
+  private markCompare(compare: Expr, left: Planned, right: Planned, leftIds: ReadonlySet<number>, rightIds: ReadonlySet<number>, combined: Layout): MarkCompare {
+    const [key] = splitJoinCondition(compare, leftIds, rightIds).keys;
+    if (key && compare.kind === 'call' && compare.fn === 'eq') {
+      return {
+        kind: 'equal',
+        left: makeKeyFn([this.column(key.left, left.layout)], [key.left.type], false),
+        right: makeKeyFn([this.column(key.right, right.layout)], [key.right.type], false),
+      };
+    }
+    return { kind: 'row', fn: this.o.compiler.expr(compare, combined) };
+  }
+
   /** The remote statement a dependent fetch can restrict, the key column it restricts, and further restrictable key columns. */
   private dependentTarget(
     side: Planned,
@@ -423,6 +465,7 @@ function pinsKey(plan: LogicalPlan, keys: readonly Expr[]): boolean {
     if (p.kind === 'Scan' || p.kind === 'Values') return false;
     if (p.kind === 'Join') return (p.type === 'inner' || p.type === 'cross') && (visit(p.left) || visit(p.right));
     if (p.kind === 'SetOp' || p.kind === 'Aggregate' || p.kind === 'Window') return false;
+    if (p.kind === 'MarkJoin') return visit(p.left);
     return visit(p.input);
   };
   return visit(plan);

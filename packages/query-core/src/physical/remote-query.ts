@@ -179,6 +179,8 @@ class Builder {
         s.shape = applyOp(s.shape, plan);
         return s;
       }
+      case 'MarkJoin':
+        return this.markJoin(plan);
       case 'Join': {
         if (plan.type === 'semi' || plan.type === 'anti') return this.semiJoin(plan);
         let l = this.convert(plan.left);
@@ -274,6 +276,37 @@ class Builder {
     if (l.aggregated) l.having.push(exists);
     else l.where.push(exists);
     l.shape = { ...l.shape, where: true };
+    return l;
+  }
+
+  /**
+   * `left` with one more select column: `EXISTS (SELECT … FROM right WHERE condition)`, or
+   * `x IN (SELECT y FROM right WHERE condition)` — the SQL the mark join came from, so the
+   * source gives it SQL's own NULL answers. Nesting follows shape.ts's markJoinNesting.
+   */
+  private markJoin(plan: Extract<LogicalPlan, { kind: 'MarkJoin' }>): State {
+    const l = this.prepare(this.convert(plan.left), 'Project');
+    let r = this.convert(plan.right);
+    if (sideNeedsSubquery(r.shape, 'inner')) r = this.nest(r);
+    const where = [...r.where];
+    const both = new Map([...l.scope, ...r.scope]);
+    if (plan.condition) where.push(this.expr(plan.condition, both));
+    let mark: RemoteExpr;
+    if (plan.compare) {
+      const cmp = plan.compare;
+      if (cmp.kind !== 'call' || cmp.fn !== 'eq') throw internal('only x = ANY (subquery) can be sent to a source');
+      const [x, y] = cmp.args;
+      const query = this.finish({ ...r, where, output: [{ id: -1, name: 'y', expr: this.expr(y, r.scope) }] }, [{ id: -1, name: 'y' }], true);
+      mark = { kind: 'inSubquery', expr: this.expr(x, l.scope), query, type: { kind: 'bool' } };
+    } else {
+      const inner = this.finish({ ...r, where }, r.output.slice(0, 1).map((o) => ({ id: o.id, name: o.name })), true);
+      const query: RemoteQuery =
+        inner.select.length > 0 ? inner : { ...inner, select: [{ expr: { kind: 'literal', value: 1, type: { kind: 'int32' } }, alias: 'one' }] };
+      mark = { kind: 'exists', query, negated: false, type: { kind: 'bool' } };
+    }
+    l.output = [...l.output, { id: plan.mark.id, name: plan.mark.name, expr: mark }];
+    l.scope.set(plan.mark.id, mark);
+    l.shape = { ...l.shape, computed: true };
     return l;
   }
 

@@ -24,6 +24,8 @@ export function outputFields(plan: LogicalPlan): readonly Field[] {
       const r = plan.type === 'left' || plan.type === 'full' ? right.map((f) => ({ ...f, nullable: true })) : right;
       return [...l, ...r];
     }
+    case 'MarkJoin':
+      return [...outputFields(plan.left), plan.mark];
     case 'Aggregate':
       return [...plan.groupBy.map((g) => g.field), ...plan.aggregates.map((a) => a.field)];
     case 'Window':
@@ -39,6 +41,7 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
     case 'Remote':
       return [];
     case 'Join':
+    case 'MarkJoin':
     case 'SetOp':
       return [plan.left, plan.right];
     default:

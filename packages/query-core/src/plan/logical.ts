@@ -134,6 +134,24 @@ export type LogicalPlan =
       /** output fields (new ids; names and types from the left, types unified) */
       readonly fields: readonly Field[];
     }
+  | {
+      /**
+       * Every left row once, plus `mark`: whether the subquery `right` holds a row for it, in
+       * SQL's three-valued logic, so [NOT] IN / EXISTS / quantified comparisons can stand under
+       * OR, NOT, CASE or in a SELECT list (a semi join could only filter). A right row counts
+       * when `condition` (the subquery's correlation) is TRUE. Without `compare` (EXISTS) the
+       * mark is TRUE when a row counts, else FALSE. With it (x IN (SELECT y): x = y) the mark
+       * is TRUE when `compare` is TRUE for a counted row, else NULL when it is NULL for one,
+       * else FALSE (no rows: FALSE).
+       */
+      readonly kind: 'MarkJoin';
+      readonly notPushed?: readonly NotPushed[];
+      readonly left: LogicalPlan;
+      readonly right: LogicalPlan;
+      readonly condition?: Expr;
+      readonly compare?: Expr;
+      readonly mark: Field;
+    }
   | { readonly kind: 'Window'; readonly notPushed?: readonly NotPushed[]; readonly input: LogicalPlan; readonly windows: readonly WindowCall[] }
   | { readonly kind: 'Values'; readonly rows: readonly (readonly Expr[])[]; readonly fields: readonly Field[] };
 

@@ -16,7 +16,7 @@ export function printPlan(plan: LogicalPlan): string {
 function walk(plan: LogicalPlan, depth: number, lines: string[]): void {
   const names = fieldNames(plan);
   // a node's expressions read its inputs: name refs as the inputs call them (a Project may rename an id)
-  const inputs = plan.kind === 'Join' || plan.kind === 'SetOp' ? [plan.left, plan.right] : plan.kind === 'Scan' || plan.kind === 'Values' || plan.kind === 'Remote' ? [] : [plan.input];
+  const inputs = plan.kind === 'Join' || plan.kind === 'MarkJoin' || plan.kind === 'SetOp' ? [plan.left, plan.right] : plan.kind === 'Scan' || plan.kind === 'Values' || plan.kind === 'Remote' ? [] : [plan.input];
   for (const child of inputs) for (const f of outputFields(child)) names.set(f.id, f.name);
   lines.push('  '.repeat(depth) + header(plan, names));
   if ('notPushed' in plan && plan.notPushed) {
@@ -27,7 +27,7 @@ function walk(plan: LogicalPlan, depth: number, lines: string[]): void {
     return;
   }
   if (plan.kind === 'Values' || plan.kind === 'Scan') return;
-  if (plan.kind === 'Join' || plan.kind === 'SetOp') {
+  if (plan.kind === 'Join' || plan.kind === 'MarkJoin' || plan.kind === 'SetOp') {
     walk(plan.left, depth + 1, lines);
     walk(plan.right, depth + 1, lines);
     return;
@@ -39,7 +39,7 @@ function walk(plan: LogicalPlan, depth: number, lines: string[]): void {
 export function fieldNames(plan: LogicalPlan, names: Map<number, string> = new Map()): Map<number, string> {
   for (const f of outputFields(plan)) names.set(f.id, f.name);
   if (plan.kind === 'Remote') fieldNames(plan.plan, names);
-  else if (plan.kind === 'Join' || plan.kind === 'SetOp') {
+  else if (plan.kind === 'Join' || plan.kind === 'MarkJoin' || plan.kind === 'SetOp') {
     fieldNames(plan.left, names);
     fieldNames(plan.right, names);
   } else if (plan.kind !== 'Scan' && plan.kind !== 'Values') fieldNames(plan.input, names);
@@ -61,6 +61,8 @@ function header(plan: LogicalPlan, names: Map<number, string>): string {
       const strategy = plan.strategy ? ` strategy=${strategyText(plan.strategy)}` : '';
       return `Join ${plan.type}${plan.condition ? ' ON ' + e(plan.condition) : ''}${strategy}`;
     }
+    case 'MarkJoin':
+      return `MarkJoin ${fieldText(plan.mark)}${plan.compare ? ' ANY ' + e(plan.compare) : ' EXISTS'}${plan.condition ? ' WHERE ' + e(plan.condition) : ''}`;
     case 'Aggregate':
       return `Aggregate group=[${plan.groupBy.map((g) => `${fieldText(g.field)} := ${e(g.expr)}`).join(', ')}] aggs=[${plan.aggregates
         .map((a) => `${fieldText(a.field)} := ${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${a.args.map(e).join(', ')})${a.filter ? ` FILTER (${e(a.filter)})` : ''}`)

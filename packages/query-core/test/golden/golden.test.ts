@@ -71,6 +71,38 @@ describe('TPC-H golden plans, layout pg-mariadb', () => {
   });
 });
 
+/**
+ * Subqueries standing where any expression may (under OR and NOT, in CASE, the SELECT list,
+ * HAVING) and correlated ones whose correlation is not an equality: their plans, and what
+ * each source is sent.
+ */
+const SUBQUERY_SHAPES: Record<string, string> = {
+  'in-under-or-one-source': `SELECT o_orderkey FROM dbA.orders WHERE o_orderkey IN (SELECT l_orderkey FROM dbA.lineitem WHERE l_quantity > 49) OR o_totalprice > 500000`,
+  'in-under-or-across-sources': `SELECT c_custkey FROM dbB.customer WHERE c_nationkey IN (SELECT n_nationkey FROM dbD.nation WHERE n_regionkey = 1) OR c_acctbal < 0`,
+  'exists-in-case-correlated': `SELECT c_custkey, CASE WHEN EXISTS (SELECT 1 FROM dbA.orders WHERE o_custkey = c_custkey AND o_totalprice > 400000) THEN 1 ELSE 0 END AS big FROM dbB.customer`,
+  'not-in-select-list-one-source': `SELECT s_suppkey, s_nationkey NOT IN (SELECT p_size FROM dbC.part WHERE p_size > 45) AS odd FROM dbC.supplier`,
+  'not-exists-under-or': `SELECT c_custkey FROM dbD.customer WHERE NOT EXISTS (SELECT 1 FROM dbD.nation WHERE n_nationkey = c_nationkey AND n_regionkey = 2) OR c_acctbal > 9000`,
+  'greater-than-all-correlated': `SELECT p_partkey FROM dbC.part WHERE p_retailprice > ALL (SELECT ps_supplycost FROM dbC.partsupp WHERE ps_partkey = p_partkey) OR p_size = 1`,
+  'scalar-count-non-equality': `SELECT n_nationkey, (SELECT count(*) FROM dbD.region WHERE r_regionkey < n_regionkey) AS lower_regions FROM dbD.nation`,
+  'scalar-sum-mixed-correlation-across-sources': `SELECT c_custkey FROM dbB.customer WHERE c_acctbal < (SELECT sum(o_totalprice) FROM dbA.orders WHERE o_custkey = c_custkey AND o_orderdate > DATE '1998-01-01' AND o_totalprice <> c_acctbal)`,
+  'exists-not-equal-correlation-q21-shape': `SELECT l_orderkey, l_suppkey, EXISTS (SELECT 1 FROM dbA.lineitem l2 WHERE l2.l_orderkey = l1.l_orderkey AND l2.l_suppkey <> l1.l_suppkey) AS shared FROM dbA.lineitem l1 WHERE l_orderkey < 10`,
+  'exists-in-left-join-on': `SELECT c_custkey, o_orderkey FROM dbB.customer LEFT JOIN dbA.orders ON o_custkey = c_custkey AND EXISTS (SELECT 1 FROM dbA.lineitem WHERE l_orderkey = o_orderkey AND l_quantity > 49)`,
+  'in-in-having': `SELECT o_custkey, count(*) AS n FROM dbA.orders GROUP BY o_custkey HAVING o_custkey IN (SELECT c_custkey FROM dbB.customer WHERE c_acctbal > 9000) OR count(*) > 30`,
+};
+
+describe('subquery shapes, golden plans, layout pg-mariadb', () => {
+  const registered = registeredSources('pg-mariadb');
+  const catalog = new Catalog(registered);
+  const input = { sources: sourcesFromRegistered(registered), options: { pushdown: true } };
+
+  it.each(Object.keys(SUBQUERY_SHAPES))('%s', (name) => {
+    const sql = SUBQUERY_SHAPES[name];
+    const plan = optimize(bind(sql, catalog, {}).plan, input);
+    const text = goldenText(name, 'pg-mariadb', sql, plan, [], registered).replace(/^-- JDV query (\S+), federated form/, '-- subquery shape $1');
+    expectGolden(join(here, 'subqueries', `${name}.plan`), text);
+  });
+});
+
 const SOURCE_OF: Record<string, string> = {
   orders: 'dbA',
   lineitem: 'dbA',
@@ -103,7 +135,7 @@ function goldenText(
       remotes.push(p);
       return;
     }
-    if (p.kind === 'Join' || p.kind === 'SetOp') {
+    if (p.kind === 'Join' || p.kind === 'MarkJoin' || p.kind === 'SetOp') {
       visit(p.left);
       visit(p.right);
     } else if (p.kind !== 'Scan' && p.kind !== 'Values') visit(p.input);

@@ -30,6 +30,7 @@ export function sourcesUnder(p: LogicalPlan, out: Set<string> = new Set()): Set<
     case 'Values':
       break;
     case 'Join':
+    case 'MarkJoin':
     case 'SetOp':
       sourcesUnder(p.left, out);
       sourcesUnder(p.right, out);
@@ -53,6 +54,7 @@ export function fieldSources(p: LogicalPlan, out: Map<number, string> = new Map(
     case 'Values':
       break;
     case 'Join':
+    case 'MarkJoin':
     case 'SetOp':
       fieldSources(p.left, out);
       fieldSources(p.right, out);

@@ -119,6 +119,11 @@ export function shapeOf(plan: LogicalPlan): SelectShape {
         sideRole(plan.type, 'right') !== 'null-supplying';
       return { ...EMPTY_SHAPE, where: lw || rw, computed: l.computed || r.computed };
     }
+    case 'MarkJoin': {
+      // one more computed select column of the left side's SELECT
+      const l = shapeOf(plan.left);
+      return { ...(needsSubquery(l, 'Project') ? EMPTY_SHAPE : l), computed: true };
+    }
     case 'Filter':
     case 'Project':
     case 'Aggregate':
@@ -148,4 +153,13 @@ export function joinNeedsSubquery(type: string, left: LogicalPlan, right: Logica
  */
 export function semiJoinNesting(left: LogicalPlan, right: LogicalPlan): { left: boolean; right: boolean } {
   return { left: needsSubquery(shapeOf(left), 'Filter'), right: sideNeedsSubquery(shapeOf(right), 'inner') };
+}
+
+/**
+ * A mark join renders as one more select column of the left SELECT, `EXISTS (right WHERE
+ * condition)` or `x IN (…)`: the left is nested when its SELECT cannot take a column, the
+ * right when it aggregates, de-duplicates or limits (the condition goes below those).
+ */
+export function markJoinNesting(left: LogicalPlan, right: LogicalPlan): { left: boolean; right: boolean } {
+  return { left: needsSubquery(shapeOf(left), 'Project'), right: sideNeedsSubquery(shapeOf(right), 'inner') };
 }

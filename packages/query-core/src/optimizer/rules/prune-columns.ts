@@ -83,6 +83,12 @@ function narrow(plan: LogicalPlan, needed: ReadonlySet<number>): LogicalPlan {
       const right = narrow(plan.right, pick(all, plan.right));
       return left === plan.left && right === plan.right ? plan : { ...plan, left, right };
     }
+    case 'MarkJoin': {
+      const all = refsOfAll([...(plan.condition ? [plan.condition] : []), ...(plan.compare ? [plan.compare] : [])], new Set(needed));
+      const left = narrow(plan.left, pick(all, plan.left));
+      const right = narrow(plan.right, pick(all, plan.right));
+      return left === plan.left && right === plan.right ? plan : { ...plan, left, right };
+    }
     case 'Window': {
       const windows = plan.windows.filter((w) => needed.has(w.field.id));
       // no window value is read: the rows pass through unchanged

@@ -291,9 +291,11 @@ describe('binder: subqueries', () => {
     expect(
       plan('SELECT c_name FROM dbB.customer WHERE c_custkey <> ALL (SELECT o_custkey FROM dbA.orders)').split('\n')[1],
     ).toBe('  Join anti ON (c_custkey#1 = o_custkey#10)');
-    expect(failure('SELECT 1 FROM dbB.customer WHERE c_custkey > ALL (SELECT o_custkey FROM dbA.orders)').kind).toBe(
-      'unsupported',
-    );
+    // other quantified comparisons are values: a mark join on the negated comparison for ALL
+    expect(plan('SELECT 1 FROM dbB.customer WHERE c_custkey > ALL (SELECT o_custkey FROM dbA.orders)').split('\n').slice(1, 3)).toEqual([
+      '  Filter (NOT any#18)',
+      '    MarkJoin any#18 ANY (c_custkey#1 <= o_custkey#10)',
+    ]);
   });
 
   it('joins one-row scalar subqueries, keeps other uncorrelated ones as expressions, decorrelates aggregate ones into a left join', () => {
@@ -351,10 +353,25 @@ describe('binder: subqueries', () => {
     );
     expect([e.kind, e.code]).toEqual(['unsupported', 'feature_not_supported']);
     expect(e.position?.line).toBe(1);
-    const inOr = failure(
-      'SELECT 1 FROM dbB.customer WHERE c_custkey = 1 OR c_custkey IN (SELECT o_custkey FROM dbA.orders)',
+    // correlated with a grouped query, a subquery may read only its group keys
+    const ungrouped = failure(
+      'SELECT c_nationkey, count(*) FROM dbB.customer c GROUP BY c_nationkey HAVING EXISTS (SELECT 1 FROM dbA.orders o WHERE o.o_custkey > c.c_acctbal)',
     );
-    expect([inOr.kind, inOr.position?.column]).toEqual(['unsupported', 51]);
+    expect([ungrouped.kind, ungrouped.code, ungrouped.position?.column]).toEqual(['user', 'grouping_error', 133]);
+  });
+
+  it('binds IN (subquery) under OR as a mark join whose mark the filter reads', () => {
+    expect(plan('SELECT 1 FROM dbB.customer WHERE c_custkey = 1 OR c_custkey IN (SELECT o_custkey FROM dbA.orders)')).toBe(
+      lines(
+        'Project ?column?#19 := 1',
+        '  Filter ((c_custkey#1 = 1) OR any#18)',
+        '    MarkJoin any#18 ANY (c_custkey#1 = o_custkey#10)',
+        '      Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
+        '      Project o_custkey#10 := o_custkey#10',
+        '        Scan dbA.public.orders AS orders [o_orderkey#9, o_custkey#10, o_orderstatus#11, o_totalprice#12, o_orderdate#13, o_orderpriority#14, o_clerk#15, o_shippriority#16, o_comment#17]',
+        '-- ?column? int32',
+      ),
+    );
   });
 
   it('inlines CTEs at each reference with fresh ids', () => {
@@ -418,6 +435,14 @@ describe('binder: views, names and access', () => {
     ]);
     const amb = failure('SELECT c_custkey FROM dbB.customer, dbD.customer d');
     expect([amb.code, amb.position?.column]).toEqual(['ambiguous_column', 8]);
+  });
+
+  it("ORDER BY a name two output columns carry is ambiguous, as in PostgreSQL; the same column twice is not", () => {
+    const e = failure('SELECT c_custkey, c_name AS c_custkey FROM dbB.customer ORDER BY c_custkey');
+    expect([e.kind, e.code, e.message, e.position?.column]).toEqual(['user', 'ambiguous_column', 'ORDER BY "c_custkey" is ambiguous', 66]);
+    expect(plan('SELECT c_custkey, c_custkey FROM dbB.customer ORDER BY c_custkey')).toContain('Sort c_custkey#1 ASC NULLS LAST');
+    // an output name that is not an input column still orders by the output column
+    expect(plan('SELECT c_nationkey, count(*) FROM dbB.customer GROUP BY c_nationkey ORDER BY count')).toContain('Sort count#9 ASC NULLS LAST');
   });
 
   it('checks access before binding anything else; a granted view covers what it reads', () => {

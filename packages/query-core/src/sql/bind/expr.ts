@@ -19,9 +19,20 @@ export interface WindowSink {
   add(w: Omit<WindowCall, 'field'>, type: JType, name: string, node: C.Node): Expr;
 }
 
+/** `x op ANY (SELECT y …)`: the outer operand and the comparison (IN is `= ANY`). */
+export interface QuantifiedCompare {
+  readonly x: Expr;
+  readonly fn: ScalarFn;
+}
+
 export interface SubquerySink {
   /** a scalar subquery used as a value; `scope` is the scope it may correlate with */
   scalar(node: C.Node, query: C.Node, scope: Scope): Expr;
+  /**
+   * EXISTS (SELECT …), or with `compare` x op ANY (SELECT …), as a boolean value: the sink
+   * joins the subquery in as a mark join and returns its mark. Absent where no join can go.
+   */
+  mark?(env: ExprEnv, node: C.Node, query: C.Node, compare?: QuantifiedCompare): Expr;
   /** the same without joins (for positions below an Aggregate) */
   readonly plain?: SubquerySink;
 }
@@ -292,6 +303,7 @@ function binary(env: ExprEnv, node: C.BinaryExpr): Expr {
     const b = boolOperand(env, bindExpr(env, node.right), node.right);
     return call(op === 'AND' ? 'and' : 'or', [a, b]);
   }
+  if (COMPARISONS[op] && (node.right as C.Node).type === 'quantifier_expr') return quantified(env, node, COMPARISONS[op]);
   if (COMPARISONS[op])
     return comparison(env, COMPARISONS[op], bindExpr(env, node.left), bindExpr(env, node.right), node);
   if (ARITHMETIC[op])
@@ -407,13 +419,34 @@ function inList(env: ExprEnv, node: C.BinaryExpr, negated: boolean): Expr {
   if (right.type !== 'paren_expr') throw ctx.unsupported('IN without a parenthesised list', node);
   const inner = right.expr as C.Node;
   if (inner.type === 'select_stmt' || inner.type === 'compound_select_stmt') {
-    throw ctx.unsupported(`IN (subquery) here; use it as a top-level condition of WHERE`, node);
+    if (!env.subqueries?.mark) throw ctx.unsupported(`IN (subquery) in ${env.clause}`, node);
+    const m = env.subqueries.mark(env, node, inner, { x: bindExpr(env, node.left), fn: 'eq' });
+    return negated ? call('not', [m]) : m;
   }
   const items = inner.type === 'list_expr' ? inner.items : [inner];
   const x = bindExpr(env, node.left);
   const list = items.map((i) => bindExpr(env, i as C.Node));
   const u = unify(ctx, [x, ...list], 'IN', node);
   return { kind: 'in', expr: u.exprs[0], list: u.exprs.slice(1), negated, type: t.bool };
+}
+
+const NEGATED: Partial<Record<ScalarFn, ScalarFn>> = { eq: 'ne', ne: 'eq', lt: 'ge', le: 'gt', gt: 'le', ge: 'lt' };
+
+/**
+ * x op ANY|SOME (SELECT …) is a mark join on `x op y`; x op ALL (…) is NOT (x op' ANY (…))
+ * with op' the negated comparison, which keeps SQL's NULL answers (NOT (x < y) is x >= y).
+ */
+function quantified(env: ExprEnv, node: C.BinaryExpr, fn: ScalarFn): Expr {
+  const { ctx } = env;
+  const q = node.right as C.QuantifierExpr;
+  const word = q.quantifierKw.name.toUpperCase();
+  const inner = q.expr.expr as C.Node;
+  if (inner.type !== 'select_stmt' && inner.type !== 'compound_select_stmt')
+    throw ctx.unsupported(`${word} over a list or an array`, node);
+  if (!env.subqueries?.mark) throw ctx.unsupported(`${word} (subquery) in ${env.clause}`, node);
+  const x = bindExpr(env, node.left);
+  if (word === 'ALL') return call('not', [env.subqueries.mark(env, node, inner, { x, fn: NEGATED[fn]! })]);
+  return env.subqueries.mark(env, node, inner, { x, fn });
 }
 
 function prefix(env: ExprEnv, node: C.PrefixOpExpr): Expr {
@@ -439,7 +472,13 @@ function prefix(env: ExprEnv, node: C.PrefixOpExpr): Expr {
     return call('neg', [operand]);
   }
   if (op === '+') return bindExpr(env, node.expr);
-  if (op === 'EXISTS') throw ctx.unsupported('EXISTS here; use it as a top-level condition of WHERE', node);
+  if (op === 'EXISTS') {
+    const inner = node.expr.type === 'paren_expr' ? (node.expr.expr as C.Node) : undefined;
+    if (!inner || (inner.type !== 'select_stmt' && inner.type !== 'compound_select_stmt'))
+      throw ctx.error('user', 'syntax_error', 'EXISTS needs a parenthesised subquery', node);
+    if (!env.subqueries?.mark) throw ctx.unsupported(`EXISTS in ${env.clause}`, node);
+    return env.subqueries.mark(env, node, inner);
+  }
   throw ctx.unsupported(`operator ${op}`, node);
 }
 

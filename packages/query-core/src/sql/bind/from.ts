@@ -7,6 +7,7 @@ import type { NamePart } from '../../catalog/names.js';
 import { and, factorOr } from './coerce.js';
 import { bindExpr, comparison, identPart, nameParts, requireBool } from './expr.js';
 import type { ExprEnv } from './expr.js';
+import type { PendingMark } from './subquery.js';
 import { fieldMap } from './plan-utils.js';
 import type { BoundQuery, QueryBinder } from './query.js';
 import { Scope } from './scope.js';
@@ -199,6 +200,8 @@ export class FromBinder {
     const natural = words.includes('NATURAL');
 
     const scope = new Scope([...left.columns, ...right.columns], outer, outer.correlation);
+    let leftPlan = left.plan;
+    let rightPlan = right.plan;
     let condition: Expr | undefined;
     let columns: ColumnBinding[] = [...left.columns, ...right.columns];
     let usingNames: { part: NamePart; node: C.Node }[] | undefined;
@@ -247,8 +250,19 @@ export class FromBinder {
       if (type === 'cross') type = 'inner';
       columns = [...merged, ...columns.map((c) => (hiddenIds.has(c.field.id) ? { ...c, hidden: true } : c))];
     } else if (spec?.type === 'join_on_specification') {
-      const env: ExprEnv = { ctx, scope, clause: 'JOIN/ON' };
+      const marks: PendingMark[] = [];
+      const { sink, correlated } = this.q.onClauseSubqueries(marks);
+      const env: ExprEnv = { ctx, scope, clause: 'JOIN/ON', subqueries: sink };
       condition = factorOr(requireBool(env, bindExpr(env, spec.expr as C.Node), spec.expr as C.Node));
+      if (correlated.length > 0) throw ctx.unsupported('a correlated scalar subquery in JOIN/ON', spec.expr as C.Node);
+      // an IN/EXISTS of ON reads one side's row: its mark is a column of that side
+      const leftIds = new Set(outputFields(leftPlan).map((f) => f.id));
+      const rightIds = new Set(outputFields(rightPlan).map((f) => f.id));
+      for (const m of marks) {
+        if ([...m.reads].every((id) => leftIds.has(id))) leftPlan = m.apply(leftPlan);
+        else if ([...m.reads].every((id) => rightIds.has(id))) rightPlan = m.apply(rightPlan);
+        else throw ctx.unsupported('a subquery in JOIN/ON reading both sides of the join', spec.expr as C.Node);
+      }
       if (type === 'cross') type = 'inner';
     } else if (type !== 'cross' && !natural) {
       throw ctx.error('user', 'syntax_error', `${words.join(' ')} requires an ON or USING condition`, node);
@@ -256,8 +270,8 @@ export class FromBinder {
     const plan: LogicalPlan = {
       kind: 'Join',
       type,
-      left: left.plan,
-      right: right.plan,
+      left: leftPlan,
+      right: rightPlan,
       ...(condition ? { condition } : {}),
     };
     // outer joins make the other side nullable: refresh the scope's fields from the plan

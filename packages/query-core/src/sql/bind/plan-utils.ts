@@ -11,6 +11,8 @@ export function nodeExprs(plan: LogicalPlan): Expr[] {
       return plan.exprs.map((e) => e.expr);
     case 'Join':
       return plan.condition ? [plan.condition] : [];
+    case 'MarkJoin':
+      return [...(plan.condition ? [plan.condition] : []), ...(plan.compare ? [plan.compare] : [])];
     case 'Aggregate':
       return [
         ...plan.groupBy.map((g) => g.expr),

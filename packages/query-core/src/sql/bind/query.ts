@@ -15,8 +15,8 @@ import { AggCollector, WindowCollector, rewriteGrouped } from './grouping.js';
 import { fieldMap, freeRefs } from './plan-utils.js';
 import { Scope } from './scope.js';
 import type { ColumnBinding } from './scope.js';
-import { SubqueryBinder, isQuery, splitAnd } from './subquery.js';
-import type { PendingJoin } from './subquery.js';
+import { SubqueryBinder, isQuery, kwName, splitAnd } from './subquery.js';
+import type { PendingJoin, PendingMark } from './subquery.js';
 
 export interface OutputColumn {
   readonly name: string;
@@ -36,6 +36,8 @@ export interface CorrelationMode {
   readonly pulled: Expr[];
   /** scalar mode: local key fields grouped by, paired with the outer expressions they equal */
   keys?: { readonly outer: Expr; readonly inner: Field }[];
+  /** scalar mode: decorrelate in general even when the correlation is only equalities */
+  readonly general?: boolean;
 }
 
 interface CteDef {
@@ -51,6 +53,16 @@ export class QueryBinder {
   constructor(readonly ctx: BindContext) {
     this.from = new FromBinder(this);
     this.subqueries = new SubqueryBinder(this);
+  }
+
+  /**
+   * The subquery sink of a JOIN's ON: IN/EXISTS become mark joins collected in `marks` (the
+   * caller joins each to the side it reads), uncorrelated scalars stay expressions; a
+   * correlated scalar subquery is refused.
+   */
+  onClauseSubqueries(marks: PendingMark[]): { sink: ExprEnv['subqueries']; correlated: PendingJoin[] } {
+    const correlated: PendingJoin[] = [];
+    return { sink: this.subqueries.scalarSink(correlated, undefined, marks), correlated };
   }
 
   /** Binds a CTE reference by name, or returns undefined when no CTE of that name is visible. */
@@ -414,6 +426,7 @@ export class QueryBinder {
       const constant = { joins: pending, ids: new Set<number>() };
       const predicates: Expr[] = [];
       const semiJoins: ((p: LogicalPlan) => LogicalPlan)[] = [];
+      const bound: Expr[] = [];
       for (const part of splitAnd(where.expr as C.Node)) {
         const join = this.subqueries.condition(part, scope);
         if (join) {
@@ -421,13 +434,15 @@ export class QueryBinder {
           continue;
         }
         const env: ExprEnv = { ctx, scope, clause: 'WHERE', subqueries: this.subqueries.scalarSink(pending, constant) };
-        const e = factorOr(requireBool(env, bindExpr(env, part), part));
-        for (const c of conjuncts(e)) {
-          if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
-          else predicates.push(c);
-        }
+        bound.push(...conjuncts(factorOr(requireBool(env, bindExpr(env, part), part))));
       }
       for (const j of pending) plan = j(plan);
+      // what the subqueries' joins produce is local too: only the rest reads the outer query
+      for (const f of outputFields(plan)) localIds.add(f.id);
+      for (const c of bound) {
+        if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
+        else predicates.push(c);
+      }
       const pred = and(predicates);
       if (pred) plan = { kind: 'Filter', input: plan, predicate: pred };
       for (const j of semiJoins) plan = j(plan);
@@ -438,13 +453,16 @@ export class QueryBinder {
     const aggs = new AggCollector(ctx);
     const wins = new WindowCollector(ctx);
     const selectPending: PendingJoin[] = [];
+    // IN/EXISTS values of SELECT, HAVING and ORDER BY, and those inside aggregate arguments
+    const selectMarks: PendingMark[] = [];
+    const belowMarks: PendingMark[] = [];
     const selEnv: ExprEnv = {
       ctx,
       scope,
       clause: 'SELECT',
       aggregates: aggs,
       windows: wins,
-      subqueries: this.subqueries.scalarSink(selectPending),
+      subqueries: this.subqueries.scalarSink(selectPending, undefined, selectMarks, belowMarks),
     };
     const items = this.selectItems(select, selEnv);
 
@@ -456,7 +474,7 @@ export class QueryBinder {
       ...selEnv,
       clause: 'HAVING',
       windows: undefined,
-      subqueries: this.subqueries.scalarSink(selectPending, havingConstant),
+      subqueries: this.subqueries.scalarSink(selectPending, havingConstant, selectMarks, belowMarks),
     };
     const havingExpr = having
       ? requireBool(havingEnv, bindExpr(havingEnv, having.expr as C.Node), having.expr as C.Node)
@@ -487,11 +505,15 @@ export class QueryBinder {
     // GROUP BY
     const grouped = !!groupBy || aggs.calls.length > 0 || !!havingExpr;
     // decorrelated scalar subqueries of the SELECT list/ORDER BY join in below the projection
-    if (!grouped) for (const j of selectPending) plan = j(plan);
+    if (!grouped) {
+      for (const j of selectPending) plan = j(plan);
+      for (const m of selectMarks) plan = m.apply(plan);
+    }
     let rewrite: (e: Expr) => Expr = (e) => e;
     if (grouped) {
       if (selectPending.length > 0)
         throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
+      for (const m of belowMarks) plan = m.apply(plan);
       const groupExprs: { expr: Expr; node: C.Node; name?: string }[] = [];
       if (groupBy) {
         if (groupBy.distinctKw || groupBy.withRollupKw) throw ctx.unsupported('GROUP BY DISTINCT/WITH ROLLUP', groupBy);
@@ -554,14 +576,16 @@ export class QueryBinder {
       ]);
       if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
         if (groupBy) throw ctx.unsupported('a correlated scalar subquery with GROUP BY', groupBy);
+        // equalities only: group by the inner keys and left join on them; else the sink decorrelates in general
         mode.keys = this.correlationKeys(mode, localIds, groupNamed, groupKeys, inputFields);
       }
       const aggregateIds = aggs.ids();
       const groupIds = new Set(groupNamed.map((g) => g.field.id));
-      const lateIds = new Set([...wins.ids(), ...havingConstant.ids]);
+      const lateIds = new Set([...wins.ids(), ...havingConstant.ids, ...selectMarks.map((m) => m.id)]);
       rewrite = (e) => rewriteGrouped(ctx, e, groupKeys, groupIds, aggregateIds, lateIds);
       plan = { kind: 'Aggregate', input: plan, groupBy: groupNamed, aggregates: aggs.calls };
       for (const j of havingConstant.joins) plan = j(plan);
+      for (const m of selectMarks) plan = m.apply(plan, rewrite);
       if (havingExpr) plan = { kind: 'Filter', input: plan, predicate: factorOr(rewrite(havingExpr)) };
     } else if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
       throw ctx.unsupported('a correlated scalar subquery without an aggregate (it could return several rows)', select);
@@ -656,14 +680,10 @@ export class QueryBinder {
     if (free.size > 0 && !mode) {
       throw ctx.error('internal', 'internal_error', `unbound field ids ${[...free].join(', ')} after binding`);
     }
-    if (mode) {
-      const allowed = new Set<number>();
-      for (const p of mode.pulled) for (const id of refsOf(p)) allowed.add(id);
-      for (const id of free) {
-        if (!allowed.has(id))
-          throw ctx.unsupported('a reference to an outer query outside the WHERE clause of a subquery', select);
-      }
-    }
+    // the correlation pulled out of WHERE is not in the plan: a reference left inside it is one
+    // the joins cannot carry (outside WHERE, or from a subquery two levels down)
+    if (mode && free.size > 0)
+      throw ctx.unsupported('a subquery reading an enclosing query outside its own WHERE clause, or from two levels down', select);
     return { plan, columns };
   }
 
@@ -698,29 +718,22 @@ export class QueryBinder {
     groupNamed: NamedExpr[],
     groupKeys: Map<string, Field>,
     inputFields: Map<number, Field>,
-  ): { outer: Expr; inner: Field }[] {
-    const keys: { outer: Expr; inner: Field }[] = [];
+  ): { outer: Expr; inner: Field }[] | undefined {
+    if (mode.general) return undefined;
+    const pairs: { inner: Expr; outer: Expr }[] = [];
     for (const p of mode.pulled) {
-      const ok = p.kind === 'call' && p.fn === 'eq';
-      if (!ok)
-        throw this.ctx.unsupported(
-          'a correlated scalar subquery whose correlation is not an equality',
-          this.ctx.origins.get(p),
-        );
+      if (p.kind !== 'call' || p.fn !== 'eq') return undefined;
       const [a, b] = p.args;
       const aLocal = [...refsOf(a)].every((id) => localIds.has(id));
       const bLocal = [...refsOf(b)].every((id) => localIds.has(id));
       const aOuter = [...refsOf(a)].every((id) => !localIds.has(id));
       const bOuter = [...refsOf(b)].every((id) => !localIds.has(id));
-      let inner: Expr;
-      let outer: Expr;
-      if (aLocal && bOuter) [inner, outer] = [a, b];
-      else if (bLocal && aOuter) [inner, outer] = [b, a];
-      else
-        throw this.ctx.unsupported(
-          'a correlated scalar subquery whose correlation mixes inner and outer columns on one side',
-          this.ctx.origins.get(p),
-        );
+      if (aLocal && bOuter) pairs.push({ inner: a, outer: b });
+      else if (bLocal && aOuter) pairs.push({ inner: b, outer: a });
+      else return undefined;
+    }
+    const keys: { outer: Expr; inner: Field }[] = [];
+    for (const { inner, outer } of pairs) {
       const key = exprKey(inner);
       let field = groupKeys.get(key);
       if (!field) {
@@ -741,14 +754,15 @@ export class QueryBinder {
   private outputByName(node: C.Node, items: SelectItem[]): number | undefined {
     if (node.type !== 'identifier') return undefined;
     const part = identPart(node);
+    // every output column by its name, aliased or not (SQL92's rule, as PostgreSQL applies it):
+    // two of them with different values make the name ambiguous
     const matches = items
       .map((it, i) => ({ it, i }))
-      .filter(
-        ({ it }) =>
-          it.alias !== undefined &&
-          (part.quoted ? it.alias === part.name : it.alias.toLowerCase() === part.name.toLowerCase()),
-      );
-    if (matches.length > 1)
+      .filter(({ it }) => {
+        const name = it.alias ?? it.name;
+        return part.quoted ? name === part.name : name.toLowerCase() === part.name.toLowerCase();
+      });
+    if (new Set(matches.map((m) => exprKey(m.it.expr))).size > 1)
       throw this.ctx.error('user', 'ambiguous_column', `ORDER BY "${part.name}" is ambiguous`, node);
     return matches[0]?.i;
   }
@@ -851,6 +865,9 @@ function deriveName(node: C.Node, expr: Expr, fields: Map<number, Field>): strin
       return 'extract';
     case 'paren_expr':
       return isQuery(node.expr as C.Node) ? '?column?' : deriveName(node.expr as C.Node, expr, fields);
+    case 'prefix_op_expr':
+      // PostgreSQL names an EXISTS column "exists"
+      return kwName(node.operator) === 'EXISTS' ? 'exists' : '?column?';
     default:
       return '?column?';
   }

@@ -1,7 +1,11 @@
 import { t } from '@junction/connectors';
+import type { ScalarFn, Value } from '@junction/connectors';
+import { compileExpr } from '../../expr/compile.js';
 import type * as C from 'sql-parser-cst';
-import type { Expr, LogicalPlan } from '../../plan/logical.js';
+import type { Expr, Field, LogicalPlan } from '../../plan/logical.js';
 import { commonSupertype } from '../../expr/types.js';
+import { outputFields } from '../../plan/fields.js';
+import { refsOf } from '../../plan/exprs.js';
 import { and, call, coerce, lit, nullable, ref } from './coerce.js';
 import { bindExpr, comparison } from './expr.js';
 import type { ExprEnv, SubquerySink } from './expr.js';
@@ -10,6 +14,17 @@ import type { Scope } from './scope.js';
 
 /** A join a clause's subqueries need below (or above) the clause's operator. */
 export type PendingJoin = (plan: LogicalPlan) => LogicalPlan;
+
+/**
+ * A mark join waiting for its input. Above an Aggregate, `rewrite` turns what it reads of the
+ * outer query (the compared operand, the correlation's outer columns) into the Aggregate's outputs.
+ */
+export interface PendingMark {
+  readonly id: number;
+  /** the outer query's fields it reads (the compared operand, the correlation's outer side) */
+  readonly reads: ReadonlySet<number>;
+  apply(plan: LogicalPlan, rewrite?: (e: Expr) => Expr): LogicalPlan;
+}
 
 /**
  * Subqueries in expressions, turned into joins wherever that is exact:
@@ -55,7 +70,8 @@ export class SubqueryBinder {
         const q = right.quantifierKw.name.toUpperCase();
         if (op === '=' && (q === 'ANY' || q === 'SOME')) op = 'IN';
         else if ((op === '<>' || op === '!=') && q === 'ALL') op = 'NOT IN';
-        else throw ctx.unsupported(`${op} ${q} (subquery)`, n);
+        // other quantified comparisons are values: a mark join (expr.ts)
+        else return undefined;
         right = right.expr as C.Node;
       }
       if ((op === 'IN' || op === 'NOT IN') && right.type === 'paren_expr' && isQuery(right.expr as C.Node)) {
@@ -97,48 +113,266 @@ export class SubqueryBinder {
   }
 
   /**
+   * EXISTS (SELECT …) / x op ANY (SELECT y …) as a value: a MarkJoin whose mark stands for it.
+   * The subquery's correlation (WHERE conjuncts reading the outer row) becomes the join's
+   * condition; its equalities are the keys the operator groups by.
+   */
+  mark(env: ExprEnv, node: C.Node, queryNode: C.Node, cmp?: { x: Expr; fn: ScalarFn }): PendingMark {
+    const ctx = this.q.ctx;
+    const mode: CorrelationMode = { kind: cmp ? 'in' : 'exists', outer: env.scope, pulled: [] };
+    const q = this.q.bindQuery(queryNode, mode);
+    let compare: Extract<Expr, { kind: 'call' }> | undefined;
+    if (cmp) {
+      if (q.columns.length !== 1)
+        throw ctx.error('user', 'syntax_error', `subquery has too ${q.columns.length > 1 ? 'many' : 'few'} columns`, queryNode);
+      compare = comparison(env, cmp.fn, cmp.x, ref(q.columns[0].field), node) as Extract<Expr, { kind: 'call' }>;
+    }
+    const isNullable = (id: number) => env.scope.columns.find((c) => c.field.id === id)?.field.nullable ?? true;
+    // EXISTS is never NULL; IN is NULL only when a NULL can reach the comparison
+    const markNullable = !!cmp && (nullable(cmp.x, isNullable) || q.columns[0].field.nullable);
+    const mark: Field = { id: ctx.newId(), name: cmp ? 'any' : 'exists', type: t.bool, nullable: markNullable };
+    const condition = and(mode.pulled);
+    const innerIds = new Set(outputFields(q.plan).map((f) => f.id));
+    const reads = new Set<number>();
+    for (const e of [...(condition ? [condition] : []), ...(compare ? [compare.args[0]] : [])])
+      for (const id of refsOf(e)) if (!innerIds.has(id)) reads.add(id);
+    return {
+      id: mark.id,
+      reads,
+      apply: (plan, rewrite) => ({
+        kind: 'MarkJoin',
+        left: plan,
+        right: q.plan,
+        // above an Aggregate the outer columns the correlation reads are its group keys
+        ...(condition ? { condition: rewrite ? rewriteOuter(condition, innerIds, rewrite) : condition } : {}),
+        ...(compare
+          ? { compare: rewrite ? { ...compare, args: [rewrite(compare.args[0]), compare.args[1]] } : compare }
+          : {}),
+        mark,
+      }),
+    };
+  }
+
+  /**
+   * A correlated aggregate subquery whose correlation is not only equalities (x.k < o.k), by
+   * general decorrelation: number the outer rows, left join them to the subquery's input on
+   * the correlation, aggregate per outer row, and compute the subquery's select list there.
+   * Every aggregate counts only rows the join really matched (FILTER on a marker column the
+   * NULL-extended rows lack), so count(*) over no rows is 0, not 1 (the "COUNT bug"), and
+   * an outer row with no match still gets its one row.
+   */
+  private decorrelate(plan: LogicalPlan, pulled: readonly Expr[], node: C.Node): PendingJoin {
+    const ctx = this.q.ctx;
+    if (plan.kind !== 'Project') throw ctx.unsupported('this correlated scalar subquery (LIMIT or ORDER BY around its aggregate)', node);
+    const having = plan.input.kind === 'Filter' ? plan.input.predicate : undefined;
+    const aggregate = plan.input.kind === 'Filter' ? plan.input.input : plan.input;
+    if (aggregate.kind !== 'Aggregate' || aggregate.groupBy.length > 0)
+      throw ctx.unsupported('this correlated scalar subquery (LIMIT or ORDER BY around its aggregate)', node);
+    // each outer row has exactly one group here: a HAVING that rejects it makes the value NULL
+    const values = plan.exprs.map((e) =>
+      having ? { field: e.field, expr: { kind: 'case', whens: [{ when: having, then: e.expr }], type: e.expr.type } as Expr } : e,
+    );
+    const inner = aggregate.input;
+    const innerIds = new Set(outputFields(inner).map((f) => f.id));
+    const present: Field = { id: ctx.newId(), name: '?matched?', type: t.bool, nullable: false };
+    const marked: LogicalPlan = {
+      kind: 'Project',
+      input: inner,
+      exprs: [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }],
+    };
+    const aggregates = aggregate.aggregates.map((a) => ({ ...a, filter: a.filter ? and([ref(present), a.filter])! : ref(present) }));
+    const condition = and([...pulled])!;
+    return (outer) => {
+      const fields = outputFields(outer);
+      const outerIds = new Set(fields.map((f) => f.id));
+      for (const id of refsOf(condition))
+        if (!innerIds.has(id) && !outerIds.has(id))
+          throw ctx.unsupported('a subquery correlated with a query more than one level out', node);
+      const row: Field = { id: ctx.newId(), name: '?row?', type: t.int64, nullable: false };
+      const numbered: LogicalPlan = {
+        kind: 'Window',
+        input: outer,
+        windows: [{ field: row, fn: 'row_number', args: [], partitionBy: [], orderBy: [] }],
+      };
+      const joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: marked, condition };
+      // the row number alone identifies the group; the outer columns ride along as keys
+      const grouped: LogicalPlan = {
+        kind: 'Aggregate',
+        input: joined,
+        groupBy: [row, ...fields].map((f) => ({ field: f, expr: ref(f) })),
+        aggregates,
+      };
+      return { kind: 'Project', input: grouped, exprs: [...fields.map((f) => ({ field: f, expr: ref(f) })), ...values] };
+    };
+  }
+
+  /**
    * Scalar subqueries. Correlated ones (aggregate, equality correlation) become a left join on
    * the correlation keys, added to `correlated`. Uncorrelated ungrouped aggregates always yield
    * exactly one row, so when `constant` is given they become a cross join the optimizer can
    * plan like any other; other uncorrelated ones stay an Expr 'subquery' (evaluated once).
    */
-  scalarSink(correlated: PendingJoin[], constant?: { joins: PendingJoin[]; ids: Set<number> }): SubquerySink {
-    const plainSink = (): SubquerySink => this.scalarSink(correlated);
+  scalarSink(
+    correlated: PendingJoin[],
+    constant?: { joins: PendingJoin[]; ids: Set<number> },
+    marks?: PendingMark[],
+    /** marks inside an aggregate's arguments: joined in below the Aggregate */
+    below?: PendingMark[],
+  ): SubquerySink {
+    const plainSink = (): SubquerySink => this.scalarSink(correlated, undefined, below);
     return {
       get plain(): SubquerySink | undefined {
-        return constant ? plainSink() : undefined;
+        return constant || below ? plainSink() : undefined;
+      },
+      mark: (env, node, queryNode, compare) => {
+        const m = this.mark(env, node, queryNode, compare);
+        if (marks) marks.push(m);
+        else correlated.push((plan) => m.apply(plan));
+        return { kind: 'ref', id: m.id, type: t.bool };
       },
       scalar: (node, queryNode, s) => {
-        const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [] };
-        const q = this.q.bindQuery(queryNode, mode);
-        if (q.columns.length !== 1)
-          throw this.q.ctx.error('user', 'syntax_error', 'subquery must return only one column', node);
-        const out = q.columns[0].field;
-        if (!mode.keys || mode.keys.length === 0) {
-          if (mode.pulled.length > 0) throw this.q.ctx.unsupported('this correlated subquery', node);
-          if (constant && isSingleRowAggregate(q.plan)) {
-            constant.joins.push((plan) => ({ kind: 'Join', type: 'cross', left: plan, right: q.plan }));
-            constant.ids.add(out.id);
-            return ref(out);
-          }
-          return { kind: 'subquery', plan: q.plan, type: out.type };
+        try {
+          return this.scalar(node, queryNode, s, correlated, constant, false);
+        } catch (e) {
+          // a HAVING that holds over no rows: the general decorrelation tells the cases apart
+          if (e instanceof AmbiguousHaving) return this.scalar(node, queryNode, s, correlated, constant, true);
+          throw e;
         }
-        const keys = mode.keys;
-        const condition = and(
-          keys.map((k) =>
-            call('eq', [
-              coerce(this.q.ctx, k.outer, commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type),
-              coerce(this.q.ctx, ref(k.inner), commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type),
-            ]),
-          ),
-        )!;
-        correlated.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
-        const value: Expr = ref(out);
-        // count over no rows is 0, but the left join yields NULL there
-        const agg = findCountOutput(q.plan, out.id);
-        return agg ? call('coalesce', [value, lit(0n, t.int64)], t.int64) : value;
       },
     };
+  }
+
+  /** One scalar subquery; `general` forces general decorrelation (see decorrelate). */
+  private scalar(
+    node: C.Node,
+    queryNode: C.Node,
+    s: Scope,
+    correlated: PendingJoin[],
+    constant: { joins: PendingJoin[]; ids: Set<number> } | undefined,
+    general: boolean,
+  ): Expr {
+    const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [], ...(general ? { general } : {}) };
+    const q = this.q.bindQuery(queryNode, mode);
+    if (q.columns.length !== 1) throw this.q.ctx.error('user', 'syntax_error', 'subquery must return only one column', node);
+    const out = q.columns[0].field;
+    if (!mode.keys || mode.keys.length === 0) {
+      if (mode.pulled.length > 0) {
+        correlated.push(this.decorrelate(q.plan, mode.pulled, node));
+        return ref(out);
+      }
+      if (constant && isSingleRowAggregate(q.plan)) {
+        constant.joins.push((plan) => ({ kind: 'Join', type: 'cross', left: plan, right: q.plan }));
+        constant.ids.add(out.id);
+        return ref(out);
+      }
+      return { kind: 'subquery', plan: q.plan, type: out.type };
+    }
+    const keys = mode.keys;
+    // an outer row without a group gets the subquery's value over no rows (count 0,
+    // coalesce(max(x), -1) -1), but the left join yields NULL there (throws before joining)
+    const empty = emptyGroupValue(q.plan, out.id, node, this.q.ctx);
+    const condition = and(
+      keys.map((k) =>
+        call('eq', [
+          coerce(this.q.ctx, k.outer, commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type),
+          coerce(this.q.ctx, ref(k.inner), commonSupertype(k.outer.type, k.inner.type) ?? k.inner.type),
+        ]),
+      ),
+    )!;
+    correlated.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
+    const value: Expr = ref(out);
+    if (empty === null) return value;
+    if (findCountOutput(q.plan, out.id)) return call('coalesce', [value, lit(0n, t.int64)], t.int64);
+    return {
+      kind: 'case',
+      whens: [{ when: call('is_not_null', [ref(keys[0].inner)]), then: value }],
+      else: lit(empty, out.type),
+      type: out.type,
+    };
+  }
+}
+
+/** The keys decorrelation cannot answer for outer rows without a group; thrown before anything is joined. */
+class AmbiguousHaving extends Error {}
+
+/**
+ * What a decorrelated scalar subquery (Project over [HAVING Filter over] an Aggregate)
+ * yields for an outer row that has no group: its select expression with every aggregate
+ * taken over no rows (count 0, the others NULL), or NULL when HAVING rejects that. null when
+ * the answer is NULL, which the left join gives already.
+ */
+function emptyGroupValue(plan: LogicalPlan, id: number, node: C.Node, ctx: QueryBinder['ctx']): Value {
+  let p = plan;
+  while (p.kind === 'Limit' || p.kind === 'Sort') p = p.input;
+  if (p.kind !== 'Project') return null;
+  const item = p.exprs.find((e) => e.field.id === id);
+  if (!item) return null;
+  let having: Expr | undefined;
+  let q: LogicalPlan = p.input;
+  if (q.kind === 'Filter') {
+    having = q.predicate;
+    q = q.input;
+  }
+  if (q.kind !== 'Aggregate') return null;
+  const overNothing = new Map<number, Expr>(
+    q.aggregates.map((a) => [a.field.id, a.fn === 'count' || a.fn === 'count_star' ? lit(0n, t.int64) : lit(null, a.field.type)]),
+  );
+  const evaluate = (e: Expr): Value => {
+    const constant = substitute(e, overNothing);
+    if (refsOf(constant).size > 0) throw ctx.unsupported('this correlated scalar subquery (its value reads a column outside its aggregates)', node);
+    return compileExpr(constant, new Map())([], []);
+  };
+  if (having) {
+    // a group HAVING rejects and an outer row without a group both meet the left join's NULL:
+    // right only when HAVING rejects the empty group too
+    if (evaluate(having) === true) throw new AmbiguousHaving();
+    return null;
+  }
+  return evaluate(item.expr);
+}
+
+/** `e` with every reference outside `inner` rewritten by `rewrite`. */
+function rewriteOuter(e: Expr, inner: ReadonlySet<number>, rewrite: (e: Expr) => Expr): Expr {
+  const by = new Map<number, Expr>();
+  // the bound ref itself, so an error (an ungrouped column) points where the query wrote it
+  for (const id of refsOf(e)) if (!inner.has(id)) by.set(id, rewrite(refNode(e, id)));
+  return substitute(e, by);
+}
+
+function refNode(e: Expr, id: number): Expr {
+  let found: Expr | undefined;
+  const visit = (x: Expr): void => {
+    if (found) return;
+    if (x.kind === 'ref' && x.id === id) found = x;
+    else if (x.kind === 'call') x.args.forEach(visit);
+    else if (x.kind === 'cast') visit(x.expr);
+    else if (x.kind === 'in') [x.expr, ...x.list].forEach(visit);
+    else if (x.kind === 'case') [...(x.operand ? [x.operand] : []), ...x.whens.flatMap((w) => [w.when, w.then]), ...(x.else ? [x.else] : [])].forEach(visit);
+  };
+  visit(e);
+  return found!;
+}
+
+function substitute(e: Expr, by: ReadonlyMap<number, Expr>): Expr {
+  const go = (x: Expr): Expr => substitute(x, by);
+  switch (e.kind) {
+    case 'ref':
+      return by.get(e.id) ?? e;
+    case 'call':
+      return { ...e, args: e.args.map(go) };
+    case 'in':
+      return { ...e, expr: go(e.expr), list: e.list.map(go) };
+    case 'case':
+      return {
+        ...e,
+        ...(e.operand ? { operand: go(e.operand) } : {}),
+        whens: e.whens.map((w) => ({ when: go(w.when), then: go(w.then) })),
+        ...(e.else ? { else: go(e.else) } : {}),
+      };
+    case 'cast':
+      return { ...e, expr: go(e.expr) };
+    default:
+      return e;
   }
 }
 
