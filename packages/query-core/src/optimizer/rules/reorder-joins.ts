@@ -58,6 +58,7 @@ function orderWithin(p: LogicalPlan, ctx: OptimizerContext): LogicalPlan {
     case 'Remote':
       return p;
     case 'Join':
+    case 'MarkJoin':
     case 'SetOp': {
       const left = orderWithin(p.left, ctx);
       const right = orderWithin(p.right, ctx);
