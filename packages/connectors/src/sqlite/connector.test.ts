@@ -92,6 +92,59 @@ describe('sqlite connector', () => {
     expect(again.tables.find((x) => x.name === 'region')?.rowCount).toBe(3);
   });
 
+  it("reads row counts and leading index columns' distinct counts from sqlite_stat1 after ANALYZE", async () => {
+    const lite = createConnector({ name: 'stats', engine: 'sqlite', file: path.join(dir, 'stats.db') });
+    try {
+      // 1000 rows: a has 4 values, c 7 values and NULL in every third row, d is unique, e unindexed
+      await lite.execute(`CREATE TABLE t (id INTEGER PRIMARY KEY, a INT NOT NULL, b TEXT, c INT, d INT, e INT);
+        CREATE INDEX t_ab ON t (a, b); CREATE INDEX t_c ON t (c); CREATE INDEX t_d_part ON t (d) WHERE d > 5;
+        CREATE INDEX t_expr ON t (e + 1);
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+        INSERT INTO t SELECT i, i % 4, 'b' || (i % 10), CASE WHEN i % 3 = 0 THEN NULL ELSE i % 7 END, i, i % 2 FROM n;
+        CREATE TABLE w (k TEXT PRIMARY KEY, v INT) WITHOUT ROWID;
+        INSERT INTO w VALUES ('x', 1), ('y', 1), ('z', 2);
+        CREATE TABLE only_partial (x INT); CREATE INDEX only_partial_x ON only_partial (x) WHERE x > 0;
+        INSERT INTO only_partial VALUES (-1), (-2), (3), (4), (5);
+        CREATE TABLE empty (x INT); CREATE INDEX empty_x ON empty (x);`);
+      const before = await lite.introspect();
+      // no ANALYZE yet: rows are counted, columns carry no statistics
+      expect(before.tables.map((x) => [x.name, x.rowCount, x.columns.filter((c) => c.stats).length])).toEqual([
+        ['empty', 0, 0],
+        ['only_partial', 5, 0],
+        ['t', 1000, 0],
+        ['w', 3, 0],
+      ]);
+      await lite.execute(`ANALYZE`);
+      // rows added after ANALYZE do not show: the counts are ANALYZE's, as with pg_stats
+      await lite.execute(`INSERT INTO w VALUES ('zz', 3)`);
+      const snap = await lite.introspect();
+      const stats = (name: string): [string, unknown][] =>
+        snap.tables.find((x) => x.name === name)!.columns.map((c) => [c.name, c.stats]);
+      expect(snap.tables.map((x) => [x.name, x.rowCount])).toEqual([
+        ['empty', 0],
+        ['only_partial', 5],
+        ['t', 1000],
+        ['w', 3],
+      ]);
+      expect(stats('t')).toEqual([
+        ['id', undefined],
+        ['a', { distinct: 4 }],
+        ['b', undefined],
+        ['c', { distinct: 7 }],
+        ['d', undefined],
+        ['e', undefined],
+      ]);
+      expect(stats('w')).toEqual([
+        ['k', { distinct: 3 }],
+        ['v', undefined],
+      ]);
+      expect(stats('only_partial')).toEqual([['x', undefined]]);
+      expect(stats('empty')).toEqual([['x', undefined]]);
+    } finally {
+      await lite.close();
+    }
+  });
+
   it('probes the semantics', async () => {
     const s = await conn.probe();
     expect(s.serverVersion).toMatch(/^3\.\d+\.\d+$/);

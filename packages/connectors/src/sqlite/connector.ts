@@ -18,6 +18,7 @@ import { sourceError } from '../runtime/errors.js';
 import { StatementControl } from '../runtime/statement-control.js';
 import { renderFor } from '../sql/dialects.js';
 import { capabilitiesFor } from './capabilities.js';
+import { stat1Estimates, type IndexShape, type Stat1Row } from './stats.js';
 import { decodeByValue, decodeValue, mapDeclaredType, typeOfValue } from './type-map.js';
 
 type Raw = null | bigint | number | string | Buffer;
@@ -233,38 +234,53 @@ export class SqliteConnector implements Connector {
           fk.refColumns.push(f.to ?? '');
         }
         const indexes: IndexInfo[] = [];
+        const shapes: IndexShape[] = [];
         if (o.type === 'table') {
-          const list = db.prepare(`PRAGMA index_list(${q})`).all() as { name: string; unique: bigint }[];
+          const list = db.prepare(`PRAGMA index_list(${q})`).all() as {
+            name: string;
+            unique: bigint;
+            origin: string;
+            partial: bigint;
+          }[];
           for (const ix of list) {
             const info = db.prepare(`PRAGMA index_info(${quoteIdent(ix.name)})`).all() as {
               seqno: bigint;
               name: string | null;
             }[];
+            const ordered = info.sort((a, b) => Number(a.seqno - b.seqno));
             indexes.push({
               name: ix.name,
-              columns: info.sort((a, b) => Number(a.seqno - b.seqno)).map((i) => i.name ?? '<expression>'),
+              columns: ordered.map((i) => i.name ?? '<expression>'),
               unique: ix.unique === 1n,
             });
+            const leading = ordered[0]?.name ?? null;
+            shapes.push({ name: ix.name, leading, partial: ix.partial === 1n, origin: ix.origin });
           }
           indexes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         }
         let rowCount: number | undefined;
+        let withStats = columns;
         if (o.type === 'table') {
-          const stat = hasStats
-            ? (db.prepare(`SELECT stat FROM sqlite_stat1 WHERE tbl = ? LIMIT 1`).pluck().get(o.name) as
-                string | undefined)
-            : undefined;
+          const stat1 = hasStats
+            ? (db.prepare(`SELECT idx, stat FROM sqlite_stat1 WHERE tbl = ?`).all(o.name) as Stat1Row[])
+            : [];
+          const est = stat1Estimates(o.name, stat1, shapes);
           // without ANALYZE statistics an embedded table is counted: cheap for a local file
-          rowCount =
-            stat !== undefined
-              ? Number(stat.split(' ')[0])
-              : Number(db.prepare(`SELECT count(*) FROM ${q}`).pluck().get() as bigint);
+          rowCount = est.rowCount ?? Number(db.prepare(`SELECT count(*) FROM ${q}`).pluck().get() as bigint);
+          withStats = columns.map((c) => {
+            let d = est.distinct.get(c.name);
+            if (d === undefined) return c;
+            // ANALYZE counted NULL as a value; the index the count came from finds one in a seek
+            const hasNull = `SELECT EXISTS (SELECT 1 FROM ${q} WHERE ${quoteIdent(c.name)} IS NULL)`;
+            if (c.nullable && db.prepare(hasNull).pluck().get() === 1n) d -= 1;
+            return d > 0 ? { ...c, stats: { distinct: d } } : c;
+          });
         }
         tables.push({
           schema: 'main',
           name: o.name,
           kind: o.type,
-          columns,
+          columns: withStats,
           ...(pk.length ? { primaryKey: pk } : {}),
           foreignKeys: [...fkById.values()],
           indexes,

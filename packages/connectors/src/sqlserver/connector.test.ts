@@ -147,6 +147,25 @@ describe.runIf(Boolean(url))('sql server connector against TEST_MSSQL_URL', () =
     expect((await conn.execute('SELECT 1')).rows).toEqual([[1]]);
   });
 
+  it("reads each column's distinct count, NULL fraction and min/max from the histograms after UPDATE STATISTICS", async () => {
+    // indexes made on the empty table describe no rows until the statistics are updated
+    await conn.execute(`CREATE TABLE st (id INT PRIMARY KEY, g INT NULL, d DATE NOT NULL, c NCHAR(5) NULL);
+      CREATE INDEX st_g ON st (g); CREATE INDEX st_d ON st (d); CREATE STATISTICS st_c ON st (c) WHERE c IS NOT NULL;
+      INSERT INTO st SELECT n, CASE WHEN n % 5 = 0 THEN NULL ELSE n % 4 END, DATEADD(day, n - 1, '2020-01-01'), N'ab'
+        FROM (SELECT TOP (100) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS n FROM sys.all_columns) x;
+      UPDATE STATISTICS st WITH FULLSCAN;`);
+    const snap = await conn.introspect();
+    const st = snap.tables.find((x) => x.name === 'st')!;
+    expect(st.rowCount).toBe(100);
+    expect(st.columns.map((c) => [c.name, c.stats])).toEqual([
+      ['id', { distinct: 100, nullFraction: 0, min: '1', max: '100' }],
+      ['g', { distinct: 4, nullFraction: 0.2, min: '0', max: '3' }],
+      ['d', { distinct: 100, nullFraction: 0, min: '2020-01-01', max: '2020-04-09' }],
+      // filtered statistics see some rows only
+      ['c', undefined],
+    ]);
+  });
+
   it('diagnoses a wrong password', async () => {
     const c = createConnector({ ...sourceFromUrl(url!, 'mssrc'), engine: 'sqlserver', password: 'Wr0ng-S3cret-pw!' });
     const d = await c.test();

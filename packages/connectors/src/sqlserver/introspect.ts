@@ -1,4 +1,5 @@
 import type { CatalogSnapshot, ColumnInfo, ForeignKeyInfo, IndexInfo, TableInfo } from '../contract/catalog.js';
+import { SQLSERVER_STATS_SQL, sqlServerColumnStats } from './stats.js';
 import { mapNativeType, nativeTypeText } from './type-map.js';
 
 type Query = (sql: string) => Promise<unknown[][]>;
@@ -45,6 +46,8 @@ export async function introspectSqlServer(
        JOIN sys.columns rc ON rc.object_id = fkc.referenced_object_id AND rc.column_id = fkc.referenced_column_id
       ORDER BY fk.parent_object_id, fk.name, fkc.constraint_column_id`,
   );
+  // the histograms' summaries; absent before SQL Server 2016 SP1 CU2 or without the permission to read them
+  const stats = sqlServerColumnStats(await q(SQLSERVER_STATS_SQL).catch(() => []));
 
   const group = <T>(rows: unknown[][], key: (r: unknown[]) => string, f: (r: unknown[]) => T): Map<string, T[]> => {
     const m = new Map<string, T[]>();
@@ -104,7 +107,10 @@ export async function introspectSqlServer(
       schema: s(r[1]),
       name: s(r[2]),
       kind,
-      columns: columns.get(oid) ?? [],
+      columns: (columns.get(oid) ?? []).map((c) => {
+        const st = stats.get(`${oid}\u0000${c.name}`);
+        return st ? { ...c, stats: st } : c;
+      }),
       ...(pk ? { primaryKey: pk } : {}),
       foreignKeys: [...(fks.get(oid)?.values() ?? [])],
       indexes: [...(indexes.get(oid)?.values() ?? [])],
