@@ -147,6 +147,40 @@ describe('DependentJoinOp on MariaDB', () => {
     }
   });
 
+  it('the tested side of a semi or anti join comes back DISTINCT when its columns compare exactly (integers), and as it is otherwise', async () => {
+    // ps_partkey 1..10, each 4 times: the semi/anti join needs each once
+    const keysOnly: RemoteQuery = {
+      select: [{ expr: { kind: 'column', table: 'ps', column: 'ps_partkey', type: t.int32 }, alias: 'ps_partkey' }],
+      from: { kind: 'table', alias: 'ps', schema: db.name, table: 'ps' },
+    };
+    const withText: RemoteQuery = { ...parts(), select: [parts().select[0], parts().select[1]] };
+    const join = (type: 'semi' | 'anti' | 'inner', q: RemoteQuery, rightWidth: number) =>
+      new DependentJoinOp(
+        new RowsOp([[[2, 'x'], [5, 'y'], [5, 'z'], [77, 'w']]]),
+        new RemoteScanOp('my', conn, q, conn.render(q)),
+        { type, buildSide: 'left', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 2, rightWidth },
+        { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 10, maxParallel: 2 },
+        '',
+      );
+    for (const [type, expected] of [
+      ['semi', [[2, 'x'], [5, 'y'], [5, 'z']]],
+      ['anti', [[77, 'w']]],
+    ] as const) {
+      const ctx = testContext();
+      expect(bag(await run(join(type, keysOnly, 1), ctx))).toEqual(bag(expected.map((r) => [...r])));
+      expect(ctx.statements[0].sql).toMatch(/^SELECT DISTINCT /);
+      expect(ctx.statements[0].rows).toBe(2);
+    }
+    // an inner join outputs the fetched rows: every duplicate counts
+    const inner = testContext();
+    expect(await run(join('inner', keysOnly, 1), inner)).toHaveLength(4 + 4 + 4);
+    expect(inner.statements[0].sql).toMatch(/^SELECT (?!DISTINCT)/);
+    // a text column may compare differently in the source (collations): no DISTINCT
+    const text = testContext();
+    expect(bag(await run(join('semi', withText, 2), text))).toEqual(bag([[2, 'x'], [5, 'y'], [5, 'z']]));
+    expect(text.statements[0].sql).toMatch(/^SELECT (?!DISTINCT)/);
+  });
+
   it('a two-column join restricts both key columns and matches exact tuples locally', async () => {
     const q: RemoteQuery = {
       select: ['ps_partkey', 'ps_suppkey', 'ps_cost'].map((c) => ({ expr: { kind: 'column' as const, table: 'ps', column: c, type: t.int32 }, alias: c })),

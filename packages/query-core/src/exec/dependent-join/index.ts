@@ -8,7 +8,7 @@ import { Operator, type OperatorInfo } from '../operator.js';
 import type { RemoteScanOp } from '../remote-scan.js';
 import { emptySpill, spillText, type SpillMetrics } from '../spill/spill-metrics.js';
 import { distinctKeys } from './distinct-keys.js';
-import { fetchByKeys, type FetchReport } from './fetch-by-keys.js';
+import { fetchByKeys, testsOnly, type FetchReport } from './fetch-by-keys.js';
 
 export interface DependentJoinOptions {
   /** driver key column sent as IN values */
@@ -96,7 +96,7 @@ export class DependentJoinOp extends Operator {
       const keys = distinctKeys(rows, this.options.driverColumn, this.options.driverType);
       const extra = (this.options.extraKeys ?? []).map((x) => ({ column: x.remoteColumn, keys: distinctKeys(rows, x.driverColumn, x.driverType) }));
       rows.length = 0;
-      for await (const batch of fetchByKeys(ctx, this.remote, this.options.remoteColumn, keys, this.options, this.report, extra)) {
+      for await (const batch of fetchByKeys(ctx, this.remote, this.options.remoteColumn, keys, { ...this.options, existenceOnly: testsOnly(this.spec) }, this.report, extra)) {
         checkAborted(ctx.signal);
         const out = core.probe(batch);
         if (out.length > 0) yield out;

@@ -2,7 +2,7 @@ import type { JType, Row } from '@junction/connectors';
 import type { NotPushed } from '../../plan/logical.js';
 import { checkAborted, rowBytes, type ExecContext } from '../context.js';
 import { distinctKeys } from '../dependent-join/distinct-keys.js';
-import { fetchByKeys, type FetchReport } from '../dependent-join/fetch-by-keys.js';
+import { fetchByKeys, testsOnly, type FetchReport } from '../dependent-join/fetch-by-keys.js';
 import type { RowFn } from '../expr-fn.js';
 import { Operator, type OperatorInfo } from '../operator.js';
 import { prefetch } from '../prefetch.js';
@@ -134,7 +134,7 @@ export class HashJoinOp extends Operator {
         const keys = distinctKeys(buildRows, dep!.buildColumn, dep!.buildType);
         if (keys.length <= dep!.maxKeys && !core.probePreserved) {
           this.report.switched = true;
-          probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, keys, dep!, this.report);
+          probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, keys, { ...dep!, existenceOnly: testsOnly(this.spec) }, this.report);
         } else {
           probe = probeOp.execute(outer);
         }
