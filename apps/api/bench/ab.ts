@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { jdvWorkload } from '@junction/tpch';
+import { PLACEMENT, benchDatabase } from '../../../packages/query-core/bench/databases.js';
 import { restSource, startRestTarget, type RestTarget } from './rest-target.js';
 
 const { values: args, positionals } = parseArgs({
@@ -25,15 +26,7 @@ const { values: args, positionals } = parseArgs({
   },
 });
 if (positionals.length === 0) throw new Error('name at least one checkout (a directory holding apps/api/src/main.ts)');
-const PG = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
-const MY = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
-const tag = `jbench_${args.sf.replace('.', '_')}`;
-const sources = [
-  restSource('dbA', PG, `${tag}_a`),
-  restSource('dbB', PG, `${tag}_b`),
-  restSource('dbC', MY, `${tag}_c`),
-  restSource('dbD', MY, `${tag}_d`),
-];
+const sources = ['dbA', 'dbB', 'dbC', 'dbD'].map((n) => restSource(n, PLACEMENT[n], benchDatabase(Number(args.sf), n)));
 
 /** user + system CPU of a process so far, in ms (clock ticks of 10 ms) */
 function cpuMs(pid: number): number {

@@ -326,6 +326,25 @@ export class Recording {
     readonly deps: CacheDeps,
   ) {}
 
+  /** `rows` passed on unchanged and recorded as they pass; stored only when the last row was read. */
+  through<T extends readonly Row[]>(rows: AsyncIterable<T>): AsyncIterable<T> {
+    return { [Symbol.asyncIterator]: () => this.#pass(rows) };
+  }
+
+  async *#pass<T extends readonly Row[]>(rows: AsyncIterable<T>): AsyncGenerator<T> {
+    let complete = false;
+    try {
+      for await (const batch of rows) {
+        this.add(batch);
+        yield batch;
+      }
+      complete = true;
+    } finally {
+      if (complete) this.commit();
+      else this.abandon();
+    }
+  }
+
   /** Keeps one batch (the caller still owns it and passes it on unchanged). */
   add(batch: readonly Row[]): void {
     if (this.#done || this.#overBudget || batch.length === 0) return;

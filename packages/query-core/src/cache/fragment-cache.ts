@@ -38,21 +38,7 @@ export class FragmentCache implements FragmentCacheHook {
     const hit = this.store.lookup(key, policy.ttlSeconds * 1000);
     if (hit) return hit.batches() as AsyncIterable<Row[]>;
     const recording = this.store.record(key, `${source}: ${rendered.sql}`, policy.ttlSeconds * 1000, { sources: [source], views: [] });
-    return {
-      async *[Symbol.asyncIterator]() {
-        let complete = false;
-        try {
-          for await (const batch of run()) {
-            recording.add(batch);
-            yield batch;
-          }
-          complete = true;
-        } finally {
-          if (complete) recording.commit();
-          else recording.abandon();
-        }
-      },
-    };
+    return recording.through(run());
   }
 
   #policy(source: string, query: RemoteQuery): FragmentCachePolicy | undefined {

@@ -80,24 +80,9 @@ export function cachedResult(
 
 /** A run's result whose rows are recorded as they pass; stored only when the last row was read. */
 export function recordedResult(result: QueryResult, recording: Recording): QueryResult {
-  const rows = result.rows;
   return {
     ...result,
-    rows: {
-      async *[Symbol.asyncIterator]() {
-        let complete = false;
-        try {
-          for await (const batch of rows) {
-            recording.add(batch);
-            yield batch;
-          }
-          complete = true;
-        } finally {
-          if (complete) recording.commit();
-          else recording.abandon();
-        }
-      },
-    },
+    rows: recording.through(result.rows),
     stats: () => ({ ...result.stats(), cache: 'miss' }),
   };
 }

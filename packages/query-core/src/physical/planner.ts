@@ -259,18 +259,23 @@ class Planner {
     return { op, layout: this.layoutOf(node.fields), fields: node.fields };
   }
 
-  private join(plan: Extract<LogicalPlan, { kind: 'Join' }>, est: number | undefined): Planned {
+  /** Both inputs planned, where each field lands in their concatenated rows, and the condition split into keys and the rest. */
+  private twoInputs(plan: { readonly left: LogicalPlan; readonly right: LogicalPlan; readonly condition?: Expr }) {
     const left = this.plan(plan.left);
     const right = this.plan(plan.right);
-    const fields = outputFields(plan);
     const combined = new Map<number, number>();
     left.fields.forEach((f, i) => combined.set(f.id, i));
     right.fields.forEach((f, i) => combined.set(f.id, left.fields.length + i));
-    const layout = this.layoutOf(fields);
     const leftIds = new Set(left.fields.map((f) => f.id));
     const rightIds = new Set(right.fields.map((f) => f.id));
     const { keys, residual } = splitJoinCondition(plan.condition, leftIds, rightIds);
-    const residualExpr = conjoin(residual);
+    return { left, right, combined, leftIds, rightIds, keys, residualExpr: conjoin(residual) };
+  }
+
+  private join(plan: Extract<LogicalPlan, { kind: 'Join' }>, est: number | undefined): Planned {
+    const { left, right, combined, leftIds, rightIds, keys, residualExpr } = this.twoInputs(plan);
+    const fields = outputFields(plan);
+    const layout = this.layoutOf(fields);
     const detail = plan.condition ? `on ${this.text(plan.condition)}` : '';
     const lw = left.fields.length;
     const rw = right.fields.length;
@@ -381,16 +386,8 @@ class Planner {
   }
 
   private markJoin(plan: Extract<LogicalPlan, { kind: 'MarkJoin' }>, est: number | undefined): Planned {
-    const left = this.plan(plan.left);
-    const right = this.plan(plan.right);
+    const { left, right, combined, leftIds, rightIds, keys, residualExpr } = this.twoInputs(plan);
     const fields = outputFields(plan);
-    const combined = new Map<number, number>();
-    left.fields.forEach((f, i) => combined.set(f.id, i));
-    right.fields.forEach((f, i) => combined.set(f.id, left.fields.length + i));
-    const leftIds = new Set(left.fields.map((f) => f.id));
-    const rightIds = new Set(right.fields.map((f) => f.id));
-    const { keys, residual } = splitJoinCondition(plan.condition, leftIds, rightIds);
-    const residualExpr = conjoin(residual);
     const spec: MarkJoinSpec = {
       ...(keys.length > 0
         ? {

@@ -81,7 +81,7 @@ export function testsOnly(spec: { readonly type: string; readonly buildSide: 'le
 
 /**
  * Whether the source's DISTINCT over this query's columns merges exactly the rows Junction
- * would find equal: integer, decimal and date columns only. A source's collation may merge text
+ * would find equal: integer, boolean, decimal and date columns only. A source's collation may merge text
  * that Junction tells apart ('a' and 'A' in a case-insensitive one), and floats have -0 and NaN;
  * those queries are sent as they are. Not with LIMIT/OFFSET, whose rows DISTINCT would change.
  */
