@@ -8,11 +8,11 @@
  * alone (user + system), so a busy machine inflates both sides alike; a latency median is
  * printed too but says less on a shared machine. SF 1 databases as `npm run bench` loads them.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { jdvWorkload } from '@junction/tpch';
 import { PLACEMENT, benchDatabase } from '../../../packages/query-core/bench/databases.js';
+import { cpuMs } from './process-cpu.js';
 import { restSource, startRestTarget, type RestTarget } from './rest-target.js';
 
 const { values: args, positionals } = parseArgs({
@@ -27,12 +27,6 @@ const { values: args, positionals } = parseArgs({
 });
 if (positionals.length === 0) throw new Error('name at least one checkout (a directory holding apps/api/src/main.ts)');
 const sources = ['dbA', 'dbB', 'dbC', 'dbD'].map((n) => restSource(n, PLACEMENT[n], benchDatabase(Number(args.sf), n)));
-
-/** user + system CPU of a process so far, in ms (clock ticks of 10 ms) */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 const workload = jdvWorkload(Number(args.sf));
 const q = workload.query(args.query);

@@ -30,6 +30,7 @@ import { createConnector, type Connector, type SourceConfig, type Value } from '
 import { Engine } from '@junction/query-core';
 import { jdvWorkload, paramMax } from '@junction/tpch';
 import { rewriteOdbc } from '../../../packages/query-core/src/sql/odbc.js';
+import { NO_CPU, addCpu, cpuCell, cpuSince, sampleCpu, type CpuByProcess } from './process-cpu.js';
 import { restSource, startRestTarget } from './rest-target.js';
 
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
@@ -197,7 +198,9 @@ export async function restSection(ctx: RestSectionContext): Promise<void> {
       `H (random c_custkey), ${ctx.hSeconds} interleaved 1 s slices per variant: executions/s (p50 / p99 ms) [errors]`,
     );
     ctx.out(`clients | ${variants.map((v) => v[0]).join(' | ')} | REST JSON ÷ direct | server RSS peak`);
+    const cpuRows: string[] = [];
     for (const clients of [1, 4, 16]) {
+      const cpu: CpuByProcess[] = variants.map(() => NO_CPU);
       const lat = variants.map(() => [] as number[]);
       const done = variants.map(() => 0);
       const errors = variants.map(() => 0);
@@ -205,6 +208,7 @@ export async function restSection(ctx: RestSectionContext): Promise<void> {
       let peak = 0;
       const slice = async (v: number, count: boolean) => {
         const deadline = performance.now() + 1000;
+        const cpuBefore = sampleCpu(rest.pid);
         await Promise.all(
           Array.from({ length: clients }, async () => {
             while (performance.now() < deadline) {
@@ -222,6 +226,8 @@ export async function restSection(ctx: RestSectionContext): Promise<void> {
             }
           }),
         );
+        // requests still in flight at the deadline finish inside the slice, so their CPU is counted with them
+        if (count) cpu[v] = addCpu(cpu[v], cpuSince(cpuBefore, rest.pid));
         peak = Math.max(peak, rest.rssBytes());
       };
       for (let v = 0; v < variants.length; v++) await slice(v, false);
@@ -232,7 +238,12 @@ export async function restSection(ctx: RestSectionContext): Promise<void> {
         `${clients} | ${variants.map((_, v) => cell(v)).join(' | ')} | ${(done[2] / done[0]).toFixed(2)} | ${(peak / 2 ** 20).toFixed(0)} MB`,
       );
       if (firstError.length) ctx.out(`  first error: ${firstError[0]}`);
+      cpuRows.push(`${clients} | ${variants.map((_, v) => cpuCell(cpu[v], done[v] + errors[v])).join(' | ')}`);
     }
+    ctx.out('');
+    ctx.out('H: CPU per execution on this host, ms (bench process / server / PostgreSQL / MariaDB = total; every process of those databases counts)');
+    ctx.out(`clients | ${variants.map((v) => v[0]).join(' | ')}`);
+    for (const row of cpuRows) ctx.out(row);
     if (ctx.rssSeconds > 0) {
       let peak = 0;
       let n = 0;
