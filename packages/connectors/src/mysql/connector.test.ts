@@ -2,7 +2,9 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connector, SourceConfig } from '../contract/connector.js';
 import { isJunctionError, type JunctionError } from '../contract/errors.js';
+import type { RemoteQuery } from '../contract/remote-query.js';
 import { t, type ColumnMeta, type Row } from '../contract/types.js';
+import { call, col, lit, table } from '../sql/ir-builders.js';
 import { createConnector } from '../create-connector.js';
 import { closedPort, collect, eventually, sourceFromUrl, uniqueName } from '../../test/support/sources.js';
 
@@ -471,6 +473,32 @@ describe('mysql connector', () => {
     const err = await caught(conn.execute(`SELECT CAST(9223372036854775807 AS SIGNED) + 1`));
     expect([err.kind, err.code]).toEqual(['user', 'numeric_value_out_of_range']);
     expect(err.message).toMatch(/^Source "mysrc" failed the statement: BIGINT value is out of range in /);
+  });
+
+  it('sends a fetch by two long key lists with MariaDB range limits and gets exactly its rows', async () => {
+    const semantics = await conn.probe();
+    await conn.execute(`CREATE TABLE rl_part (p_partkey INT PRIMARY KEY)`);
+    await conn.execute(`CREATE TABLE rl_partsupp (ps_partkey INT, ps_suppkey INT, PRIMARY KEY (ps_partkey, ps_suppkey))`);
+    await conn.execute(`INSERT INTO rl_part SELECT seq FROM seq_1_to_100`);
+    await conn.execute(`INSERT INTO rl_partsupp SELECT p.seq, s.seq FROM seq_1_to_100 p, seq_1_to_4 s`);
+    const keys = (xs: number[]) => xs.map((x) => lit(x, t.int32));
+    const int = (a: string, c: string) => col(a, c, t.int32);
+    const query: RemoteQuery = {
+      select: [
+        { expr: int('ps', 'ps_partkey'), alias: 'p' },
+        { expr: int('ps', 'ps_suppkey'), alias: 's' },
+      ],
+      from: { kind: 'join', type: 'inner', left: table('rl_part', 'p'), right: table('rl_partsupp', 'ps'), on: call('eq', [int('p', 'p_partkey'), int('ps', 'ps_partkey')]) },
+      where: call('and', [
+        { kind: 'in', expr: int('p', 'p_partkey'), list: keys(Array.from({ length: 20 }, (_, i) => 5 * i + 1)), negated: false, type: t.bool },
+        { kind: 'in', expr: int('ps', 'ps_suppkey'), list: keys([2, 4, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]), negated: false, type: t.bool },
+      ]),
+      orderBy: [{ expr: int('ps', 'ps_partkey'), desc: false, nullsFirst: true }, { expr: int('ps', 'ps_suppkey'), desc: false, nullsFirst: true }],
+    };
+    const rendered = conn.render(query);
+    if (/mariadb/i.test(semantics.serverVersion)) expect(rendered.sql).toMatch(/^SET STATEMENT eq_range_index_dive_limit=16, optimizer_max_sel_arg_weight=20 FOR SELECT /);
+    const expected = Array.from({ length: 20 }, (_, i) => [[5 * i + 1, 2], [5 * i + 1, 4]]).flat();
+    expect((await collect(conn.stream(rendered))).rows).toEqual(expected);
   });
 });
 

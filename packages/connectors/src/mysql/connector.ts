@@ -26,6 +26,7 @@ import { coerce, decodeRows, sameRepresentation } from '../runtime/values.js';
 import { introspectMysql } from './introspect.js';
 import { encodeRows, fieldEncoder, loadDataStatement } from './load-data.js';
 import { inlineParams, literal } from './literals.js';
+import { withRangeLimits } from './range-limits.js';
 import { renderFor } from '../sql/dialects.js';
 import { capabilitiesFor } from './capabilities.js';
 import { decoderFor, mapField, type Decoder, type FieldLike } from './type-map.js';
@@ -103,7 +104,7 @@ export class MysqlConnector extends NetworkSource implements Connector {
 
   /** Renders with the dialect tuned to the probed semantics, the same ones capabilities() used. */
   render(query: RemoteQuery): RenderedQuery {
-    return renderFor(this.engine, query, this.semantics);
+    return withRangeLimits(renderFor(this.engine, query, this.semantics), query, this.semantics);
   }
 
   protected diagnose(err: unknown): FailedDiagnosis {
