@@ -247,3 +247,36 @@ describe('subqueries anywhere: Junction answers as PostgreSQL does, or refuses a
     expect(compared).toBeGreaterThan(COUNT);
   }, 600_000);
 });
+
+describe('correlated scalar subqueries without an aggregate', () => {
+  // a key lookup yields at most one row per outer row: it runs, with PostgreSQL's answer (NULL where nothing matches)
+  const lookups = [
+    'SELECT o.id, (SELECT x.k FROM p.b x WHERE x.id = o.k) FROM p.a o',
+    'SELECT o.id, (SELECT x.x FROM m.c x WHERE x.id = o.k) AS x FROM p.a o ORDER BY 2, 1',
+    'SELECT o.id FROM p.a o WHERE o.v > (SELECT x.w FROM p.b x WHERE x.id = o.id)',
+    'SELECT o.id, (SELECT x.x + 1 FROM m.c x WHERE o.k = x.id AND x.k > 1) FROM p.b o',
+    'SELECT o.id, (SELECT x.k FROM m.e x WHERE x.id = o.k + 1) FROM m.c o WHERE o.id > 1',
+    'SELECT o.id, CASE WHEN (SELECT x.s FROM p.a x WHERE x.id = o.id) IS NULL THEN 0 ELSE 1 END FROM m.c o',
+  ];
+  it.each(lookups)('%s', async (sql) => {
+    const ordered = /ORDER BY/.test(sql);
+    const reference = await attempt(() => f.reference(sql), ordered);
+    expect('rows' in reference).toBe(true);
+    for (const pushdown of [true, false]) {
+      expect(await attempt(() => junctionRows(f.engine, sql, pushdown), ordered), `pushdown ${pushdown}`).toEqual(reference);
+    }
+  });
+
+  // one that may return several rows per outer row, or is limited, is refused where it stands
+  const refused = [
+    'SELECT o.id, (SELECT x.k FROM p.b x WHERE x.k = o.k) FROM p.a o',
+    'SELECT o.id, (SELECT x.k FROM p.b x WHERE x.id = o.k LIMIT 1) FROM p.a o',
+    'SELECT o.id, (SELECT x.k FROM p.b x JOIN m.c y ON y.id = x.id WHERE x.id = o.k) FROM p.a o',
+  ];
+  it.each(refused)('%s', async (sql) => {
+    const got = await attempt(() => junctionRows(f.engine, sql, true), false);
+    const e = 'error' in got ? got.error : undefined;
+    expect(isJunctionError(e) && [e.kind, e.position]).toEqual(['unsupported', { line: 1, column: 15, offset: 14, length: 10 }]);
+    expect(String((e as Error).message)).toMatch(/^a correlated scalar subquery without an aggregate, unless its correlation equates a primary or unique key/);
+  });
+});

@@ -588,7 +588,15 @@ export class QueryBinder {
       for (const m of selectMarks) plan = m.apply(plan, rewrite);
       if (havingExpr) plan = { kind: 'Filter', input: plan, predicate: factorOr(rewrite(havingExpr)) };
     } else if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
-      throw ctx.unsupported('a correlated scalar subquery without an aggregate (it could return several rows)', select);
+      const limited = clauses.some((c) => ['limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type));
+      const keys = limited || wins.calls.length > 0 ? undefined : this.uniqueLookupKeys(mode, localIds, plan);
+      if (!keys) {
+        throw ctx.unsupported(
+          'a correlated scalar subquery without an aggregate, unless its correlation equates a primary or unique key of the one table it reads (it could return several rows)',
+          select,
+        );
+      }
+      mode.keys = keys;
     }
 
     // window functions run after grouping, over its output
@@ -710,6 +718,39 @@ export class QueryBinder {
       groupKeys.set(exprKey(expr), field);
       groupNamed.push({ field, expr });
     }
+  }
+
+  /**
+   * A scalar subquery without an aggregate yields at most one row per outer row when its
+   * correlation is equalities that cover a primary key or unique index of the one table it
+   * reads (only its own WHERE above it): it is then a left join on those columns, the same
+   * key lookup a source runs for it, and an outer row without a match gets NULL as in
+   * PostgreSQL. Equality with NULL matches nothing, so a unique index's NULLs do not count.
+   */
+  private uniqueLookupKeys(mode: CorrelationMode, localIds: Set<number>, plan: LogicalPlan): { outer: Expr; inner: Field }[] | undefined {
+    if (mode.general) return undefined;
+    let scan = plan;
+    while (scan.kind === 'Filter') scan = scan.input;
+    if (scan.kind !== 'Scan') return undefined;
+    const keys: { outer: Expr; inner: Field }[] = [];
+    const columns = new Set<string>();
+    for (const p of mode.pulled) {
+      if (p.kind !== 'call' || p.fn !== 'eq') return undefined;
+      const [a, b] = p.args;
+      const inner = a.kind === 'ref' && localIds.has(a.id) ? a : b.kind === 'ref' && localIds.has(b.id) ? b : undefined;
+      const outer = inner === a ? b : a;
+      if (!inner || [...refsOf(outer)].some((id) => localIds.has(id))) return undefined;
+      const i = scan.fields.findIndex((f) => f.id === inner.id);
+      if (i < 0) return undefined;
+      keys.push({ outer, inner: scan.fields[i] });
+      columns.add(scan.columns[i]);
+    }
+    const table = scan.table;
+    const info = this.ctx.catalog
+      .getSource(table.source)
+      ?.catalog.tables.find((x) => x.name === table.table && x.schema === table.schema && (table.catalog === undefined || x.catalog === table.catalog));
+    const unique = [...(info?.primaryKey?.length ? [info.primaryKey] : []), ...(info?.indexes ?? []).filter((x) => x.unique).map((x) => x.columns)];
+    return unique.some((k) => k.length > 0 && k.every((c) => columns.has(c))) ? keys : undefined;
   }
 
   private correlationKeys(
