@@ -280,3 +280,31 @@ describe('correlated scalar subqueries without an aggregate', () => {
     expect(String((e as Error).message)).toMatch(/^a correlated scalar subquery without an aggregate, unless its correlation equates a primary or unique key/);
   });
 });
+
+describe('subqueries correlated two or more levels up', () => {
+  // a subquery tested only for a match may repeat rows: the inner one joins it, its outer reads move up
+  const flattened = [
+    'SELECT o.id FROM p.a o WHERE EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND EXISTS (SELECT 1 FROM m.c z WHERE z.id = y.id AND z.k <= o.v))',
+    'SELECT o.id, o.k IN (SELECT y.k FROM p.b y WHERE EXISTS (SELECT 1 FROM m.c z WHERE z.id = y.id AND z.x > o.v)) FROM p.a o',
+    'SELECT o.id FROM m.c o WHERE o.k NOT IN (SELECT y.k FROM p.b y WHERE y.k IS NOT NULL AND EXISTS (SELECT 1 FROM p.a z WHERE z.id = y.id AND z.v > o.x))',
+    'SELECT o.id FROM p.b o WHERE NOT EXISTS (SELECT 1 FROM m.c y WHERE EXISTS (SELECT 1 FROM m.e z WHERE z.id = y.id AND EXISTS (SELECT 1 FROM p.a w WHERE w.k = z.k AND w.id = o.id)))',
+  ];
+  it.each(flattened)('%s', async (sql) => {
+    const reference = await attempt(() => f.reference(sql), false);
+    expect('rows' in reference).toBe(true);
+    for (const pushdown of [true, false]) {
+      expect(await attempt(() => junctionRows(f.engine, sql, pushdown), false), `pushdown ${pushdown}`).toEqual(reference);
+    }
+  });
+
+  it('refuses NOT EXISTS reading a query two levels up, with a position', async () => {
+    const sql = 'SELECT o.id FROM p.a o WHERE EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM m.c z WHERE z.id = y.id AND z.k < o.k))';
+    const got = await attempt(() => junctionRows(f.engine, sql, true), false);
+    const e = 'error' in got ? got.error : undefined;
+    expect(isJunctionError(e) && [e.kind, e.message, e.position?.offset]).toEqual([
+      'unsupported',
+      'a subquery reading an enclosing query outside its own WHERE clause, or from two levels down is not supported',
+      37,
+    ]);
+  });
+});

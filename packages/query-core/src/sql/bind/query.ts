@@ -445,7 +445,7 @@ export class QueryBinder {
       }
       const pred = and(predicates);
       if (pred) plan = { kind: 'Filter', input: plan, predicate: pred };
-      for (const j of semiJoins) plan = j(plan);
+      for (const j of semiJoins) plan = mode ? this.flattenOuterReads(j(plan), mode) : j(plan);
     }
     scope = this.refreshNullability(scope, plan);
 
@@ -718,6 +718,28 @@ export class QueryBinder {
       groupKeys.set(exprKey(expr), field);
       groupNamed.push({ field, expr });
     }
+  }
+
+  /**
+   * A semi join of this subquery whose condition reads a query further out (EXISTS inside
+   * EXISTS, correlated two levels up) cannot be planned here: that row is not in this plan.
+   * When this subquery is itself only tested for a match (EXISTS, IN, ANY/ALL), the set of
+   * rows it yields may repeat: EXISTS (A WHERE p AND EXISTS (B WHERE q)) is EXISTS over A ⋈ B
+   * on p and q. The join becomes an inner join on what it reads of its two sides, and the
+   * conjuncts reading further out move up with this subquery's own correlation.
+   */
+  private flattenOuterReads(plan: LogicalPlan, mode: CorrelationMode): LogicalPlan {
+    if (plan.kind !== 'Join' || plan.type !== 'semi' || !plan.condition || (mode.kind !== 'exists' && mode.kind !== 'in')) return plan;
+    const sides = new Set([...outputFields(plan.left), ...outputFields(plan.right)].map((f) => f.id));
+    const outer: Expr[] = [];
+    const own: Expr[] = [];
+    for (const c of conjuncts(plan.condition)) ([...refsOf(c)].every((id) => sides.has(id)) ? own : outer).push(c);
+    if (outer.length === 0) return plan;
+    mode.pulled.push(...outer);
+    const condition = and(own);
+    return condition
+      ? { kind: 'Join', type: 'inner', left: plan.left, right: plan.right, condition }
+      : { kind: 'Join', type: 'cross', left: plan.left, right: plan.right };
   }
 
   /**
