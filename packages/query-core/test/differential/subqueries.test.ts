@@ -98,7 +98,13 @@ class Generator {
   atom(o: string, ot: TableName, depth = 0): string {
     const col = `${o}.${this.pick(NUMERIC[ot])}`;
     const column = (x: string, t: TableName) => `${x}.${this.pick(NUMERIC[t])}`;
-    switch (Math.floor(this.r() * 12)) {
+    switch (Math.floor(this.r() * 14)) {
+      case 12:
+        // a correlated scalar subquery without an aggregate: a key lookup, or one that may find several rows
+        return `${col} ${this.cmp()} (SELECT ${column('y', 'c')} FROM m.c y WHERE y.${this.pick(['id', 'id', 'k'])} = ${o}.${this.pick(NUMERIC[ot])})`;
+      case 13:
+        // NOT EXISTS two levels down reading this query's row
+        return `EXISTS (SELECT 1 FROM ${qualified(this.pick(NAMES))} y WHERE y.k = ${o}.k AND NOT EXISTS (SELECT 1 FROM ${qualified(this.pick(NAMES))} z WHERE z.id = y.id AND z.k ${this.cmp()} ${o}.${this.pick(NUMERIC[ot])}))`;
       case 8:
         // a set operation, DISTINCT or LIMIT inside, uncorrelated
         return `${col} ${this.chance(0.3) ? 'NOT ' : ''}IN (${this.pick([
