@@ -276,6 +276,54 @@ describe('Engine', () => {
     }
   });
 
+  it('a mark join fetches a big subquery of another source by the outer rows\' correlation keys, with the marks of the whole subquery', async () => {
+    const outerDb = createConnector({ name: 'outerdb', engine: 'sqlite', file: ':memory:' });
+    const subDb = createConnector({ name: 'subdb', engine: 'sqlite', file: ':memory:' });
+    await outerDb.execute('CREATE TABLE small (id INTEGER PRIMARY KEY, k INTEGER)');
+    await outerDb.execute('INSERT INTO small VALUES (1, 10), (2, 20), (3, NULL), (4, 40), (5, 2505), (150, 5000)');
+    await subDb.execute('CREATE TABLE big (id INTEGER PRIMARY KEY, k INTEGER)');
+    await subDb.execute('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) INSERT INTO big SELECT i, i % 2500 FROM n');
+    await subDb.execute('CREATE INDEX big_k ON big (k)');
+    await subDb.execute('ANALYZE');
+    const local = new Engine({ workers: 1 });
+    try {
+      for (const c of [outerDb, subDb]) local.addSource({ name: c.name, connector: c, catalog: await c.introspect(), semantics: await c.probe() });
+      const sql = `SELECT s.id, EXISTS (SELECT 1 FROM subdb.big b WHERE b.k = s.k) OR s.id > 100 AS hit,
+        s.id + 2500 = ANY (SELECT b.id FROM subdb.big b WHERE b.k = s.k) AS twin FROM outerdb.small s ORDER BY s.id`;
+      const r = await local.query(sql);
+      const got: Row[] = [];
+      for await (const b of r.rows) got.push(...b);
+      expect(got).toEqual([
+        [1n, true, false],
+        [2n, true, false],
+        [3n, false, false],
+        [4n, true, false],
+        [5n, false, false],
+        [150n, true, false],
+      ]);
+      const twin = `SELECT s.id, s.k = ANY (SELECT b.id FROM subdb.big b WHERE b.k = s.id) AS twin FROM outerdb.small s ORDER BY s.id`;
+      const r2 = await local.query(twin);
+      const got2: Row[] = [];
+      for await (const b of r2.rows) got2.push(...b);
+      // big's rows with k = s.id are s.id and s.id + 2500 (k = id % 2500): NULL where s.k is NULL
+      expect(got2).toEqual([
+        [1n, false],
+        [2n, false],
+        [3n, null],
+        [4n, false],
+        [5n, true],
+        [150n, false],
+      ]);
+      expect((await local.explain(twin, { analyze: true })).text).toMatch(/subquery fetched by key: 6 keys in 1 statements/);
+      const text = (await local.explain(sql, { analyze: true })).text;
+      // big (5,000 rows) is asked only for the five distinct non-NULL keys, once per subquery
+      expect(text.match(/subquery fetched by key: 5 keys in 1 statements/g)).toHaveLength(2);
+      expect(text).toMatch(/WHERE \("b"\."k" IN \(\?, \?, \?, \?, \?\)\)/);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('cancel() stops a running query', async () => {
     const r = await engine.query(`SELECT count(*) FROM pg.orders a JOIN pg.orders b ON a.o_id < b.o_id`, { pushdown: false });
     const it = r.rows[Symbol.asyncIterator]();

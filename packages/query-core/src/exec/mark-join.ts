@@ -1,9 +1,12 @@
-import type { Row, Value } from '@junction/connectors';
+import type { JType, Row, Value } from '@junction/connectors';
 import type { NotPushed } from '../plan/logical.js';
 import { checkAborted, maybeYield, rowBytes, type ExecContext } from './context.js';
+import { distinctKeys } from './dependent-join/distinct-keys.js';
+import { fetchByKeys, type FetchReport } from './dependent-join/fetch-by-keys.js';
 import type { KeyFn, RowFn } from './expr-fn.js';
 import { Operator, type OperatorInfo } from './operator.js';
 import { prefetch } from './prefetch.js';
+import type { RemoteScanOp } from './remote-scan.js';
 
 /** How a counted subquery row decides the mark (absent: EXISTS, any counted row is TRUE). */
 export type MarkCompare =
@@ -19,7 +22,30 @@ export interface MarkJoinSpec {
   /** the rest of the correlation, on the joined row; a right row counts when it is TRUE */
   readonly residual?: RowFn;
   readonly compare?: MarkCompare;
+  /**
+   * The subquery is a source's statement restrictable by a correlation key: when the outer
+   * rows hold few distinct keys, it is sent restricted to them instead of read whole. Each
+   * key's group of subquery rows is then complete (every row with that key comes), so every
+   * mark is what the whole subquery gives.
+   */
+  readonly byKeys?: MarkByKeys;
 }
+
+export interface MarkByKeys {
+  readonly scan: RemoteScanOp;
+  /** the subquery's output column the IN lists restrict */
+  readonly column: number;
+  /** the outer row's matching key column */
+  readonly leftColumn: number | RowFn;
+  readonly leftType: JType;
+  /** at most this many distinct outer keys restrict the subquery */
+  readonly maxKeys: number;
+  readonly maxInList: number;
+  readonly maxParallel: number;
+}
+
+/** Outer rows held while their keys are counted: past this many per allowed key the subquery is read whole. */
+const ROWS_PER_KEY = 8;
 
 /** What one correlation group of the subquery says, summarised when no per-row test remains. */
 interface Summary {
@@ -50,8 +76,12 @@ export class MarkJoinOp extends Operator {
     this.children = [left, right];
   }
 
+  /** set when the subquery was fetched by the outer rows' keys */
+  readonly report: FetchReport & { byKeys: boolean } = { statements: 0, keys: 0, byKeys: false };
+
   info(): OperatorInfo {
-    return { operator: 'MarkJoin', runsIn: 'junction', detail: this.detail, notPushed: this.notPushed, estimatedRows: this.estimatedRows };
+    const fetched = this.report.byKeys ? `, subquery fetched by key: ${this.report.keys} keys in ${this.report.statements} statements` : '';
+    return { operator: 'MarkJoin', runsIn: 'junction', detail: this.detail + fetched, notPushed: this.notPushed, estimatedRows: this.estimatedRows };
   }
 
   protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
@@ -62,7 +92,42 @@ export class MarkJoinOp extends Operator {
     const rowsByKey = new Map<unknown, Row[]>();
     let held = 0;
     try {
-      for await (const batch of this.right.execute(ctx)) {
+      let outer: AsyncIterable<Row[]> = leftAhead;
+      let subquery: AsyncIterable<Row[]> | undefined;
+      const by = this.spec.byKeys;
+      if (by) {
+        // the outer rows come first: few distinct keys restrict the subquery's statement to them
+        const it = leftAhead[Symbol.asyncIterator]();
+        const buffered: Row[][] = [];
+        const seen = new Set<unknown>();
+        let rows = 0;
+        let bytes = 0;
+        let ended = false;
+        while (seen.size <= by.maxKeys && rows <= by.maxKeys * ROWS_PER_KEY) {
+          const r = await it.next();
+          if (r.done) {
+            ended = true;
+            break;
+          }
+          checkAborted(ctx.signal);
+          buffered.push(r.value);
+          rows += r.value.length;
+          for (const row of r.value) {
+            bytes += rowBytes(row);
+            const k = leftKey!(row);
+            if (k !== null) seen.add(k);
+          }
+        }
+        ctx.memory.reserve(bytes, 'MarkJoin');
+        held += bytes;
+        outer = replay(buffered, ended ? undefined : it);
+        if (ended) {
+          this.report.byKeys = true;
+          const keys = distinctKeys(buffered.flat(), by.leftColumn, by.leftType);
+          subquery = fetchByKeys(ctx, by.scan, by.column, keys, by, this.report);
+        }
+      }
+      for await (const batch of subquery ?? this.right.execute(ctx)) {
         checkAborted(ctx.signal);
         let bytes = 0;
         for (const r of batch) {
@@ -98,7 +163,7 @@ export class MarkJoinOp extends Operator {
         ctx.memory.reserve(bytes, 'MarkJoin');
         held += bytes;
       }
-      for await (const batch of leftAhead) {
+      for await (const batch of outer) {
         checkAborted(ctx.signal);
         const out: Row[] = new Array<Row>(batch.length);
         for (let i = 0; i < batch.length; i++) {
@@ -123,6 +188,17 @@ export class MarkJoinOp extends Operator {
       await leftAhead.close();
       ctx.memory.release(held);
     }
+  }
+}
+
+/** The batches already read, then the rest of the iterator they came from. */
+async function* replay(buffered: Row[][], rest: AsyncIterator<Row[]> | undefined): AsyncIterable<Row[]> {
+  while (buffered.length > 0) yield buffered.shift()!;
+  if (!rest) return;
+  for (;;) {
+    const r = await rest.next();
+    if (r.done) return;
+    yield r.value;
   }
 }
 

@@ -388,7 +388,7 @@ class Planner {
   private markJoin(plan: Extract<LogicalPlan, { kind: 'MarkJoin' }>, est: number | undefined): Planned {
     const { left, right, combined, leftIds, rightIds, keys, residualExpr } = this.twoInputs(plan);
     const fields = outputFields(plan);
-    const spec: MarkJoinSpec = {
+    let spec: MarkJoinSpec = {
       ...(keys.length > 0
         ? {
             leftKey: makeKeyFn(keys.map((k) => this.column(k.left, left.layout)), keys.map((k) => k.left.type), false),
@@ -398,6 +398,28 @@ class Planner {
       ...(residualExpr ? { residual: this.o.compiler.expr(residualExpr, combined) } : {}),
       ...(plan.compare ? { compare: this.markCompare(plan.compare, left, right, leftIds, rightIds, combined) } : {}),
     };
+    // a big subquery on a source that takes IN lists may be fetched by the outer rows' correlation keys
+    const switchKeys = this.o.dependentSwitchKeys ?? 0;
+    const rightEst = this.o.estimate?.(plan.right);
+    if (keys.length > 0 && switchKeys > 0 && !(rightEst !== undefined && rightEst <= TINY_SIDE_ROWS)) {
+      const dep = this.dependentTarget(right, keys.map((k) => k.right));
+      if (dep) {
+        const maxInList = dep.scan.connector.capabilities().maxInList || 1000;
+        const k = keys[dep.keyIndex];
+        spec = {
+          ...spec,
+          byKeys: {
+            scan: dep.scan,
+            column: dep.column,
+            leftColumn: this.column(k.left, left.layout),
+            leftType: k.left.type,
+            maxKeys: switchKeyLimit(switchKeys, rightEst, maxInList),
+            maxInList,
+            maxParallel: 4,
+          },
+        };
+      }
+    }
     const what = plan.compare ? `${plan.mark.name} := ANY ${this.text(plan.compare)}` : `${plan.mark.name} := EXISTS`;
     const detail = `${what}${plan.condition ? ` where ${this.text(plan.condition)}` : ''}`;
     return { op: new MarkJoinOp(left.op, right.op, spec, detail, plan.notPushed, est), layout: this.layoutOf(fields), fields };
