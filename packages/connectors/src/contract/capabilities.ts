@@ -16,6 +16,11 @@ export interface Capabilities {
   readonly case: boolean;
   /** casts the source renders exactly, as target type kinds */
   readonly casts: readonly TypeKind[];
+  /**
+   * casts the source renders exactly only from some kinds, as target kind → source kinds (an
+   * integer widened to decimal, where parsing a string would differ)
+   */
+  readonly castsFrom: Readonly<Partial<Record<TypeKind, readonly TypeKind[]>>>;
   readonly groupBy: boolean;
   readonly having: boolean;
   readonly distinct: boolean;
@@ -63,6 +68,7 @@ export const NO_CAPABILITIES: Capabilities = {
   in: false,
   case: false,
   casts: [],
+  castsFrom: {},
   groupBy: false,
   having: false,
   distinct: false,

@@ -19,6 +19,8 @@ const COMPARABLE: readonly TypeKind[] = ['bool', 'int16', 'int32', 'int64', 'dec
  * - greatest/least: MySQL returns NULL when any argument is NULL; PostgreSQL ignores NULLs.
  * - full join: MySQL has none.
  * - casts other than to date: CAST('12abc' AS SIGNED) is 12 here and an error in PostgreSQL.
+ *   An integer widened to decimal is exact (its digits as they are), so that one is declared:
+ *   TPC-H's sum(ps_supplycost * ps_availqty) multiplies a decimal by an integer.
  * Integer overflow gives a wider result here where PostgreSQL raises an error: the rows of a
  * query that succeeds are the same.
  */
@@ -55,6 +57,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     in: true,
     case: true,
     casts: ['date'],
+    castsFrom: { decimal: ['int16', 'int32', 'int64'] },
     groupBy: true,
     having: true,
     distinct: true,

@@ -42,6 +42,13 @@ describe('MySQL dialect', () => {
     expect(cases.map(([type]) => d.castType(type))).toEqual(cases.map(([, name]) => name));
   });
 
+  it('casts an integer to an unbounded decimal with room for every 64-bit integer (bare DECIMAL is DECIMAL(10,0))', () => {
+    const d = new MysqlDialect();
+    expect(d.cast('x', t.int64, t.decimal())).toBe('CAST(x AS DECIMAL(20,0))');
+    expect(d.cast('x', t.int32, t.decimal(12, 2))).toBe('CAST(x AS DECIMAL(12,2))');
+    expect(() => d.cast('x', t.varchar(5), t.decimal())).toThrow();
+  });
+
   it('quotes with backticks, doubling them', () => {
     expect(new MysqlDialect().quoteIdentifier('a`b')).toBe('`a``b`');
     expect(new MysqlDialect().quoteIdentifier('`; DROP TABLE x; --')).toBe('```; DROP TABLE x; --`');

@@ -163,6 +163,9 @@ export class MysqlDialect extends Dialect {
   }
 
   override cast(sql: string, from: JType, to: JType): string {
+    // an integer as an unbounded decimal: DECIMAL(20,0) holds every 64-bit integer's digits
+    // (bare DECIMAL would be DECIMAL(10,0) and lose the larger ones)
+    if (to.kind === 'decimal' && to.precision === undefined && isInteger(from)) return `CAST(${sql} AS DECIMAL(20,0))`;
     const out = super.cast(sql, from, to);
     return to.kind === 'string' ? this.exact(out) : out;
   }

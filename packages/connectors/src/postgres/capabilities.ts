@@ -32,6 +32,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     in: true,
     case: true,
     casts: ALL_CASTS,
+    castsFrom: {},
     groupBy: true,
     having: true,
     distinct: true,

@@ -59,6 +59,14 @@ describe('capabilities: everything declared can be rendered', () => {
       for (const kind of caps.casts) {
         expect(() => renderFor(engine, query({ kind: 'cast', expr: col('c', 'x', t.string), type: TYPE_OF[kind] }), semantics), kind).not.toThrow();
       }
+      for (const [to, from] of Object.entries(caps.castsFrom) as [TypeKind, TypeKind[]][]) {
+        // the unbounded form too (decimal without precision): what the binder's widenings produce
+        for (const type of [TYPE_OF[to], { kind: to } as JType]) {
+          for (const kind of from) {
+            expect(() => renderFor(engine, query({ kind: 'cast', expr: col('c', 'x', TYPE_OF[kind]), type }), semantics), `${kind} → ${to}`).not.toThrow();
+          }
+        }
+      }
     });
   }
 });

@@ -40,6 +40,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     in: true,
     case: true,
     casts: [],
+    castsFrom: {},
     groupBy: true,
     having: true,
     distinct: true,

@@ -36,6 +36,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     in: true,
     case: true,
     casts: ['date'],
+    castsFrom: {},
     groupBy: true,
     having: true,
     distinct: true,

@@ -431,6 +431,18 @@ const CASES: Case[] = [
     undeclaredOn: ['sqlite'],
   },
   {
+    // TPC-H Q11's sum(ps_supplycost * ps_availqty): the integer widened to an unbounded decimal
+    name: 'sum of a decimal times an integer cast to decimal',
+    query: (schema) => ({
+      select: [{ expr: agg('sum', [call('mul', [w('d'), { kind: 'cast', expr: w('n'), type: t.decimal() }], t.decimal())], t.decimal()), alias: 's' }],
+      from: words(schema),
+    }),
+    rows: [['14.58']],
+    undeclaredOn: ['sqlite', 'sqlserver'],
+    // bare DECIMAL is DECIMAL(10,0) in MySQL: a wider integer would be clipped
+    traps: { mysql: { sql: `SELECT CAST(n * 10000000000 AS DECIMAL) FROM {words} WHERE id = 1`, rows: [['9999999999']] } },
+  },
+  {
     name: 'avg has PostgreSQL scale',
     query: (schema) => ({ select: [{ expr: agg('avg', [w('n')], t.decimal()), alias: 'a' }], from: words(schema) }),
     rows: [['1.5000000000000000']],

@@ -52,7 +52,7 @@ export function undeclared(caps: Capabilities, q: RemoteQuery): string[] {
         if (e.else) expr(e.else);
         return;
       case 'cast':
-        need(caps.casts.includes(e.type.kind), `cast to ${e.type.kind}`);
+        need(caps.casts.includes(e.type.kind) || caps.castsFrom[e.type.kind]?.includes(e.expr.type.kind) === true, `cast to ${e.type.kind}`);
         expr(e.expr);
         return;
       case 'window':

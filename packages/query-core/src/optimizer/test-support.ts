@@ -223,6 +223,7 @@ export const PG_CAPS: Capabilities = {
   in: true,
   case: true,
   casts: ['int16', 'int32', 'int64', 'decimal', 'float64', 'string', 'date', 'timestamp'],
+  castsFrom: {},
   groupBy: true,
   having: true,
   distinct: true,

@@ -1,6 +1,6 @@
 import { JunctionError, type Connector, type Row, type Value } from '@junction/connectors';
 import type { AggregateCall, Expr, Field, LogicalPlan, WindowCall } from '../plan/logical.js';
-import { outputFields } from '../plan/fields.js';
+import { outputFields, readByKeys } from '../plan/fields.js';
 import { fieldNames, printExpr } from '../plan/print.js';
 import type { Operator } from '../exec/operator.js';
 import type { RowFn } from '../exec/expr-fn.js';
@@ -315,11 +315,13 @@ class Planner {
     if (strategy?.kind === 'dependent') {
       const driver = strategy.driver;
       const otherPlan = driver === 'left' ? plan.right : plan.left;
-      const otherEst = this.o.estimate?.(otherPlan);
+      const otherKeys = keys.map((k) => (driver === 'left' ? k.right : k.left));
+      // what the source reads: a grouped one filters its input by the keys before grouping
+      const otherEst = this.o.estimate?.(readByKeys(otherPlan, keyIds(otherKeys)));
       // asking a tiny source by key saves nothing and serialises two statements: read it whole, at the same time as the driver
       if (otherEst !== undefined && otherEst <= TINY_SIDE_ROWS) strategy = { kind: 'hash', buildSide: driver === 'left' ? 'right' : 'left' };
       // when the other statement already pins the key to a constant (key inference copied c = $1 across the join), IN lists add nothing
-      else if (pinsKey(otherPlan, keys.map((k) => (driver === 'left' ? k.right : k.left)))) {
+      else if (pinsKey(otherPlan, otherKeys)) {
         strategy = { kind: 'hash', buildSide: driver };
         pinned = true;
       }
@@ -364,9 +366,10 @@ class Planner {
     const probePreserved = buildSide === 'right' ? type === 'left' || type === 'full' || type === 'semi' || type === 'anti' : type === 'right' || type === 'full';
     const probePlan = buildSide === 'right' ? plan.left : plan.right;
     const probeEst = this.o.estimate?.(probePlan);
+    const probeRead = this.o.estimate?.(readByKeys(probePlan, keyIds(probeKeys)));
     pinned ||= pinsKey(probePlan, probeKeys);
     // a tiny probe statement is better started at once, alongside the build side, than restricted later
-    if (switchKeys > 0 && !pinned && !probePreserved && !(probeEst !== undefined && probeEst <= TINY_SIDE_ROWS)) {
+    if (switchKeys > 0 && !pinned && !probePreserved && !(probeRead !== undefined && probeRead <= TINY_SIDE_ROWS)) {
       const dep = this.dependentTarget(probe, probeKeys);
       if (dep) {
         const caps = dep.scan.connector.capabilities();
@@ -464,6 +467,10 @@ class Planner {
     if (usable.length === 0) return undefined;
     return { scan: side.op, ...usable[0], others: usable.slice(1) };
   }
+}
+
+function keyIds(keys: readonly Expr[]): Set<number> {
+  return new Set(keys.map(keyColumn).flatMap((k) => (k ? [k.id] : [])));
 }
 
 /** Whether a filter inside `plan` fixes one of `keys` to a literal or parameter. */

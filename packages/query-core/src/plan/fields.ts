@@ -48,3 +48,14 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
       return [plan.input];
   }
 }
+
+/**
+ * What a source reads to answer `side` when asked for rows by the join keys `keys`: a Remote
+ * whose aggregate groups by one of them gets the IN lists in its WHERE, before grouping
+ * (restrictToKeys), so its input, not its few groups, is what asking by key saves (TPC-H Q11's
+ * partial sum per s_nationkey: 25 groups standing for all of partsupp).
+ */
+export function readByKeys(side: LogicalPlan, keys: ReadonlySet<number>): LogicalPlan {
+  const plan = side.kind === 'Remote' ? side.plan : side;
+  return plan.kind === 'Aggregate' && plan.groupBy.some((g) => keys.has(g.field.id)) ? plan.input : side;
+}

@@ -50,6 +50,15 @@ describe('canPushExpr', () => {
     expect(canPushExpr(lt(key, lit(3)), MARIADB_CI_CAPS)).toEqual({ ok: true });
   });
 
+  it('pushes a cast declared only from some kinds (MariaDB: integer to decimal) from those kinds only', () => {
+    const caps = capabilitiesForEngine('mysql', mariadb);
+    expect(canPushExpr({ kind: 'cast', expr: key, type: { kind: 'decimal' } }, caps)).toEqual({ ok: true });
+    expect(canPushExpr({ kind: 'cast', expr: name, type: { kind: 'decimal' } }, caps)).toEqual({
+      ok: false,
+      reason: 'cast to decimal not supported by source',
+    });
+  });
+
   it('refuses LIKE that is not case-sensitive, a missing function, an undeclared cast, an untyped parameter and a subquery', () => {
     expect(canPushExpr(call('like', name, lit('%x')), MARIADB_CI_CAPS).ok).toBe(false);
     expect(canPushExpr(call('upper', name), { ...PG_CAPS, functions: {} })).toEqual({

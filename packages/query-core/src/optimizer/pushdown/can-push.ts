@@ -32,7 +32,8 @@ export function canPushExpr(e: Expr, caps: Capabilities): PushCheck {
     case 'subquery':
       return no('subquery is evaluated in Junction');
     case 'cast':
-      if (!caps.casts.includes(e.type.kind)) return no(`cast to ${e.type.kind} not supported by source`);
+      if (!caps.casts.includes(e.type.kind) && !caps.castsFrom[e.type.kind]?.includes(e.expr.type.kind))
+        return no(`cast to ${e.type.kind} not supported by source`);
       return canPushExpr(e.expr, caps);
     case 'case': {
       if (!caps.case) return no('CASE not supported by source');

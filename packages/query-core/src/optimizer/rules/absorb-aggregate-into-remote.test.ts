@@ -163,4 +163,113 @@ describe('absorb-aggregate-into-remote', () => {
               Scan dbA.public.orders AS orders [o_custkey#3, o_totalprice#4]"
     `);
   });
+
+  describe('through a tree of joins (eager aggregation)', () => {
+    /** TPC-H Q10's shape: lineitem ⋈ orders in dbA, then customer from dbB, then nation from dbD. */
+    function q10(leftJoinCustomer = false) {
+      const b = new PlanBuilder();
+      const lo = b.scan('dbA', 'orders', { o_custkey: 'int64', l_extendedprice: 'decimal(15,2)' }, 1_000_000);
+      const c = b.scan('dbB', 'customer', { c_custkey: 'int64', c_nationkey: 'int32', c_name: 'varchar(25)' }, 150_000);
+      const n = b.scan('dbD', 'nation', { n_nationkey: 'int32', n_name: 'char(25)' }, 25);
+      const inner = leftJoinCustomer
+        ? b.join('left', remote(c), remote(lo), eq(col(c, 'c_custkey'), col(lo, 'o_custkey')))
+        : b.join('inner', remote(lo), remote(c), eq(col(c, 'c_custkey'), col(lo, 'o_custkey')));
+      const j = b.join('inner', inner, remote(n), eq(col(c, 'c_nationkey'), col(n, 'n_nationkey')));
+      return { b, j, lo };
+    }
+    const input = sources({ dbA: PG_CAPS, dbB: PG_CAPS, dbD: PG_CAPS });
+
+    it('sums in the source two joins down, grouped by the key the join above it reads (Q10)', () => {
+      const { b, j, lo } = q10();
+      const a = b.aggregate(j, ['c_custkey', 'c_name', 'n_name'], [['revenue', 'sum', [col(lo, 'l_extendedprice')]]]);
+      expect(fire(absorbAggregateIntoRemote, a, input)).toMatchInlineSnapshot(`
+        "Aggregate group=[c_custkey#8 := c_custkey#3, c_name#9 := c_name#5, n_name#10 := n_name#7] aggs=[revenue#11 := sum(partial_revenue#12)]
+          Join inner ON (c_nationkey#4 = n_nationkey#6)
+            Join inner ON (c_custkey#3 = o_custkey#1)
+              Remote dbA [o_custkey#1, partial_revenue#12]
+                Aggregate group=[o_custkey#1 := o_custkey#1] aggs=[partial_revenue#12 := sum(l_extendedprice#2)]
+                  Scan dbA.public.orders AS orders [o_custkey#1, l_extendedprice#2]
+              Remote dbB [c_custkey#3, c_nationkey#4, c_name#5]
+                Scan dbB.public.customer AS customer [c_custkey#3, c_nationkey#4, c_name#5]
+            Remote dbD [n_nationkey#6, n_name#7]
+              Scan dbD.public.nation AS nation [n_nationkey#6, n_name#7]"
+      `);
+    });
+
+    it('groups the partial by every column of the source a join higher up reads', () => {
+      const b = new PlanBuilder();
+      const o = b.scan('dbA', 'orders', { o_custkey: 'int64', o_shipnation: 'int32', o_totalprice: 'decimal(15,2)' }, 1_000_000);
+      const c = b.scan('dbB', 'customer', { c_custkey: 'int64' }, 150_000);
+      const n = b.scan('dbD', 'nation', { n_nationkey: 'int32', n_name: 'char(25)' }, 25);
+      const inner = b.join('inner', remote(o), remote(c), eq(col(o, 'o_custkey'), col(c, 'c_custkey')));
+      const j = b.join('inner', inner, remote(n), eq(col(o, 'o_shipnation'), col(n, 'n_nationkey')));
+      const a = b.aggregate(j, ['n_name'], [['total', 'sum', [col(o, 'o_totalprice')]], ['n', 'count', [col(o, 'o_totalprice')]]]);
+      expect(fire(absorbAggregateIntoRemote, a, input)).toMatchInlineSnapshot(`
+        "Project n_name#7 := n_name#7, total#8 := total#8, n#9 := CAST(n#12 AS int64)
+          Aggregate group=[n_name#7 := n_name#6] aggs=[total#8 := sum(partial_total#10), n#12 := sum(partial_n#11)]
+            Join inner ON (o_shipnation#2 = n_nationkey#5)
+              Join inner ON (o_custkey#1 = c_custkey#4)
+                Remote dbA [o_custkey#1, o_shipnation#2, partial_total#10, partial_n#11]
+                  Aggregate group=[o_custkey#1 := o_custkey#1, o_shipnation#2 := o_shipnation#2] aggs=[partial_total#10 := sum(o_totalprice#3), partial_n#11 := count(o_totalprice#3)]
+                    Scan dbA.public.orders AS orders [o_custkey#1, o_shipnation#2, o_totalprice#3]
+                Remote dbB [c_custkey#4]
+                  Scan dbB.public.customer AS customer [c_custkey#4]
+              Remote dbD [n_nationkey#5, n_name#6]
+                Scan dbD.public.nation AS nation [n_nationkey#5, n_name#6]"
+      `);
+    });
+
+    it("below a left join's NULL-supplying side, a count is 0 where no partial row meets the preserved one", () => {
+      const { b, j, lo } = q10(true);
+      const a = b.aggregate(j, ['n_name'], [['orders', 'count', [col(lo, 'o_custkey')]], ['revenue', 'sum', [col(lo, 'l_extendedprice')]]]);
+      expect(fire(absorbAggregateIntoRemote, a, input)).toMatchInlineSnapshot(`
+        "Project n_name#8 := n_name#8, orders#9 := coalesce(CAST(orders#13 AS int64), 0), revenue#10 := revenue#10
+          Aggregate group=[n_name#8 := n_name#7] aggs=[orders#13 := sum(partial_orders#11), revenue#10 := sum(partial_revenue#12)]
+            Join inner ON (c_nationkey#4 = n_nationkey#6)
+              Join left ON (c_custkey#3 = o_custkey#1)
+                Remote dbB [c_custkey#3, c_nationkey#4, c_name#5]
+                  Scan dbB.public.customer AS customer [c_custkey#3, c_nationkey#4, c_name#5]
+                Remote dbA [o_custkey#1, partial_orders#11, partial_revenue#12]
+                  Aggregate group=[o_custkey#1 := o_custkey#1] aggs=[partial_orders#11 := count(o_custkey#1), partial_revenue#12 := sum(l_extendedprice#2)]
+                    Scan dbA.public.orders AS orders [o_custkey#1, l_extendedprice#2]
+              Remote dbD [n_nationkey#6, n_name#7]
+                Scan dbD.public.nation AS nation [n_nationkey#6, n_name#7]"
+      `);
+    });
+
+    it("does not put count(*) below a left join's NULL-supplying side, however deep (it counts the NULL-extended row)", () => {
+      const { b, j, lo } = q10(true);
+      const a = b.aggregate(j, ['n_name'], [['n', 'count_star', []], ['revenue', 'sum', [col(lo, 'l_extendedprice')]]]);
+      expect(fire(absorbAggregateIntoRemote, a, input)).toBe('did not fire');
+    });
+
+    it('without GROUP BY, counts merge to 0 when no row is left (a sum over nothing is NULL, a count 0)', () => {
+      const { b, j, lo } = q10();
+      const a = b.aggregate(j, [], [['n', 'count_star', []], ['revenue', 'sum', [col(lo, 'l_extendedprice')]]]);
+      expect(fire(absorbAggregateIntoRemote, a, input)).toMatchInlineSnapshot(`
+        "Project n#8 := coalesce(CAST(n#12 AS int64), 0), revenue#9 := revenue#9
+          Aggregate group=[] aggs=[n#12 := sum(partial_n#10), revenue#9 := sum(partial_revenue#11)]
+            Join inner ON (c_nationkey#4 = n_nationkey#6)
+              Join inner ON (c_custkey#3 = o_custkey#1)
+                Remote dbA [o_custkey#1, partial_n#10, partial_revenue#11]
+                  Aggregate group=[o_custkey#1 := o_custkey#1] aggs=[partial_n#10 := count_star(), partial_revenue#11 := sum(l_extendedprice#2)]
+                    Scan dbA.public.orders AS orders [o_custkey#1, l_extendedprice#2]
+                Remote dbB [c_custkey#3, c_nationkey#4, c_name#5]
+                  Scan dbB.public.customer AS customer [c_custkey#3, c_nationkey#4, c_name#5]
+              Remote dbD [n_nationkey#6, n_name#7]
+                Scan dbD.public.nation AS nation [n_nationkey#6, n_name#7]"
+      `);
+    });
+
+    it('does not enter a join that runs whole in one source: it is absorbed there first, aggregate and all', () => {
+      const b = new PlanBuilder();
+      const l = b.scan('dbA', 'lineitem', { l_orderkey: 'int64', l_extendedprice: 'decimal(15,2)' }, 6_000_000);
+      const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' }, 1_500_000);
+      const c = b.scan('dbB', 'customer', { c_custkey: 'int64', c_name: 'varchar(25)' }, 150_000);
+      const lo = b.join('inner', remote(l), remote(o), eq(col(l, 'l_orderkey'), col(o, 'o_orderkey')));
+      const j = b.join('inner', lo, remote(c), eq(col(o, 'o_custkey'), col(c, 'c_custkey')));
+      const a = b.aggregate(j, ['c_name'], [['revenue', 'sum', [col(l, 'l_extendedprice')]]]);
+      expect(fire(absorbAggregateIntoRemote, a, input)).toBe('did not fire');
+    });
+  });
 });

@@ -18,11 +18,14 @@ type Remote = Extract<LogicalPlan, { kind: 'Remote' }>;
  * a partial aggregate grouped by s's grouping and join-key columns runs in s, and the final
  * aggregate above the join merges the partials (count → sum of counts). The join multiplies
  * each partial row exactly as it multiplied each of the rows it stands for, so the result is
- * the same. Across a left join too: the preserved side's partial rows are kept and
+ * the same. s may sit deeper in a tree of such joins (eager aggregation): the partial then
+ * groups by every s column any join above it reads, so each join meets a partial row exactly
+ * when it would meet each of its rows (TPC-H Q10: lineitem ⋈ orders summed per o_custkey in
+ * their source, below the joins with customer and nation from two other sources). Across a left join too: the preserved side's partial rows are kept and
  * multiplied exactly as their rows; a partial on the NULL-supplying side meets a preserved
  * row exactly when its rows would, and where none would, its aggregates are NULL as theirs —
  * except a count, which is 0 (COALESCE), and count(*), which counts the NULL-extended row
- * (not split there). This is Q13's count of each customer's orders grouped in the orders'
+ * (not split there). Without GROUP BY, no row at all still makes one row whose counts are 0. This is Q13's count of each customer's orders grouped in the orders'
  * source.
  */
 export function absorbAggregateIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
@@ -88,11 +91,50 @@ const MERGE: Partial<Record<AggregateCall['fn'], AggregateCall['fn']>> = {
   bool_or: 'bool_or',
 };
 
-function splitAcrossJoin(
-  node: Aggregate,
-  join: Extract<LogicalPlan, { kind: 'Join' }>,
-  ctx: OptimizerContext,
-): LogicalPlan | undefined {
+type Join = Extract<LogicalPlan, { kind: 'Join' }>;
+
+/** A Remote reached from the aggregate's join through inner and left joins only. */
+interface Leaf {
+  readonly remote: Remote;
+  /** the join sides taken from the top join down to the remote */
+  readonly path: readonly ('left' | 'right')[];
+  /** below some left join's NULL-supplying side: its rows may be missing, their aggregates NULL */
+  readonly nullSupplied: boolean;
+  /** columns read by the join conditions on the path (the only joins that can read the remote's) */
+  readonly conditionRefs: ReadonlySet<number>;
+}
+
+/**
+ * The remotes a partial aggregate may go into, through a tree of joins (TPC-H Q10's
+ * lineitem ⋈ orders sits below customer and then nation, each from another source). A join
+ * that can run whole in one source is not entered: it is absorbed there first.
+ */
+function leavesOf(join: Join, ctx: OptimizerContext): Leaf[] {
+  const out: Leaf[] = [];
+  const walk = (p: LogicalPlan, path: ('left' | 'right')[], nullSupplied: boolean, refs: Set<number>): void => {
+    if (p.kind === 'Remote') {
+      if (p.plan.kind !== 'Aggregate') out.push({ remote: p, path, nullSupplied, conditionRefs: refs });
+      return;
+    }
+    if (p.kind !== 'Join' || !splits(p) || joinFitsOneSource(p, ctx)) return;
+    const below = new Set(refs);
+    if (p.condition) refsOf(p.condition, below);
+    walk(p.left, [...path, 'left'], nullSupplied, below);
+    walk(p.right, [...path, 'right'], nullSupplied || p.type === 'left', below);
+  };
+  walk(join, [], false, new Set());
+  return out;
+}
+
+/** `plan` with the subtree at `path` (join sides, from the top) replaced by `by`. */
+function replaceAt(plan: LogicalPlan, path: readonly ('left' | 'right')[], by: LogicalPlan): LogicalPlan {
+  if (path.length === 0) return by;
+  if (plan.kind !== 'Join') return plan;
+  const [side, ...rest] = path;
+  return { ...plan, [side]: replaceAt(plan[side], rest, by) };
+}
+
+function splitAcrossJoin(node: Aggregate, join: Join, ctx: OptimizerContext): LogicalPlan | undefined {
   if (node.aggregates.length === 0) return undefined;
   if (node.aggregates.some((a) => a.distinct || a.filter || !MERGE[a.fn])) return undefined;
   // a join that can run inside one source is left whole: absorb-join-into-remote sends it
@@ -100,24 +142,22 @@ function splitAcrossJoin(
   // and aggregates once, instead of aggregating a whole table below the join
   if (joinFitsOneSource(join, ctx)) return undefined;
   if (node.groupBy.some((g) => g.expr.kind !== 'ref')) return undefined;
-  // the bigger input first: that is where a partial aggregate saves the most rows
-  const sides =
-    estimateRows(join.left, ctx) >= estimateRows(join.right, ctx)
-      ? (['left', 'right'] as const)
-      : (['right', 'left'] as const);
-  for (const side of sides) {
-    const remote = join[side];
-    if (remote.kind !== 'Remote' || remote.plan.kind === 'Aggregate') continue;
-    const nullSupplied = join.type === 'left' && side === 'right';
+  const argRefs = new Set<number>();
+  for (const a of node.aggregates) for (const x of a.args) refsOf(x, argRefs);
+  // the biggest input first: that is where a partial aggregate saves the most rows
+  const leaves = leavesOf(join, ctx)
+    .map((leaf) => ({ leaf, rows: estimateRows(leaf.remote, ctx) }))
+    .sort((a, b) => b.rows - a.rows)
+    .map((x) => x.leaf);
+  for (const { remote, path, nullSupplied, conditionRefs } of leaves) {
     if (nullSupplied && node.aggregates.some((a) => a.fn === 'count_star')) continue;
     const ids = fieldIds(remote);
-    const argRefs = new Set<number>();
-    for (const a of node.aggregates) for (const x of a.args) refsOf(x, argRefs);
     if (!subset(argRefs, ids)) continue;
-    // the partial groups by s's grouping columns and every s column the join reads
+    // the partial groups by s's grouping columns and every s column a join above it reads:
+    // each join then meets a partial row exactly when it would meet each row it stands for
     const keyIds = new Set<number>();
     for (const g of node.groupBy) if (g.expr.kind === 'ref' && ids.has(g.expr.id)) keyIds.add(g.expr.id);
-    if (join.condition) for (const id of refsOf(join.condition)) if (ids.has(id)) keyIds.add(id);
+    for (const id of conditionRefs) if (ids.has(id)) keyIds.add(id);
     // grouping by a unique key groups nothing: every row would stay a row
     if ([...keyIds].some((id) => uniqueRows(id, remote, ctx) !== undefined)) continue;
     const fields = remote.fields.filter((f) => keyIds.has(f.id));
@@ -138,14 +178,14 @@ function splitAcrossJoin(
     };
     // PostgreSQL's sum over the int64 partials is numeric: merge into a fresh decimal field and
     // cast back to the original type in a Project, so the node's output keeps its ids and types
-    // each original aggregate's value from its merged one: cast back, and a count with no
-    // partial row to merge (NULL-supplying side) is 0
     const outputs = new Map<number, Expr>();
     const finals: AggregateCall[] = node.aggregates.map((a, i) => {
       const fn = MERGE[a.fn]!;
       const args: Expr[] = [refExpr(partials[i].field)];
       const widened = fn === 'sum' && partials[i].field.type.kind === 'int64' && a.field.type.kind !== 'decimal';
-      const zero = nullSupplied && a.fn === 'count';
+      // a count with no partial row to merge is 0, not the NULL of a sum over nothing: on a
+      // NULL-supplying side, and in an aggregate without GROUP BY over no rows at all
+      const zero = (a.fn === 'count' || a.fn === 'count_star') && (nullSupplied || node.groupBy.length === 0);
       if (!widened && !zero) return { field: a.field, fn, args, distinct: false };
       const merged: Field = { ...a.field, id: ctx.newFieldId(), ...(widened ? { type: { kind: 'decimal' } } : {}), nullable: true };
       let value: Expr = refExpr(merged);
@@ -156,7 +196,7 @@ function splitAcrossJoin(
     });
     const { notPushed: _drop, ...rest } = node;
     void _drop;
-    const final: Aggregate = { ...rest, input: { ...join, [side]: pushed }, aggregates: finals };
+    const final: Aggregate = { ...rest, input: replaceAt(join, path, pushed), aggregates: finals };
     if (outputs.size === 0) return final;
     return {
       kind: 'Project',
@@ -167,7 +207,7 @@ function splitAcrossJoin(
   return undefined;
 }
 
-function joinFitsOneSource(join: Extract<LogicalPlan, { kind: 'Join' }>, ctx: OptimizerContext): boolean {
+function joinFitsOneSource(join: Join, ctx: OptimizerContext): boolean {
   const sources = sourcesUnder(join);
   if (sources.size !== 1) return false;
   const caps = capabilitiesOf(ctx, [...sources][0]);
@@ -181,6 +221,6 @@ function partialField(a: AggregateCall, ctx: OptimizerContext): Field {
 }
 
 /** Joins an aggregate may be split across: inner, and left (see absorbAggregateIntoRemote). */
-function splits(join: Extract<LogicalPlan, { kind: 'Join' }>): boolean {
+function splits(join: Join): boolean {
   return join.type === 'inner' || join.type === 'left';
 }

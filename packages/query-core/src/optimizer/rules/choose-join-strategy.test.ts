@@ -31,7 +31,54 @@ function withStats(distinct: number) {
   return sources({ dbB: PG_CAPS, dbD: { capabilities: MARIADB_CI_CAPS, catalog } });
 }
 
+/**
+ * A small driver (one nation) joined with a source's aggregate over 800,000 rows, which has
+ * only 25 groups (statistics): grouped by the join key when `on` is 'group', else joined on
+ * its sum.
+ */
+function groupedJoin(on: 'group' | 'sum') {
+  const b = new PlanBuilder();
+  const n = b.scan('dbD', 'nation', { n_nationkey: 'int32' }, 1);
+  const ps = b.scan('dbC', 'partsupp', { s_nationkey: 'int32', v: 'int32' }, 800_000);
+  const agg = b.aggregate(ps, ['s_nationkey'], [['total', 'sum', [col(ps, 'v')]]]);
+  const r = remote(agg);
+  const catalog: CatalogSnapshot = {
+    defaultSchema: 'public',
+    introspectedAt: '',
+    tables: [
+      {
+        schema: 'public',
+        name: 'partsupp',
+        kind: 'table',
+        rowCount: 800_000,
+        foreignKeys: [],
+        indexes: [],
+        columns: [{ name: 's_nationkey', type: parseType('int32'), nativeType: 'int', nullable: false, stats: { distinct: 25 } }],
+      },
+    ],
+  };
+  const plan = b.join('inner', remote(n), r, eq(col(n, 'n_nationkey'), col(r, on === 'group' ? 's_nationkey' : 'total')));
+  return { plan, input: sources({ dbD: MARIADB_CI_CAPS, dbC: { capabilities: MARIADB_CI_CAPS, catalog } }) };
+}
+
 describe('choose-join-strategy', () => {
+  it("asks a grouped source by key when the key is a grouping key: its input is read, not its few groups (Q11's partial sum)", () => {
+    const { plan, input } = groupedJoin('group');
+    expect(fire(chooseJoinStrategy, plan, input)).toMatchInlineSnapshot(`
+      "Join inner ON (n_nationkey#1 = s_nationkey#4) strategy=dependent(driver=left, maxInList=1000, parallel=4)
+        Remote dbD [n_nationkey#1]
+          Scan dbD.public.nation AS nation [n_nationkey#1]
+        Remote dbC [s_nationkey#4, total#5]
+          Aggregate group=[s_nationkey#4 := s_nationkey#2] aggs=[total#5 := sum(v#3)]
+            Scan dbC.public.partsupp AS partsupp [s_nationkey#2, v#3]"
+    `);
+  });
+
+  it('reads a source of few groups whole when the key is not one of its grouping keys (a key restriction would not reach its input)', () => {
+    const { plan, input } = groupedJoin('sum');
+    expect(fire(chooseJoinStrategy, plan, input)).toContain('strategy=hash(build=left)');
+  });
+
   it('makes a join dependent when one side is small and the other source takes IN lists', () => {
     expect(fire(chooseJoinStrategy, join(100), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
       "Join inner ON (o_custkey#2 = c_custkey#1) strategy=dependent(driver=right, maxInList=1000, parallel=4)

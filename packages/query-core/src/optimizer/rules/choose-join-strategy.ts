@@ -1,4 +1,5 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
+import { readByKeys } from '../../plan/fields.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { conjoin, conjuncts, fieldIds, isConstant, isInteger, keyColumn, sameType } from '../exprs.js';
 import { distinctInOutput, distinctOf, estimateRows } from '../stats.js';
@@ -60,7 +61,9 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
           ? ['right']
           : [];
   for (const driver of drivers) {
-    const [small, big, other] = driver === 'left' ? [l, r, node.right] : [r, l, node.left];
+    const [small, out, other] = driver === 'left' ? [l, r, node.right] : [r, l, node.left];
+    // a grouped source asked by key reads only its keys' rows: its input is what is saved
+    const big = Math.max(out, estimateRows(readByKeys(other, new Set(keys.map((k) => (driver === 'left' ? k.r : k.l)))), ctx));
     // the keys the driver sends, not its rows, make the IN lists
     const driverKeys = Math.min(small, distinctInOutput(ref(driver === 'left' ? keys[0].l : keys[0].r, keys[0].type), driver === 'left' ? node.left : node.right, ctx) ?? small);
     if (
