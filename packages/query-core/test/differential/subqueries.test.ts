@@ -314,3 +314,31 @@ describe('subqueries correlated two or more levels up', () => {
     ]);
   });
 });
+
+describe('correlated scalar subqueries in an aggregate query', () => {
+  // they read the group keys: joined above the grouping, as PostgreSQL answers them
+  const grouped = [
+    'SELECT o.k, count(*), (SELECT max(x.x) FROM m.c x WHERE x.k = o.k) FROM p.a o GROUP BY o.k',
+    'SELECT o.k, sum(o.v) FROM p.a o GROUP BY o.k HAVING sum(o.v) > (SELECT count(*) FROM p.b x WHERE x.k = o.k)',
+    'SELECT o.k, (SELECT count(*) FROM m.e x WHERE x.k = o.k) AS n FROM p.b o GROUP BY o.k ORDER BY 2, 1',
+    'SELECT o.k, (SELECT x.w FROM p.b x WHERE x.id = o.k) FROM p.a o GROUP BY o.k',
+    'SELECT o.k, count(*) + (SELECT coalesce(sum(x.x), -1) FROM m.c x WHERE x.k = o.k + 1) FROM m.c o WHERE o.id > 1 GROUP BY o.k',
+  ];
+  it.each(grouped)('%s', async (sql) => {
+    const ordered = /ORDER BY/.test(sql);
+    const reference = await attempt(() => f.reference(sql), ordered);
+    expect('rows' in reference).toBe(true);
+    for (const pushdown of [true, false]) {
+      expect(await attempt(() => junctionRows(f.engine, sql, pushdown), ordered), `pushdown ${pushdown}`).toEqual(reference);
+    }
+  });
+
+  it('refuses one inside an aggregate function, and one reading an ungrouped column as PostgreSQL does', async () => {
+    const inside = await attempt(() => junctionRows(f.engine, 'SELECT o.k, sum((SELECT max(x.x) FROM m.c x WHERE x.k = o.k)) FROM p.a o GROUP BY o.k', true), false);
+    const e1 = 'error' in inside ? inside.error : undefined;
+    expect(isJunctionError(e1) && [e1.kind, e1.message]).toEqual(['unsupported', 'a correlated scalar subquery inside an aggregate function is not supported']);
+    const ungrouped = await attempt(() => junctionRows(f.engine, 'SELECT o.k, (SELECT max(x.x) FROM m.c x WHERE x.k = o.v) FROM p.a o GROUP BY o.k', true), false);
+    const e2 = 'error' in ungrouped ? ungrouped.error : undefined;
+    expect(isJunctionError(e2) && [e2.kind, e2.code]).toEqual(['user', 'grouping_error']);
+  });
+});

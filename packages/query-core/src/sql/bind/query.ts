@@ -511,8 +511,6 @@ export class QueryBinder {
     }
     let rewrite: (e: Expr) => Expr = (e) => e;
     if (grouped) {
-      if (selectPending.length > 0)
-        throw ctx.unsupported('a correlated subquery in the SELECT list of an aggregate query', select);
       for (const m of belowMarks) plan = m.apply(plan);
       const groupExprs: { expr: Expr; node: C.Node; name?: string }[] = [];
       if (groupBy) {
@@ -583,9 +581,17 @@ export class QueryBinder {
       const groupIds = new Set(groupNamed.map((g) => g.field.id));
       const lateIds = new Set([...wins.ids(), ...havingConstant.ids, ...selectMarks.map((m) => m.id)]);
       rewrite = (e) => rewriteGrouped(ctx, e, groupKeys, groupIds, aggregateIds, lateIds);
+      const below = new Set(outputFields(plan).map((f) => f.id));
+      // a correlated scalar subquery inside an aggregate's argument would be needed below the Aggregate
+      if (selectPending.length > 0 && aggs.calls.some((a) => [...a.args, ...(a.filter ? [a.filter] : [])].some((e) => [...refsOf(e)].some((id) => !below.has(id)))))
+        throw ctx.unsupported('a correlated scalar subquery inside an aggregate function', select);
       plan = { kind: 'Aggregate', input: plan, groupBy: groupNamed, aggregates: aggs.calls };
       for (const j of havingConstant.joins) plan = j(plan);
       for (const m of selectMarks) plan = m.apply(plan, rewrite);
+      // correlated scalar subqueries of the SELECT list and HAVING read the groups: joined above the Aggregate on its outputs
+      const grouped = new Set(outputFields(plan).map((f) => f.id));
+      for (const j of selectPending) plan = j(plan, rewrite);
+      for (const f of outputFields(plan)) if (!grouped.has(f.id)) lateIds.add(f.id);
       if (havingExpr) plan = { kind: 'Filter', input: plan, predicate: factorOr(rewrite(havingExpr)) };
     } else if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
       const limited = clauses.some((c) => ['limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type));

@@ -12,8 +12,12 @@ import type { ExprEnv, SubquerySink } from './expr.js';
 import type { CorrelationMode, QueryBinder } from './query.js';
 import type { Scope } from './scope.js';
 
-/** A join a clause's subqueries need below (or above) the clause's operator. */
-export type PendingJoin = (plan: LogicalPlan) => LogicalPlan;
+/**
+ * A join a clause's subqueries need below (or above) the clause's operator. Above an
+ * Aggregate, `rewrite` turns what the correlation reads of the outer query into the
+ * Aggregate's outputs (its group keys).
+ */
+export type PendingJoin = (plan: LogicalPlan, rewrite?: (e: Expr) => Expr) => LogicalPlan;
 
 /**
  * A mark join waiting for its input. Above an Aggregate, `rewrite` turns what it reads of the
@@ -182,7 +186,8 @@ export class SubqueryBinder {
     };
     const aggregates = aggregate.aggregates.map((a) => ({ ...a, filter: a.filter ? and([ref(present), a.filter])! : ref(present) }));
     const condition = and([...pulled])!;
-    return (outer) => {
+    return (outer, rewrite) => {
+      if (rewrite) throw ctx.unsupported('a correlated scalar subquery in an aggregate query whose correlation is not only equalities', node);
       const fields = outputFields(outer);
       const outerIds = new Set(fields.map((f) => f.id));
       for (const id of refsOf(condition))
@@ -279,7 +284,14 @@ export class SubqueryBinder {
         ]),
       ),
     )!;
-    correlated.push((plan) => ({ kind: 'Join', type: 'left', left: plan, right: q.plan, condition }));
+    const innerIds = new Set(outputFields(q.plan).map((f) => f.id));
+    correlated.push((plan, rewrite) => ({
+      kind: 'Join',
+      type: 'left',
+      left: plan,
+      right: q.plan,
+      condition: rewrite ? rewriteOuter(condition, innerIds, rewrite) : condition,
+    }));
     const value: Expr = ref(out);
     if (empty === null) return value;
     if (findCountOutput(q.plan, out.id)) return call('coalesce', [value, lit(0n, t.int64)], t.int64);
