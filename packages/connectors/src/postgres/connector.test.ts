@@ -481,7 +481,7 @@ describe('postgres connector', () => {
     }
   });
 
-  it('a statement run again on a connection keeps its plan as a named statement, prepared again when its table changes', async () => {
+  it('a statement run again on a connection keeps its plan as a named statement, prepared again when its table changes, unnamed once the server lost one', async () => {
     const own = createConnector({ ...cfg, name: 'pgprep', options: { pool: { max: 1 } } });
     const int = (name: string): ColumnMeta => ({ name, type: t.int32, nullable: true });
     const run = (sql: string, params: (number | bigint)[], columns: ColumnMeta[]) => collect(own.stream({ sql, params, columns }));
@@ -520,6 +520,13 @@ describe('postgres connector', () => {
       expect(await held()).toEqual([sql]);
       expect((await run(one, [3], [big])).rows).toEqual([[3n]]);
       expect(await held()).toEqual([sql, one]);
+
+      // the session lost its statements (as behind PgBouncer in transaction mode): the statement
+      // runs again unnamed, and the connector names none from then on
+      await own.execute(`DEALLOCATE ALL`);
+      expect((await run(sql, [3], [big])).rows).toEqual([[3n]]);
+      for (let i = 0; i < 3; i++) expect((await run(one, [3], [big])).rows).toEqual([[3n]]);
+      expect(await held()).toEqual([]);
     } finally {
       await own.close();
     }

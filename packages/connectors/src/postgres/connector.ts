@@ -48,6 +48,11 @@ function stalePlan(err: unknown): boolean {
   return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
 }
 
+/** invalid_sql_statement_name: the session does not hold the named statement. */
+function statementMissing(err: unknown): boolean {
+  return (err as { code?: unknown } | undefined)?.code === '26000';
+}
+
 /**
  * The connection is gone or going (FATAL, connection-exception or operator-intervention
  * SQLSTATEs, or a driver error with no SQLSTATE such as a closed socket): it must not go
@@ -172,10 +177,13 @@ export class PostgresConnector extends NetworkSource implements Connector {
 
   /** Each pooled connection's named statements; they go with the connection. */
   private readonly statements = new WeakMap<pg.PoolClient, PreparedStatements>();
+  /** false once the server lost a named statement (a pooler between): every statement unnamed */
+  private namedStatements = true;
 
   private statementsOf(client: pg.PoolClient): PreparedStatements {
     let s = this.statements.get(client);
-    if (!s) this.statements.set(client, (s = new PreparedStatements()));
+    if (!s || (!this.namedStatements && s.capacity > 0))
+      this.statements.set(client, (s = new PreparedStatements(this.namedStatements ? undefined : 0)));
     return s;
   }
 
@@ -310,10 +318,16 @@ export class PostgresConnector extends NetworkSource implements Connector {
         try {
           raw = await reader.read();
         } catch (err) {
-          if (!yielded && !use.parse && use.name !== '' && stalePlan(err) && !control.stopped) {
-            // a table the statement reads changed its columns' types since it was prepared:
-            // prepare it again (nothing was read yet, so running it again answers the same)
+          if (!yielded && !use.parse && use.name !== '' && (stalePlan(err) || statementMissing(err)) && !control.stopped) {
+            // a table the statement reads changed its columns' types since it was prepared, or
+            // the session lost it: run it again (nothing was read yet, so it answers the same)
+            if (statementMissing(err)) {
+              // the server did not keep what this connection prepared: a pooler such as
+              // PgBouncer in transaction mode hands each statement to some server session
+              this.namedStatements = false;
+            }
             statements.done(query.sql, false);
+            statements = this.statementsOf(c);
             use = statements.use(query.sql);
             reader = start(use);
             continue;

@@ -39,4 +39,13 @@ describe('PreparedStatements', () => {
     // no done(): the next use cannot trust the name
     expect(s.use('A')).toEqual({ name: '', parse: true, close: ['junction_2'] });
   });
+
+  it('names nothing with capacity 0', () => {
+    const s = new PreparedStatements(0);
+    for (let i = 0; i < 3; i++) {
+      expect(s.use('A')).toEqual({ name: '', parse: true, close: [] });
+      s.done('A', true);
+    }
+    expect(s.names()).toEqual([]);
+  });
 });

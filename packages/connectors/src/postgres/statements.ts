@@ -32,7 +32,8 @@ export class PreparedStatements {
   private closing: string[] = [];
   private serial = 0;
 
-  constructor(private readonly capacity = 64) {}
+  /** 0: every statement unnamed */
+  constructor(readonly capacity = 64) {}
 
   /** The statement to send for `text`; report how it went with done(). */
   use(text: string): StatementUse {
