@@ -481,6 +481,57 @@ describe('postgres connector', () => {
     }
   });
 
+  it('a statement run again on a connection keeps its plan as a named statement, prepared again when its table changes, unnamed once the server lost one', async () => {
+    const own = createConnector({ ...cfg, name: 'pgprep', options: { pool: { max: 1 } } });
+    const int = (name: string): ColumnMeta => ({ name, type: t.int32, nullable: true });
+    const run = (sql: string, params: (number | bigint)[], columns: ColumnMeta[]) => collect(own.stream({ sql, params, columns }));
+    // the texts of this connection's named statements (all named junction_<n>), oldest first
+    const held = async () => {
+      const rows = (await run(`SELECT name, statement FROM pg_prepared_statements ORDER BY prepare_time`, [], [])).rows;
+      expect(rows.every(([name]) => /^junction_\d+$/.test(String(name)))).toBe(true);
+      return rows.map(([, text]) => text).filter((text) => !String(text).includes('pg_prepared_statements'));
+    };
+    try {
+      await own.execute(`CREATE TABLE prep_t (a integer)`);
+      await own.execute(`INSERT INTO prep_t VALUES (1), (2), (3)`);
+      const sql = `SELECT a FROM prep_t WHERE a >= $1::integer ORDER BY a`;
+      // the first use is unnamed; from the second one on the statement is named and kept
+      expect((await run(sql, [2], [int('a')])).rows).toEqual([[2], [3]]);
+      expect(await held()).toEqual([]);
+      expect((await run(sql, [3], [int('a')])).rows).toEqual([[3]]);
+      expect((await run(sql, [1], [int('a')])).rows).toEqual([[1], [2], [3]]);
+      expect(await held()).toEqual([sql]);
+
+      // its result type changes: PostgreSQL refuses the kept plan, the connector prepares it again
+      await own.execute(`ALTER TABLE prep_t ALTER COLUMN a TYPE bigint`);
+      const big: ColumnMeta = { name: 'a', type: t.int64, nullable: true };
+      expect((await run(sql, [2], [big])).rows).toEqual([[2n], [3n]]);
+      expect((await run(sql, [2], [big])).rows).toEqual([[2n], [3n]]);
+      expect(await held()).toEqual([sql]);
+
+      // a failing use closes the name (its Parse may have failed); the statement starts over
+      const one = `SELECT (SELECT a FROM prep_t WHERE a >= $1::integer) AS x`;
+      expect((await run(one, [3], [big])).rows).toEqual([[3n]]);
+      expect((await run(one, [3], [big])).rows).toEqual([[3n]]);
+      expect(await held()).toEqual([sql, one]);
+      const err = await caught(run(one, [1], [big]));
+      expect([err.code, err.message]).toEqual(['source_error', 'Source "pgprep" failed the query: more than one row returned by a subquery used as an expression']);
+      expect((await run(one, [3], [big])).rows).toEqual([[3n]]);
+      expect(await held()).toEqual([sql]);
+      expect((await run(one, [3], [big])).rows).toEqual([[3n]]);
+      expect(await held()).toEqual([sql, one]);
+
+      // the session lost its statements (as behind PgBouncer in transaction mode): the statement
+      // runs again unnamed, and the connector names none from then on
+      await own.execute(`DEALLOCATE ALL`);
+      expect((await run(sql, [3], [big])).rows).toEqual([[3n]]);
+      for (let i = 0; i < 3; i++) expect((await run(one, [3], [big])).rows).toEqual([[3n]]);
+      expect(await held()).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('a slow consumer holds the server back instead of buffering the result', async () => {
     const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
     let seen = 0;

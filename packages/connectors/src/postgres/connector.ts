@@ -31,6 +31,7 @@ import { renderFor } from '../sql/dialects.js';
 import { capabilitiesFor } from './capabilities.js';
 import { decoderForOid, mapOid, type Decoder } from './type-map.js';
 import { PortalReader, type FieldLike, type RawBatch } from './portal.js';
+import { PreparedStatements, type StatementUse } from './statements.js';
 
 // Every value arrives as the server's text so int8/numeric/timestamps never pass through
 // a JS number or Date; type-map.ts decodes them exactly.
@@ -40,6 +41,17 @@ const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown a
 const SESSION_OPTIONS = '-c DateStyle=ISO,YMD -c IntervalStyle=iso_8601 -c client_encoding=UTF8';
 
 const QUERY_CANCELED = '57014';
+
+/** PostgreSQL refuses to run a prepared statement whose result columns changed type since it was prepared. */
+function stalePlan(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
+}
+
+/** invalid_sql_statement_name: the session does not hold the named statement. */
+function statementMissing(err: unknown): boolean {
+  return (err as { code?: unknown } | undefined)?.code === '26000';
+}
 
 /**
  * The connection is gone or going (FATAL, connection-exception or operator-intervention
@@ -163,6 +175,18 @@ export class PostgresConnector extends NetworkSource implements Connector {
     return unknownDiagnosis(t, err);
   }
 
+  /** Each pooled connection's named statements; they go with the connection. */
+  private readonly statements = new WeakMap<pg.PoolClient, PreparedStatements>();
+  /** false once the server lost a named statement (a pooler between): every statement unnamed */
+  private namedStatements = true;
+
+  private statementsOf(client: pg.PoolClient): PreparedStatements {
+    let s = this.statements.get(client);
+    if (!s || (!this.namedStatements && s.capacity > 0))
+      this.statements.set(client, (s = new PreparedStatements(this.namedStatements ? undefined : 0)));
+    return s;
+  }
+
   private async connect(control?: StatementControl): Promise<pg.PoolClient> {
     let client: pg.PoolClient;
     try {
@@ -265,32 +289,56 @@ export class PostgresConnector extends NetworkSource implements Connector {
     const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
     let client: pg.PoolClient | undefined;
     let reader: PortalReader | undefined;
+    let statements: PreparedStatements | undefined;
     let cancel: Cancel | undefined;
     let broken = false;
     let lost = false;
     try {
       client = await this.connect(control);
-      cancel = this.armCancel(client, control);
-      const r = client.query(new PortalReader(query.sql, query.params.map(toParam), batchSize));
-      reader = r;
+      const c = client;
+      cancel = this.armCancel(c, control);
       const send = cancel.send;
-      control.setCanceller(() => {
-        send();
-        // the consumer hears the stop now, not when a possibly frozen server answers the cancel
-        r.interrupt(control.error());
-      });
+      statements = this.statementsOf(c);
+      const params = query.params.map(toParam);
+      const start = (use: StatementUse): PortalReader => {
+        const r = c.query(new PortalReader(query.sql, params, batchSize, use));
+        control.setCanceller(() => {
+          send();
+          // the consumer hears the stop now, not when a possibly frozen server answers the cancel
+          r.interrupt(control.error());
+        });
+        return r;
+      };
+      let use = statements.use(query.sql);
+      reader = start(use);
       let decoders: Decoder[] | undefined;
+      let yielded = false;
       for (;;) {
         let raw: RawBatch;
         try {
-          raw = await r.read();
+          raw = await reader.read();
         } catch (err) {
+          if (!yielded && !use.parse && use.name !== '' && (stalePlan(err) || statementMissing(err)) && !control.stopped) {
+            // a table the statement reads changed its columns' types since it was prepared, or
+            // the session lost it: run it again (nothing was read yet, so it answers the same)
+            if (statementMissing(err)) {
+              // the server did not keep what this connection prepared: a pooler such as
+              // PgBouncer in transaction mode hands each statement to some server session
+              this.namedStatements = false;
+            }
+            statements.done(query.sql, false);
+            statements = this.statementsOf(c);
+            use = statements.use(query.sql);
+            reader = start(use);
+            continue;
+          }
           lost = connectionLost(err) && !control.stopped;
           throw this.failure(err, control, 'query');
         }
         control.throwIfStopped();
         if (raw.rows.length > 0) {
           decoders ??= this.decoders(raw.fields, query.columns);
+          yielded = true;
           yield { rows: decodeRows(raw.rows, decoders) };
           control.throwIfStopped();
         }
@@ -307,6 +355,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
       control.dispose();
       const c = client;
       const rd = reader;
+      statements?.done(query.sql, rd !== undefined && rd.complete && !broken);
       const cn = cancel;
       if (rd && rd.complete && !broken && !cn?.sent()) {
         // every row is here and Sync went with the statement: pg's client holds any later

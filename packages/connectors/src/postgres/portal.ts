@@ -1,10 +1,12 @@
 import type pg from 'pg';
+import type { StatementUse } from './statements.js';
 
 /** What pg's Connection offers a submittable; its typings do not export the class. */
 interface Wire {
   readonly stream: { cork(): void; uncork(): void; pause(): void; resume(): void };
-  parse(q: { text: string }, more: boolean): void;
-  bind(c: { values: readonly unknown[] }, more: boolean): void;
+  parse(q: { text: string; name: string }, more: boolean): void;
+  bind(c: { statement: string; values: readonly unknown[] }, more: boolean): void;
+  close(m: { type: 'S'; name: string }, more: boolean): void;
   describe(m: { type: 'P'; name: string }, more: boolean): void;
   execute(m: { portal: string; rows: number }, more: boolean): void;
   sync(): void;
@@ -30,7 +32,8 @@ const HIGH_WATER_BATCHES = 2;
  * A SELECT streamed through pg's Submittable interface (so pg's client keeps queueing and
  * error bookkeeping), in batches of `batchSize` rows.
  *
- * Parse, Bind, Describe, Execute and Sync leave in one write and the portal runs to the end
+ * Parse (unless `statement` names one the connection already holds, see statements.ts), Bind,
+ * Describe, Execute and Sync leave in one write and the portal runs to the end
  * in one Execute: PostgreSQL runs a portal executed with a row limit (a cursor, pg-cursor's
  * way) without parallel workers, which made pushed-down joins and aggregates slower than
  * the same SQL sent directly; pg-cursor also needed three round trips before the first row.
@@ -58,6 +61,7 @@ export class PortalReader implements pg.Submittable {
     private readonly text: string,
     private readonly values: readonly unknown[],
     private readonly batchSize: number,
+    private readonly statement: StatementUse = { name: '', parse: true, close: [] },
   ) {
     this.finished = new Promise((resolve) => (this.finish = resolve));
   }
@@ -66,8 +70,9 @@ export class PortalReader implements pg.Submittable {
     const wire = connection as unknown as Wire;
     this.wire = wire;
     wire.stream.cork();
-    wire.parse({ text: this.text }, true);
-    wire.bind({ values: this.values }, true);
+    for (const name of this.statement.close) wire.close({ type: 'S', name }, true);
+    if (this.statement.parse) wire.parse({ text: this.text, name: this.statement.name }, true);
+    wire.bind({ statement: this.statement.name, values: this.values }, true);
     wire.describe({ type: 'P', name: '' }, true);
     wire.execute({ portal: '', rows: 0 }, true);
     wire.sync();
