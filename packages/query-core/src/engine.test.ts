@@ -187,12 +187,12 @@ describe('Engine', () => {
     expect(out).toEqual([1, 4, 7, 10, 13, 16, 19, 22, 25, 28].map((o) => [o, 'PERU']));
     const stats = r.stats();
     expect(stats.rows).toBe(10);
-    // nation is read first; its one key goes to PostgreSQL as a bound IN list
+    // nation is read first; its one key goes to PostgreSQL as a bound key set (one array parameter)
     expect(stats.sourceStatements.map((x) => [x.source, x.rows])).toEqual([
       ['my', 1],
       ['pg', 1000],
     ]);
-    expect(stats.sourceStatements[1].sql).toBe('SELECT "orders"."o_id" AS "o_id", "orders"."o_cust" AS "o_cust" FROM "public"."orders" "orders" WHERE ("orders"."o_cust" IN ($1::integer))');
+    expect(stats.sourceStatements[1].sql).toBe('SELECT "orders"."o_id" AS "o_id", "orders"."o_cust" AS "o_cust" FROM "public"."orders" "orders" WHERE ("orders"."o_cust" = ANY($1::integer[]))');
     // when each ran, for the studio's timeline: nation's keys were read before orders was asked
     const [nation, orders] = stats.sourceStatements;
     expect(nation.endMs!).toBeGreaterThanOrEqual(nation.startMs!);
@@ -203,7 +203,7 @@ describe('Engine', () => {
     const join = analyzed.plan.children[0].children[0];
     expect(join.operator).toBe('DependentJoin');
     expect(join.detail).toContain('1 keys in 1 statements');
-    expect(join.children[0]).toMatchObject({ runsIn: 'pg', params: [2], actual: { rows: 1000, statements: 1 } });
+    expect(join.children[0]).toMatchObject({ runsIn: 'pg', params: ['{2}'], actual: { rows: 1000, statements: 1 } });
   });
 
   it('EXPLAIN ANALYZE lists every statement sent in a timeline, and keeps a summarised IN list in full', async () => {
@@ -269,7 +269,8 @@ describe('Engine', () => {
       ]);
       const text = (await local.explain(sql, { analyze: true })).text;
       // orders is not read whole: one statement asks for the two keys an int32 can hold
-      expect(text).toMatch(/"o_id" IN \(\$1::integer, \$2::integer\)/);
+      expect(text).toMatch(/"o_id" = ANY\(\$1::integer\[\]\)/);
+      expect(text).toContain('params: ["{2,7}"]');
       expect(text).toMatch(/RemoteQuery \[pg2\] \(actual rows=2 /);
     } finally {
       await local.close();
