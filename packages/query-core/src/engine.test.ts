@@ -251,6 +251,22 @@ describe('Engine', () => {
     expect((err as JunctionError).kind).toBe('timeout');
   });
 
+  it('a hash join passes its few build keys down to the statement under the probe side\'s grouping (a dynamic filter)', async () => {
+    const sql = `SELECT c_name, t.n FROM pg.customer JOIN (SELECT o_id, count(*) AS n FROM pg.orders JOIN my.nation ON o_cust = n_id GROUP BY o_id) t ON t.o_id = c_id`;
+    expect(bag(await rows(sql))).toEqual(bag([['ann', 1n], ['bob', 1n], ['cy', 1n], ['dee', 1n]]));
+    expect(bag(await rows(sql, [], { pushdown: false }))).toEqual(bag([['ann', 1n], ['bob', 1n], ['cy', 1n], ['dee', 1n]]));
+    const text = (await engine.explain(sql, { analyze: true })).text;
+    expect(text).toContain("HashJoin inner build=left on (o_id = c_id), 4 build keys passed down to the probe side's pg statement (actual rows=4 ");
+    // the orders statement under the grouping, fetched by the nation keys, gets the customer keys too
+    expect(text).toContain(
+      [
+        `SQL: SELECT "orders"."o_id" AS "o_id", "orders"."o_cust" AS "o_cust" FROM "public"."orders" "orders" WHERE (("orders"."o_cust" = ANY($1::integer[])) AND ("orders"."o_id" = ANY($2::integer[])))`,
+        `          params: ["{1,2,3}","{1,2,3,4}"]`,
+      ].join('\n'),
+    );
+    expect(text).toContain('HashAggregate group by o_id; count := count_star() (actual rows=4 ');
+  });
+
   it('asks an int32 column by the int64 keys of another source (SQLite INTEGER), dropping keys no int32 can hold', async () => {
     const lite = createConnector({ name: 'lite', engine: 'sqlite', file: ':memory:' });
     await lite.execute('CREATE TABLE picks (k INTEGER PRIMARY KEY)');

@@ -2,6 +2,7 @@ import type { JType, RemoteQuery, Row, Value } from '@junction/connectors';
 import type { ExecContext } from '../context.js';
 import type { RemoteScanOp } from '../remote-scan.js';
 import { streamStatement } from '../remote-scan.js';
+import { intersectKeys } from './distinct-keys.js';
 import { MAX_IN_LISTS_PER_STATEMENT, planKeyBatches, restrictToKeys } from './key-batches.js';
 
 export interface FetchByKeysOptions {
@@ -81,6 +82,24 @@ export async function* fetchByKeys(
     rendered.map((r) => () => streamStatement(ctx, scan.source, scan.connector, r, scan.id)),
     Math.max(1, options.maxParallel),
   );
+}
+
+/**
+ * A dependent fetch's keys with those a hash join above passed down for the same statement
+ * (ExecContext.keyFilters): on the fetch's own key column only keys in both sets can match;
+ * another column gets its key set beside the others.
+ */
+export function narrowByKeyFilter(
+  ctx: ExecContext,
+  scan: RemoteScanOp,
+  column: number,
+  keys: readonly Value[],
+  extra: readonly { readonly column: number; readonly keys: readonly Value[] }[],
+): { keys: readonly Value[]; extra: readonly { readonly column: number; readonly keys: readonly Value[] }[] } {
+  const filter = ctx.keyFilters?.get(scan.id);
+  if (!filter) return { keys, extra };
+  if (filter.column === column) return { keys: intersectKeys(keys, filter.keys, scan.query.select[column].expr.type), extra };
+  return { keys, extra: [...extra.filter((x) => x.column !== filter.column), { column: filter.column, keys: filter.keys }] };
 }
 
 /** The fetched side is a semi or anti join's right side, which only tests for a match (its rows are never output). */
