@@ -372,10 +372,13 @@ class Planner {
     pinned ||= pinsKey(probePlan, probeKeys);
     // a tiny probe statement is better started at once, alongside the build side, than restricted later
     if (switchKeys > 0 && !pinned && !probePreserved && !(probeEst !== undefined && probeEst <= TINY_SIDE_ROWS)) {
-      const dep = this.dependentTarget(probe, probeKeys) ?? this.innerTarget(probePlan, probeKeys);
-      if (dep) {
-        const caps = dep.scan.connector.capabilities();
-        const maxInList = caps.maxInList || 1000;
+      const direct = this.dependentTarget(probe, probeKeys);
+      const dep = direct ?? this.innerTarget(probePlan, probeKeys);
+      const maxInList = (dep && dep.scan.connector.capabilities().maxInList) || 1000;
+      // a dynamic filter holds the whole probe side back until the build side is read, where it
+      // would otherwise start at once: only worth it when the build side is expected to pass
+      const buildEst = this.o.estimate?.(buildSide === 'right' ? plan.right : plan.left);
+      if (dep && (direct || (buildEst !== undefined && buildEst <= switchKeyLimit(switchKeys, probeEst, maxInList)))) {
         dependentSwitch = {
           scan: dep.scan,
           probeColumn: dep.column,
