@@ -90,4 +90,30 @@ describe.each(engines)('$engine renders and streams', (e) => {
       await c.close();
     }
   });
+
+  it('finds the same rows for a dependent join\'s key sets (PostgreSQL: one array parameter each)', async () => {
+    const c = createConnector(e.cfg);
+    try {
+      await c.probe();
+      const keys: RemoteQuery = {
+        ...query,
+        where: call('and', [
+          { kind: 'keySet', expr: col('i', 'id', t.int64), values: [9007199254740993n, 3n, 4n, 77n], type: t.bool },
+          call('and', [
+            { kind: 'keySet', expr: col('i', 'code', t.char(4)), values: ['ab', 'x', 'a"b\\', '{,}'], type: t.bool },
+            { kind: 'keySet', expr: col('i', 'price', t.decimal(15, 2)), values: ['10.05', '99999999999.99', '20.00'], type: t.bool },
+          ]),
+        ]),
+      };
+      const rendered = c.render(keys);
+      expect(rendered.sql.includes('= ANY(')).toBe(e.engine === 'postgresql');
+      expect((await collect(c.stream(rendered))).rows).toEqual([
+        [9007199254740993n, 'ab  ', '10.05'],
+        [4n, 'ab  ', '20.00'],
+        [3n, 'x   ', '99999999999.99'],
+      ]);
+    } finally {
+      await c.close();
+    }
+  });
 });

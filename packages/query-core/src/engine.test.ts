@@ -187,12 +187,12 @@ describe('Engine', () => {
     expect(out).toEqual([1, 4, 7, 10, 13, 16, 19, 22, 25, 28].map((o) => [o, 'PERU']));
     const stats = r.stats();
     expect(stats.rows).toBe(10);
-    // nation is read first; its one key goes to PostgreSQL as a bound IN list
+    // nation is read first; its one key goes to PostgreSQL as a bound key set (one array parameter)
     expect(stats.sourceStatements.map((x) => [x.source, x.rows])).toEqual([
       ['my', 1],
       ['pg', 1000],
     ]);
-    expect(stats.sourceStatements[1].sql).toBe('SELECT "orders"."o_id" AS "o_id", "orders"."o_cust" AS "o_cust" FROM "public"."orders" "orders" WHERE ("orders"."o_cust" IN ($1::integer))');
+    expect(stats.sourceStatements[1].sql).toBe('SELECT "orders"."o_id" AS "o_id", "orders"."o_cust" AS "o_cust" FROM "public"."orders" "orders" WHERE ("orders"."o_cust" = ANY($1::integer[]))');
     // when each ran, for the studio's timeline: nation's keys were read before orders was asked
     const [nation, orders] = stats.sourceStatements;
     expect(nation.endMs!).toBeGreaterThanOrEqual(nation.startMs!);
@@ -203,7 +203,7 @@ describe('Engine', () => {
     const join = analyzed.plan.children[0].children[0];
     expect(join.operator).toBe('DependentJoin');
     expect(join.detail).toContain('1 keys in 1 statements');
-    expect(join.children[0]).toMatchObject({ runsIn: 'pg', params: [2], actual: { rows: 1000, statements: 1 } });
+    expect(join.children[0]).toMatchObject({ runsIn: 'pg', params: ['{2}'], actual: { rows: 1000, statements: 1 } });
   });
 
   it('EXPLAIN ANALYZE lists every statement sent in a timeline, and keeps a summarised IN list in full', async () => {
@@ -251,6 +251,22 @@ describe('Engine', () => {
     expect((err as JunctionError).kind).toBe('timeout');
   });
 
+  it('a hash join passes its few build keys down to the statement under the probe side\'s grouping (a dynamic filter)', async () => {
+    const sql = `SELECT c_name, t.n FROM pg.customer JOIN (SELECT o_id, count(*) AS n FROM pg.orders JOIN my.nation ON o_cust = n_id GROUP BY o_id) t ON t.o_id = c_id`;
+    expect(bag(await rows(sql))).toEqual(bag([['ann', 1n], ['bob', 1n], ['cy', 1n], ['dee', 1n]]));
+    expect(bag(await rows(sql, [], { pushdown: false }))).toEqual(bag([['ann', 1n], ['bob', 1n], ['cy', 1n], ['dee', 1n]]));
+    const text = (await engine.explain(sql, { analyze: true })).text;
+    expect(text).toContain("HashJoin inner build=left on (o_id = c_id), 4 build keys passed down to the probe side's pg statement (actual rows=4 ");
+    // the orders statement under the grouping, fetched by the nation keys, gets the customer keys too
+    expect(text).toContain(
+      [
+        `SQL: SELECT "orders"."o_id" AS "o_id", "orders"."o_cust" AS "o_cust" FROM "public"."orders" "orders" WHERE (("orders"."o_cust" = ANY($1::integer[])) AND ("orders"."o_id" = ANY($2::integer[])))`,
+        `          params: ["{1,2,3}","{1,2,3,4}"]`,
+      ].join('\n'),
+    );
+    expect(text).toContain('HashAggregate group by o_id; count := count_star() (actual rows=4 ');
+  });
+
   it('asks an int32 column by the int64 keys of another source (SQLite INTEGER), dropping keys no int32 can hold', async () => {
     const lite = createConnector({ name: 'lite', engine: 'sqlite', file: ':memory:' });
     await lite.execute('CREATE TABLE picks (k INTEGER PRIMARY KEY)');
@@ -269,7 +285,8 @@ describe('Engine', () => {
       ]);
       const text = (await local.explain(sql, { analyze: true })).text;
       // orders is not read whole: one statement asks for the two keys an int32 can hold
-      expect(text).toMatch(/"o_id" IN \(\$1::integer, \$2::integer\)/);
+      expect(text).toMatch(/"o_id" = ANY\(\$1::integer\[\]\)/);
+      expect(text).toContain('params: ["{2,7}"]');
       expect(text).toMatch(/RemoteQuery \[pg2\] \(actual rows=2 /);
     } finally {
       await local.close();

@@ -48,6 +48,12 @@ export interface Capabilities {
   readonly maxBindParams: number;
   /** values per IN list the dependent join may send (Teiid's default is 1000) */
   readonly maxInList: number;
+  /**
+   * Key kinds whose key set (a dependent join's keys) the dialect binds as one array parameter:
+   * query-core sends such a set as one list of any length, counting one bind parameter.
+   * PostgreSQL runs `k = ANY($1::integer[])` about twice as fast as the same keys as IN lists.
+   */
+  readonly arrayKeySets: readonly TypeKind[];
   readonly maxIdentifierLength: number;
 }
 
@@ -85,5 +91,6 @@ export const NO_CAPABILITIES: Capabilities = {
   caseSensitiveLike: false,
   maxBindParams: 0,
   maxInList: 0,
+  arrayKeySets: [],
   maxIdentifierLength: 63,
 };

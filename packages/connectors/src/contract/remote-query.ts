@@ -12,6 +12,12 @@ export type RemoteExpr =
   | { readonly kind: 'literal'; readonly value: Value; readonly type: JType }
   | { readonly kind: 'call'; readonly fn: ScalarFn; readonly args: readonly RemoteExpr[]; readonly type: JType }
   | { readonly kind: 'in'; readonly expr: RemoteExpr; readonly list: readonly RemoteExpr[]; readonly negated: boolean; readonly type: JType }
+  /**
+   * expr IN (values), a dependent join's key set: values of expr's type, none NULL, bound as
+   * parameters. A dialect may bind the whole set as one array parameter (the kinds it lists in
+   * `arrayKeySets`); otherwise it is an IN list, and query-core keeps each within `maxInList`.
+   */
+  | { readonly kind: 'keySet'; readonly expr: RemoteExpr; readonly values: readonly Value[]; readonly type: JType }
   | {
       readonly kind: 'case';
       readonly operand?: RemoteExpr;

@@ -78,6 +78,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     caseSensitiveLike: exact,
     maxBindParams: Math.min(semantics?.maxBindParams ?? 65535, 65535),
     maxInList: 1000,
+    arrayKeySets: [],
     maxIdentifierLength: semantics?.maxIdentifierLength ?? 64,
   };
 }

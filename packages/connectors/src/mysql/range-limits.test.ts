@@ -65,5 +65,7 @@ describe('MariaDB range limits for long IN lists', () => {
     };
     expect(longestInList(nested)).toBe(30);
     expect(longestInList({ select: [{ expr: lit(1, t.int32), alias: 'one' }], from: table('t') })).toBe(0);
+    const keySet: RemoteExpr = { kind: 'keySet', expr: col('p', 'p_partkey', t.int32), values: Array.from({ length: 40 }, (_, i) => i), type: t.bool };
+    expect(longestInList({ ...fetch(3, 7), where: call('and', [keySet, inList(col('ps', 'ps_suppkey', t.int32), keys(20))]) })).toBe(40);
   });
 });

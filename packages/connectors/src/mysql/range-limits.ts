@@ -28,7 +28,7 @@ export function withRangeLimits(rendered: RenderedQuery, query: RemoteQuery, sem
   return { ...rendered, sql: prefix + rendered.sql };
 }
 
-/** The most values any IN list of the statement holds, at any depth (subqueries, joins' ON, HAVING). */
+/** The most values any IN list or key set of the statement holds, at any depth (subqueries, joins' ON, HAVING). */
 export function longestInList(query: RemoteQuery): number {
   let longest = 0;
   const seen = new Set<object>();
@@ -39,8 +39,10 @@ export function longestInList(query: RemoteQuery): number {
       for (const x of node) visit(x);
       return;
     }
-    const n = node as { kind?: unknown; list?: unknown };
+    const n = node as { kind?: unknown; list?: unknown; values?: unknown };
     if (n.kind === 'in' && Array.isArray(n.list)) longest = Math.max(longest, n.list.length);
+    // a dependent join's key set: MariaDB gets it as an IN list
+    if (n.kind === 'keySet' && Array.isArray(n.values)) longest = Math.max(longest, n.values.length);
     for (const v of Object.values(node)) visit(v);
   };
   visit(query);

@@ -2,6 +2,7 @@ import type { Capabilities } from '../contract/capabilities.js';
 import type { SourceSemantics } from '../contract/catalog.js';
 import { AGGREGATE_FUNCTIONS, SCALAR_FUNCTIONS, type AggFn, type ScalarFn } from '../contract/functions.js';
 import type { TypeKind } from '../contract/types.js';
+import { ARRAY_KEY_KINDS } from './dialect.js';
 
 const ALL_CASTS: readonly TypeKind[] = [
   'bool', 'int16', 'int32', 'int64', 'decimal', 'float32', 'float64', 'string',
@@ -49,6 +50,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     caseSensitiveLike: true,
     maxBindParams: Math.min(semantics?.maxBindParams ?? 65535, 65535),
     maxInList: 1000,
+    arrayKeySets: ARRAY_KEY_KINDS,
     maxIdentifierLength: semantics?.maxIdentifierLength ?? 63,
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { t } from '../contract/types.js';
 import { renderQuery } from '../sql/generator.js';
 import { MysqlDialect } from '../mysql/dialect.js';
-import { isCodePointCollation, PostgresDialect } from './dialect.js';
+import { arrayLiteral, isCodePointCollation, PostgresDialect } from './dialect.js';
 
 describe('PostgreSQL dialect', () => {
   it('knows which collations already order by code point', () => {
@@ -15,6 +15,20 @@ describe('PostgreSQL dialect', () => {
     expect([t.decimal(15, 2), t.char(10), t.varchar(25), t.string, t.timestamptz, t.binary, t.json].map((x) => d.castType(x))).toEqual([
       'numeric(15,2)', 'character(10)', 'character varying(25)', 'text', 'timestamp with time zone', 'bytea', 'jsonb',
     ]);
+  });
+
+  it('binds a key set as one array literal; kinds it does not declare stay IN lists', () => {
+    expect(arrayLiteral([1, 2n, '-1.50', 'a,"b"\\ {NULL}', ''])).toBe('{1,2,"-1.50","a,\\"b\\"\\\\ {NULL}",""}');
+    const q = (type: typeof t.timestamp, values: readonly (string | null)[]) => ({
+      select: [{ expr: { kind: 'column', table: 't', column: 'k', type } as const, alias: 'k' }],
+      from: { kind: 'table', alias: 't', schema: 'public', table: 'x' } as const,
+      where: { kind: 'keySet', expr: { kind: 'column', table: 't', column: 'k', type } as const, values, type: t.bool } as const,
+    });
+    expect(renderQuery(new PostgresDialect(), q(t.timestamp, ['1995-03-01T00:00:00'])).sql).toBe(
+      'SELECT "t"."k" AS "k" FROM "public"."x" "t" WHERE ("t"."k" IN ($1::timestamp))',
+    );
+    expect(renderQuery(new PostgresDialect(), q(t.string, ['a', null])).sql).toBe('SELECT "t"."k" AS "k" FROM "public"."x" "t" WHERE ("t"."k" IN ($1::text, NULL::text))');
+    expect(renderQuery(new PostgresDialect(), q(t.char(4), ['ab'])).sql).toBe('SELECT "t"."k" AS "k" FROM "public"."x" "t" WHERE ("t"."k" = ANY($1::bpchar[]))');
   });
 
   it('quotes with double quotes, doubling them', () => {

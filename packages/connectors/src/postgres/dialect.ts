@@ -1,6 +1,24 @@
 import type { SourceSemantics } from '../contract/catalog.js';
-import type { JType, Value } from '../contract/types.js';
+import type { JType, TypeKind, Value } from '../contract/types.js';
 import { BASE_FUNCTIONS, Dialect, type FnContext } from '../sql/dialect.js';
+
+/**
+ * Key kinds bound as one array parameter (see Capabilities.arrayKeySets): their values' text is
+ * PostgreSQL's input form for the element type, so the array literal reads back exactly.
+ */
+export const ARRAY_KEY_KINDS: readonly TypeKind[] = ['int16', 'int32', 'int64', 'decimal', 'string', 'date'];
+
+/**
+ * `{1,2,"a \"b\""}`: numbers as they are, text double-quoted with `\` and `"` escaped, so
+ * commas, braces, blanks and the word NULL inside a string stay part of it.
+ */
+export function arrayLiteral(values: readonly (string | number | bigint)[]): string {
+  return `{${values.map((v) => (typeof v === 'string' ? `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"` : String(v))).join(',')}}`;
+}
+
+function isArrayElement(v: Value): v is string | number | bigint {
+  return typeof v === 'string' || typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
+}
 
 /** Collations that already order by code point, so no COLLATE "C" is needed. */
 export function isCodePointCollation(collation: string | undefined): boolean {
@@ -115,6 +133,13 @@ export class PostgresDialect extends Dialect {
   override nullLiteral(type: JType): string {
     const name = this.paramType(type);
     return name === undefined ? 'NULL' : `NULL::${name}`;
+  }
+
+  /** `x = ANY($1::integer[])`: one parameter, the set as an array literal, cast to the key's own type. */
+  override keySetArray(x: string, values: readonly Value[], type: JType, bind: (v: Value) => string): string | undefined {
+    const name = this.paramType(type);
+    if (!ARRAY_KEY_KINDS.includes(type.kind) || name === undefined || !values.every(isArrayElement)) return undefined;
+    return `(${x} = ANY(${bind(arrayLiteral(values))}::${name}[]))`;
   }
 
   override orderingOperand(sql: string, _type: JType): string {

@@ -3,7 +3,7 @@ import type { Capabilities } from '../contract/capabilities.js';
 import { NO_CAPABILITIES } from '../contract/capabilities.js';
 import type { AggFn, ScalarFn } from '../contract/functions.js';
 import type { RemoteExpr, RemoteQuery } from '../contract/remote-query.js';
-import { t, type JType, type TypeKind } from '../contract/types.js';
+import { t, type JType, type TypeKind, type Value } from '../contract/types.js';
 import { capabilitiesForEngine, renderFor } from './dialects.js';
 import { ENGINES, PG_LINGUISTIC, PROBED } from './generator.cases.js';
 import { agg, call, col, lit, table } from './ir-builders.js';
@@ -79,6 +79,21 @@ describe('capabilities: what each engine declares', () => {
       ['sqlserver', 2100, 1000],
       ['sqlite', 32766, 1000],
     ]);
+  });
+
+  it('only PostgreSQL binds a key set as one array parameter, and its dialect renders every kind it declares so', () => {
+    expect(ENGINES.map((e) => [e, capabilitiesForEngine(e).arrayKeySets])).toEqual([
+      ['postgresql', ['int16', 'int32', 'int64', 'decimal', 'string', 'date']],
+      ['mysql', []],
+      ['sqlserver', []],
+      ['sqlite', []],
+    ]);
+    const sample: Partial<Record<string, Value>> = { int16: 1, int32: 1, int64: 1n, decimal: '1.5', string: 'a', date: '1995-03-01' };
+    for (const kind of capabilitiesForEngine('postgresql').arrayKeySets) {
+      const type = { kind } as JType;
+      const sql = renderFor('postgresql', query({ kind: 'keySet', expr: col('c', 'x', type), values: [sample[kind] ?? null], type: t.bool })).sql;
+      expect(sql, kind).toMatch(/= ANY\(\$1::[a-z]+\[\]\)/);
+    }
   });
 
   it('MySQL/MariaDB: strings are exact only once the flavour is known (NO PAD binary collation)', () => {

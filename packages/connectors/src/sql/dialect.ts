@@ -156,6 +156,14 @@ export abstract class Dialect {
     return `(${x} ${e.negated ? 'NOT IN' : 'IN'} (${list.join(', ')}))`;
   }
 
+  /**
+   * A key set (`x IN values`) bound as one array parameter, or undefined to render it as an
+   * IN list of bound values like any other.
+   */
+  keySetArray(_x: string, _values: readonly Value[], _type: JType, _bind: (v: Value) => string): string | undefined {
+    return undefined;
+  }
+
   /** A boolean-valued expression used as a predicate (WHERE, ON, AND…). */
   valueAsPredicate(sql: string): string {
     return sql;

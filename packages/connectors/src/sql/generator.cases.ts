@@ -120,6 +120,27 @@ export const CASES: Record<string, RemoteQuery> = {
       { kind: 'in', expr: c('c_name', t.varchar(25)), list: [lit('Al', t.string), lit('Bo', t.string)], negated: true, type: t.bool },
     ]),
   },
+  /** a dependent join's key sets: one array parameter where the dialect binds one (PostgreSQL), IN lists elsewhere */
+  keySets: {
+    select: [{ expr: c('c_custkey'), alias: 'k' }],
+    from: customer,
+    where: call('and', [
+      call('and', [
+        { kind: 'keySet', expr: c('c_custkey'), values: [1, 2, 3], type: t.bool },
+        { kind: 'keySet', expr: c('c_big', t.int64), values: [9007199254740993n], type: t.bool },
+      ]),
+      call('and', [
+        call('and', [
+          { kind: 'keySet', expr: c('c_acctbal', t.decimal(15, 2)), values: ['-1.50', '10.00'], type: t.bool },
+          { kind: 'keySet', expr: c('c_since', t.date), values: ['1995-03-01'], type: t.bool },
+        ]),
+        call('and', [
+          { kind: 'keySet', expr: c('c_name', t.varchar(25)), values: ['Al', 'a,"b"\\ {NULL}'], type: t.bool },
+          { kind: 'keySet', expr: c('c_mktsegment', t.char(10)), values: ['AUTO'], type: t.bool },
+        ]),
+      ]),
+    ]),
+  },
   caseAndCast: {
     select: [
       {

@@ -183,6 +183,24 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
       params: [],
     },
   },
+  keySets: {
+    postgresql: {
+      sql: "SELECT \"c\".\"c_custkey\" AS \"k\" FROM \"customer\" \"c\" WHERE (((\"c\".\"c_custkey\" = ANY($1::integer[])) AND (\"c\".\"c_big\" = ANY($2::bigint[]))) AND (((\"c\".\"c_acctbal\" = ANY($3::numeric[])) AND (\"c\".\"c_since\" = ANY($4::date[]))) AND ((\"c\".\"c_name\" = ANY($5::text[])) AND (\"c\".\"c_mktsegment\" = ANY($6::bpchar[])))))",
+      params: ["{1,2,3}", "{9007199254740993}", "{\"-1.50\",\"10.00\"}", "{\"1995-03-01\"}", "{\"Al\",\"a,\\\"b\\\"\\\\ {NULL}\"}", "{\"AUTO\"}"],
+    },
+    mysql: {
+      sql: "SELECT `c`.`c_custkey` AS `k` FROM `customer` `c` WHERE (((`c`.`c_custkey` IN (?, ?, ?)) AND (`c`.`c_big` IN (CAST(? AS SIGNED)))) AND (((`c`.`c_acctbal` IN (CAST(? AS DECIMAL(3,2)), CAST(? AS DECIMAL(4,2)))) AND (`c`.`c_since` IN (CAST(? AS DATE)))) AND ((`c`.`c_name` IN (?, ?) AND ((CONVERT(`c`.`c_name` USING utf8mb4) COLLATE utf8mb4_nopad_bin) IN ((CONVERT(? USING utf8mb4) COLLATE utf8mb4_nopad_bin), (CONVERT(? USING utf8mb4) COLLATE utf8mb4_nopad_bin)))) AND (`c`.`c_mktsegment` IN (?) AND ((CONVERT(`c`.`c_mktsegment` USING utf8mb4) COLLATE utf8mb4_nopad_bin) IN ((CONVERT(? USING utf8mb4) COLLATE utf8mb4_nopad_bin)))))))",
+      params: [1, 2, 3, "9007199254740993", "-1.50", "10.00", "1995-03-01", "Al", "a,\"b\"\\ {NULL}", "Al", "a,\"b\"\\ {NULL}", "AUTO", "AUTO"],
+    },
+    sqlserver: {
+      sql: "SELECT [c].[c_custkey] AS [k] FROM [customer] [c] WHERE ((([c].[c_custkey] IN (@p1, @p2, @p3)) AND ([c].[c_big] IN (CAST(@p4 AS BIGINT)))) AND ((([c].[c_acctbal] IN (CAST(@p5 AS DECIMAL(3,2)), CAST(@p6 AS DECIMAL(4,2)))) AND ([c].[c_since] IN (CAST(@p7 AS DATE)))) AND (([c].[c_name] IN (@p8, @p9)) AND ([c].[c_mktsegment] IN (@p10)))))",
+      params: [1, 2, 3, "9007199254740993", "-1.50", "10.00", "1995-03-01", "Al", "a,\"b\"\\ {NULL}", "AUTO"],
+    },
+    sqlite: {
+      sql: "SELECT \"c\".\"c_custkey\" AS \"k\" FROM \"customer\" \"c\" WHERE (((\"c\".\"c_custkey\" IN (?, ?, ?)) AND (\"c\".\"c_big\" IN (?))) AND (((\"c\".\"c_acctbal\" IN (?, ?)) AND (\"c\".\"c_since\" IN (?))) AND ((\"c\".\"c_name\" IN (?, ?)) AND (RTRIM(\"c\".\"c_mktsegment\") IN (?)))))",
+      params: [1n, 2n, 3n, 9007199254740993n, "-1.50", "10.00", "1995-03-01", "Al", "a,\"b\"\\ {NULL}", "AUTO"],
+    },
+  },
   inList: {
     postgresql: {
       sql: "SELECT \"c\".\"c_custkey\" AS \"k\" FROM \"customer\" \"c\" WHERE ((\"c\".\"c_custkey\" IN ($1::integer, $2::integer, $3::integer)) OR (\"c\".\"c_name\" NOT IN ($4::text, $5::text)))",

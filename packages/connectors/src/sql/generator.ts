@@ -152,6 +152,13 @@ class Generator {
         const list = e.list.map((v) => this.expr(v, 'value'));
         return { sql: this.d.inList(x, list, e, this.bind), predicate: true };
       }
+      case 'keySet': {
+        if (e.values.length === 0) throw new JunctionError('empty_in_list', 'internal', 'an IN list needs at least one value');
+        const array = this.d.keySetArray(this.expr(e.expr, 'value'), e.values, e.expr.type, this.bind);
+        if (array !== undefined) return { sql: array, predicate: true };
+        const list = e.values.map((value): RemoteExpr => ({ kind: 'literal', value, type: e.expr.type }));
+        return this.native({ kind: 'in', expr: e.expr, list, negated: false, type: e.type });
+      }
       case 'case': {
         let sql = 'CASE';
         if (e.operand) sql += ` ${this.expr(e.operand, 'value')}`;

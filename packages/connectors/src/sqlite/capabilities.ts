@@ -59,6 +59,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     caseSensitiveLike: exact,
     maxBindParams: semantics?.maxBindParams ?? 32766,
     maxInList: 1000,
+    arrayKeySets: [],
     maxIdentifierLength: semantics?.maxIdentifierLength ?? 128,
   };
 }

@@ -54,6 +54,7 @@ export function capabilitiesFor(semantics?: SourceSemantics): Capabilities {
     caseSensitiveLike: false,
     maxBindParams: Math.min(semantics?.maxBindParams ?? 2100, 2100),
     maxInList: 1000,
+    arrayKeySets: [],
     maxIdentifierLength: semantics?.maxIdentifierLength ?? 128,
   };
 }

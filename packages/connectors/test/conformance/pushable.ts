@@ -45,6 +45,11 @@ export function undeclared(caps: Capabilities, q: RemoteQuery): string[] {
         expr(e.expr);
         e.list.forEach(expr);
         return;
+      case 'keySet':
+        need(caps.in, 'in');
+        if (isString(e.expr)) need(caps.exactStringEquality, 'exactStringEquality');
+        expr(e.expr);
+        return;
       case 'case':
         need(caps.case, 'case');
         if (e.operand) expr(e.operand);

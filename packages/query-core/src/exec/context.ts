@@ -152,6 +152,18 @@ export interface ExecContext {
   readonly workers?: WorkerPool;
   /** reuses results of source fragments whose source allows it (cache/fragment-cache.ts) */
   readonly fragments?: FragmentCacheHook;
+  /**
+   * Keys a hash join found on its build side for a statement deep inside its probe side (a
+   * dynamic filter), by the statement's operator id: the statement may send only rows whose
+   * column holds one of them, since the join drops the others anyway.
+   */
+  readonly keyFilters?: ReadonlyMap<number, KeyFilter>;
+}
+
+/** Distinct non-NULL keys for one output column of a statement. */
+export interface KeyFilter {
+  readonly column: number;
+  readonly keys: readonly Value[];
 }
 
 /** Stored rows of a fragment, or its statement's rows recorded on their way through. */

@@ -1,6 +1,7 @@
 import type { Connector, RemoteQuery, RenderedQuery, Row } from '@junction/connectors';
 import { checkAborted, type ExecContext, type StatementRecord } from './context.js';
 import { Operator, type OperatorInfo } from './operator.js';
+import { fetchByKeys } from './dependent-join/fetch-by-keys.js';
 
 /**
  * Runs one rendered statement in its source and streams the rows. The SQL and parameters
@@ -29,6 +30,11 @@ export class RemoteScanOp extends Operator {
     };
   }
   protected run(ctx: ExecContext): AsyncIterable<Row[]> {
+    const filter = ctx.keyFilters?.get(this.id);
+    if (filter) {
+      const maxInList = this.connector.capabilities().maxInList || 1000;
+      return fetchByKeys(ctx, this, filter.column, filter.keys, { maxInList, maxParallel: 4 }, { statements: 0, keys: 0 });
+    }
     const run = () => streamStatement(ctx, this.source, this.connector, this.rendered, this.id);
     return ctx.fragments ? ctx.fragments.wrap(this.source, this.query, this.rendered, run) : run();
   }

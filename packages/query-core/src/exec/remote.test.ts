@@ -7,6 +7,7 @@ import { buildExplain } from '../explain/build.js';
 import { HashJoinOp } from './hash-join/index.js';
 import { makeKeyFn } from './hash-key.js';
 import { LimitOp } from './limit.js';
+import { ProjectOp } from './project.js';
 import { RemoteScanOp } from './remote-scan.js';
 import { RowsOp, bag, run, testContext } from './test-support.js';
 
@@ -110,9 +111,37 @@ describe('DependentJoinOp', () => {
     rightWidth: 2,
   };
 
+  // the PostgreSQL connector as a source that takes key sets as IN lists only
+  const withCaps = (caps: Partial<ReturnType<Connector['capabilities']>>): Connector =>
+    Object.create(conn, { capabilities: { value: () => ({ ...conn.capabilities(), arrayKeySets: [], ...caps }) } }) as Connector;
+
+  it('sends the distinct non-NULL driver keys as one array parameter where the source binds one', async () => {
+    const op = new DependentJoinOp(driver(), scan(), spec, { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 2, maxParallel: 2 }, '');
+    const ctx = testContext();
+    expect(bag(await run(op, ctx))).toEqual(
+      bag([
+        [7, 'x', 7, 'item 7'],
+        [7, 'z', 7, 'item 7'],
+        [3, 'y', 3, 'item 3'],
+        [12, 'w', 12, 'item 12'],
+        [5, 'v', 5, 'item 5'],
+      ]),
+    );
+    expect(ctx.statements.map((s) => [s.sql, s.params])).toEqual([
+      ['SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE ("i"."id" = ANY($1::integer[]))', ['{7,3,12,1000,5}']],
+    ]);
+    expect(op.report).toEqual({ statements: 1, keys: 5 });
+  });
+
   it('sends the distinct non-NULL driver keys as IN batches of at most maxInList values', async () => {
     const remote = scan();
-    const op = new DependentJoinOp(driver(), remote, spec, { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 2, maxParallel: 2 }, '');
+    const op = new DependentJoinOp(
+      driver(),
+      new RemoteScanOp('src', withCaps({}), items, remote.rendered),
+      spec,
+      { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 2, maxParallel: 2 },
+      '',
+    );
     const ctx = testContext();
     const rows = await run(op, ctx);
     expect(bag(rows)).toEqual(
@@ -124,11 +153,12 @@ describe('DependentJoinOp', () => {
         [5, 'v', 5, 'item 5'],
       ]),
     );
-    // 5 distinct keys, 2 per IN list, all lists in one statement (50 lists allowed)
+    // 5 distinct keys, 2 per list, all lists in one statement (50 lists allowed); the dialect
+    // still spells each list as an array parameter
     expect(ctx.statements.map((s) => [s.sql, s.params])).toEqual([
       [
-        'SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE ((("i"."id" IN ($1::integer, $2::integer)) OR ("i"."id" IN ($3::integer, $4::integer))) OR ("i"."id" IN ($5::integer)))',
-        [7, 3, 12, 1000, 5],
+        'SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE ((("i"."id" = ANY($1::integer[])) OR ("i"."id" = ANY($2::integer[]))) OR ("i"."id" = ANY($3::integer[])))',
+        ['{7,3}', '{12,1000}', '{5}'],
       ],
     ]);
     expect(op.report).toEqual({ statements: 1, keys: 5 });
@@ -136,8 +166,7 @@ describe('DependentJoinOp', () => {
 
   it('splits statements at the source parameter limit and runs them in parallel', async () => {
     const remote = scan();
-    const capsBefore = conn.capabilities();
-    const limited: Connector = Object.create(conn, { capabilities: { value: () => ({ ...capsBefore, maxBindParams: 2 }) } });
+    const limited = withCaps({ maxBindParams: 2 });
     const op = new DependentJoinOp(
       driver(),
       new RemoteScanOp('src', limited, items, remote.rendered),
@@ -148,16 +177,16 @@ describe('DependentJoinOp', () => {
     const ctx = testContext();
     const rows = await run(op, ctx);
     expect(rows.length).toBe(5);
-    expect(ctx.statements.map((s) => s.params)).toEqual([[7, 3], [12, 1000], [5]]);
+    expect(ctx.statements.map((s) => s.params)).toEqual([['{7,3}'], ['{12,1000}'], ['{5}']]);
     expect(op.report.statements).toBe(3);
     // EXPLAIN ANALYZE lists each statement the dependent fetch sent under the remote node
     const tree = buildExplain(op, { analyze: true, statements: ctx.statements });
     const remoteNode = tree.children[1];
     expect(remoteNode.actual).toMatchObject({ rows: 4, statements: 3 });
     expect(remoteNode.children.map((c) => [c.operator, c.params, c.actual?.rows])).toEqual([
-      ['Statement', [7, 3], 2],
-      ['Statement', [12, 1000], 1],
-      ['Statement', [5], 1],
+      ['Statement', ['{7,3}'], 2],
+      ['Statement', ['{12,1000}'], 1],
+      ['Statement', ['{5}'], 1],
     ]);
     expect(tree.detail).toContain('5 keys in 3 statements');
   });
@@ -204,8 +233,79 @@ describe('HashJoinOp switching to dependent at run time', () => {
     const ctx = testContext();
     const rows: Row[] = await run(op, ctx);
     expect(bag(rows)).toEqual(bag([[4, 'item 4', 4], [9, 'item 9', 9]]));
-    expect(ctx.statements.map((s) => s.params)).toEqual([[4, 9]]);
+    expect(ctx.statements.map((s) => s.params)).toEqual([['{4,9}']]);
     expect(op.report.switched).toBe(true);
+  });
+
+  const innerSwitch = (probeScan: RemoteScanOp, probeColumn: number, buildType = t.int32) => ({
+    scan: probeScan,
+    probeColumn,
+    buildColumn: 0,
+    buildType,
+    maxKeys: 10,
+    maxInList: 1000,
+    maxParallel: 2,
+  });
+
+  it('passes the build keys down to a statement deeper in the probe side (a dynamic filter)', async () => {
+    const inner = scan();
+    // the probe side is not the statement itself: a projection swaps its columns
+    const probe = new ProjectOp(inner, [1, 0], 'label, id');
+    const op = new HashJoinOp(
+      probe,
+      new RowsOp([[[4], [9], [4]]]),
+      { type: 'inner', buildSide: 'right', leftKey: makeKeyFn([1], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 2, rightWidth: 1 },
+      '',
+      innerSwitch(inner, 0),
+    );
+    const ctx = testContext();
+    expect(bag(await run(op, ctx))).toEqual(bag([['item 4', 4, 4], ['item 4', 4, 4], ['item 9', 9, 9]]));
+    expect(ctx.statements.map((s) => [s.sql, s.params])).toEqual([
+      ['SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE ("i"."id" = ANY($1::integer[]))', ['{4,9}']],
+    ]);
+    expect(op.report).toMatchObject({ filtered: true, switched: false, keys: 2 });
+    expect(op.info().detail).toBe("inner build=right , 2 build keys passed down to the probe side's src statement");
+  });
+
+  it('a dependent join under the probe side adds the passed-down keys to its own: another column narrows, its own key column intersects', async () => {
+    const run2 = async (probeColumn: number, buildRows: Row[], buildType: typeof t.int32) => {
+      const inner = scan();
+      const dependent = new DependentJoinOp(
+        new RowsOp([[[4], [5], [9]]]),
+        inner,
+        { type: 'inner', buildSide: 'left', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 1, rightWidth: 2 },
+        { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 1000, maxParallel: 2 },
+        '',
+      );
+      const op = new HashJoinOp(
+        dependent,
+        new RowsOp([buildRows]),
+        {
+          type: 'inner',
+          buildSide: 'right',
+          leftKey: makeKeyFn([1 + probeColumn], [buildType], false),
+          rightKey: makeKeyFn([0], [buildType], false),
+          leftWidth: 3,
+          rightWidth: 1,
+        },
+        '',
+        innerSwitch(inner, probeColumn, buildType),
+      );
+      const ctx = testContext();
+      const rows = bag(await run(op, ctx));
+      return { rows, sent: ctx.statements.map((s) => [s.sql, s.params]) };
+    };
+    const byLabel = await run2(1, [['item 4'], ['item 9'], ['item 77']], t.string);
+    expect(byLabel.rows).toEqual(bag([[4, 4, 'item 4', 'item 4'], [9, 9, 'item 9', 'item 9']]));
+    expect(byLabel.sent).toEqual([
+      [
+        'SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE (("i"."id" = ANY($1::integer[])) AND ("i"."label" = ANY($2::text[])))',
+        ['{4,5,9}', '{"item 4","item 9","item 77"}'],
+      ],
+    ]);
+    const byId = await run2(0, [[9], [4], [11]], t.int32);
+    expect(byId.rows).toEqual(bag([[4, 4, 'item 4', 4], [9, 9, 'item 9', 9]]));
+    expect(byId.sent).toEqual([['SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE ("i"."id" = ANY($1::integer[]))', ['{4,9}']]]);
   });
 
   it('reads the probe side whole when the build side has more keys than the threshold', async () => {

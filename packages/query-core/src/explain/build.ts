@@ -5,6 +5,8 @@ import type { ExplainNode, StatementTiming } from './explain-node.js';
 
 /** Parameters past this many are summarised as `[N values: a, b, c, …]`. */
 const MAX_PARAMS_SHOWN = 10;
+/** Longer string parameters are cut to this many characters and their length. */
+const MAX_STRING_SHOWN = 60;
 
 export interface BuildOptions {
   /** EXPLAIN ANALYZE: attach actual rows/batches/time and the statements sent */
@@ -110,6 +112,8 @@ export function summariseParams(params: readonly Value[]): readonly unknown[] {
 
 function showValue(v: Value): unknown {
   if (typeof v === 'bigint') return v.toString();
+  // a key set bound as one array parameter is one long string
+  if (typeof v === 'string' && v.length > MAX_STRING_SHOWN) return `${v.slice(0, MAX_STRING_SHOWN)}… (${v.length} characters)`;
   if (v instanceof Uint8Array) return `\\x${Buffer.from(v).toString('hex')}`;
   return v;
 }

@@ -18,6 +18,8 @@ describe('EXPLAIN summaries', () => {
     expect(summariseSql(`SELECT a FROM t WHERE a IN (${qs})`)).toBe('SELECT a FROM t WHERE a IN (?, ?, ?, … ? (12 values))');
     expect(summariseParams(Array.from({ length: 1000 }, (_, i) => BigInt(i + 1)))).toEqual(['[1000 values: 1, 2, 3, …]']);
     expect(summariseParams([1n, 'x'])).toEqual(['1', 'x']);
+    const array = `{${Array.from({ length: 100 }, (_, i) => i + 1).join(',')}}`;
+    expect(summariseParams([array])).toEqual([`{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23… (${array.length} characters)`]);
   });
 });
 

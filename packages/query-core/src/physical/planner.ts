@@ -94,6 +94,9 @@ export function planPhysical(plan: LogicalPlan, options: PhysicalOptions): Physi
 }
 
 class Planner {
+  /** each Remote node's statement, for a hash join above that restricts it (innerTarget) */
+  private readonly remotes = new Map<LogicalPlan, Planned>();
+
   constructor(
     private readonly o: PhysicalOptions,
     private readonly names: Map<number, string>,
@@ -256,7 +259,9 @@ class Planner {
     };
     const { query, rendered } = this.o.renderCache ? this.o.renderCache.get(node, this.o.params, make) : make();
     const op = new RemoteScanOp(node.source, src.connector, query, rendered, est);
-    return { op, layout: this.layoutOf(node.fields), fields: node.fields };
+    const planned = { op, layout: this.layoutOf(node.fields), fields: node.fields };
+    this.remotes.set(node, planned);
+    return planned;
   }
 
   /** Both inputs planned, where each field lands in their concatenated rows, and the condition split into keys and the rest. */
@@ -370,10 +375,13 @@ class Planner {
     pinned ||= pinsKey(probePlan, probeKeys);
     // a tiny probe statement is better started at once, alongside the build side, than restricted later
     if (switchKeys > 0 && !pinned && !probePreserved && !(probeRead !== undefined && probeRead <= TINY_SIDE_ROWS)) {
-      const dep = this.dependentTarget(probe, probeKeys);
-      if (dep) {
-        const caps = dep.scan.connector.capabilities();
-        const maxInList = caps.maxInList || 1000;
+      const direct = this.dependentTarget(probe, probeKeys);
+      const dep = direct ?? this.innerTarget(probePlan, probeKeys);
+      const maxInList = (dep && dep.scan.connector.capabilities().maxInList) || 1000;
+      // a dynamic filter holds the whole probe side back until the build side is read, where it
+      // would otherwise start at once: only worth it when the build side is expected to pass
+      const buildEst = this.o.estimate?.(buildSide === 'right' ? plan.right : plan.left);
+      if (dep && (direct || (buildEst !== undefined && buildEst <= switchKeyLimit(switchKeys, probeEst, maxInList)))) {
         dependentSwitch = {
           scan: dep.scan,
           probeColumn: dep.column,
@@ -441,6 +449,23 @@ class Planner {
     return { kind: 'row', fn: this.o.compiler.expr(compare, combined) };
   }
 
+  /**
+   * A statement inside a hash join's probe side that its build keys may restrict (a dynamic
+   * filter): one that outputs a probe key unchanged (see keyCarrier), so the rows a key set
+   * removes there are rows the join would drop.
+   */
+  private innerTarget(probe: LogicalPlan, probeKeys: readonly Expr[]): ReturnType<Planner['dependentTarget']> {
+    for (let i = 0; i < probeKeys.length; i++) {
+      const k = keyColumn(probeKeys[i]);
+      const found = k && keyCarrier(probe, k.id);
+      const planned = found && this.remotes.get(found.remote);
+      if (!k || !found || !planned) continue;
+      const dep = this.dependentTarget(planned, [{ ...k, id: found.id }]);
+      if (dep) return { ...dep, keyIndex: i, others: [] };
+    }
+    return undefined;
+  }
+
   /** The remote statement a dependent fetch can restrict, the key column it restricts, and further restrictable key columns. */
   private dependentTarget(
     side: Planned,
@@ -471,6 +496,33 @@ class Planner {
 
 function keyIds(keys: readonly Expr[]): Set<number> {
   return new Set(keys.map(keyColumn).flatMap((k) => (k ? [k.id] : [])));
+}
+
+/**
+ * The Remote node inside `plan` whose output column `id` reaches the top unchanged, and that
+ * column's id there: through filters, sorts, DISTINCT, projections and groupings that pass it
+ * as it is, and the output side of inner, cross, semi and anti joins. Restricting that
+ * statement to some values of the column removes exactly the top rows holding other values.
+ */
+export function keyCarrier(plan: LogicalPlan, id: number): { readonly remote: LogicalPlan; readonly id: number } | undefined {
+  switch (plan.kind) {
+    case 'Remote':
+      return plan.fields.some((f) => f.id === id) ? { remote: plan, id } : undefined;
+    case 'Filter':
+    case 'Sort':
+    case 'Distinct':
+      return keyCarrier(plan.input, id);
+    case 'Project':
+    case 'Aggregate': {
+      const x = (plan.kind === 'Project' ? plan.exprs : plan.groupBy).find((e) => e.field.id === id);
+      return x?.expr.kind === 'ref' ? keyCarrier(plan.input, x.expr.id) : undefined;
+    }
+    case 'Join':
+      if (plan.type === 'inner' || plan.type === 'cross') return keyCarrier(plan.left, id) ?? keyCarrier(plan.right, id);
+      return plan.type === 'semi' || plan.type === 'anti' ? keyCarrier(plan.left, id) : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /** Whether a filter inside `plan` fixes one of `keys` to a literal or parameter. */

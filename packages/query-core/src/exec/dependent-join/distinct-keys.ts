@@ -13,3 +13,9 @@ export function distinctKeys(rows: Iterable<Row>, column: number | RowFn, type: 
   }
   return [...seen.values()];
 }
+
+/** The keys of `a` that `b` holds too, compared as values of the column both are sent to. */
+export function intersectKeys(a: readonly Value[], b: readonly Value[], type: JType): Value[] {
+  const inB = new Set(b.map((v) => (v === null ? null : canonicalValue(v, type))));
+  return a.filter((v) => v !== null && inB.has(canonicalValue(v, type)));
+}

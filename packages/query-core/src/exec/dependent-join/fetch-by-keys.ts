@@ -2,6 +2,7 @@ import type { JType, RemoteQuery, Row, Value } from '@junction/connectors';
 import type { ExecContext } from '../context.js';
 import type { RemoteScanOp } from '../remote-scan.js';
 import { streamStatement } from '../remote-scan.js';
+import { intersectKeys } from './distinct-keys.js';
 import { MAX_IN_LISTS_PER_STATEMENT, planKeyBatches, restrictToKeys } from './key-batches.js';
 
 export interface FetchByKeysOptions {
@@ -22,8 +23,9 @@ export interface FetchReport {
 }
 
 /**
- * Reads the rows of `scan` whose output column `column` equals one of `keys`, as bound IN
- * lists batched to the source's limits, up to `maxParallel` statements at a time. The
+ * Reads the rows of `scan` whose output column `column` equals one of `keys`, as key sets
+ * (bound IN lists, or one array parameter where the source takes one) batched to the
+ * source's limits, up to `maxParallel` statements at a time. The
  * batches come out in whatever order the statements deliver them.
  */
 export async function* fetchByKeys(
@@ -43,22 +45,30 @@ export async function* fetchByKeys(
   report.keys += keys.length;
   if (keys.length === 0) return;
   const caps = scan.connector.capabilities();
+  // a source that binds a key list as one array parameter gets each column's keys as one list
+  const array = (col: number) => caps.arrayKeySets.includes(scan.query.select[col].expr.type.kind);
+  const perList = Math.max(1, Math.min(options.maxInList, caps.maxInList || options.maxInList));
   const statements = planKeyBatches(keys, {
-    maxInList: Math.max(1, Math.min(options.maxInList, caps.maxInList || options.maxInList)),
+    maxInList: perList,
     maxBindParams: caps.maxBindParams,
     baseParams: scan.rendered.params.length,
+    array: array(column),
   });
   report.statements += statements.length;
   // further key columns narrow a single statement when their values fit beside the first key's
-  const perList = Math.max(1, Math.min(options.maxInList, caps.maxInList || options.maxInList));
-  const extraParams = extra.reduce((n, x) => n + x.keys.length, 0);
-  const room = caps.maxBindParams > 0 ? caps.maxBindParams - scan.rendered.params.length - keys.length : Infinity;
+  const params = (col: number, n: number) => (array(col) ? 1 : n);
+  const lists = (col: number, n: number) => (array(col) ? 1 : Math.ceil(n / perList));
+  const extraParams = extra.reduce((n, x) => n + params(x.column, x.keys.length), 0);
+  const room = caps.maxBindParams > 0 ? caps.maxBindParams - scan.rendered.params.length - params(column, keys.length) : Infinity;
   const extraLists =
     statements.length === 1 &&
     extraParams <= room &&
-    statements[0].length + extra.reduce((n, x) => n + Math.ceil(x.keys.length / perList), 0) <= MAX_IN_LISTS_PER_STATEMENT &&
+    statements[0].length + extra.reduce((n, x) => n + lists(x.column, x.keys.length), 0) <= MAX_IN_LISTS_PER_STATEMENT &&
     extra.every((x) => x.keys.length > 0)
-      ? extra.map((x) => ({ column: x.column, lists: planKeyBatches(x.keys, { maxInList: perList, maxBindParams: 0, baseParams: 0 }).flat() }))
+      ? extra.map((x) => ({
+          column: x.column,
+          lists: array(x.column) ? [x.keys] : planKeyBatches(x.keys, { maxInList: perList, maxBindParams: 0, baseParams: 0 }).flat(),
+        }))
       : [];
   const rendered = statements.map((lists) => {
     const restricted = restrictToKeys(scan.query, column, lists, extraLists);
@@ -72,6 +82,24 @@ export async function* fetchByKeys(
     rendered.map((r) => () => streamStatement(ctx, scan.source, scan.connector, r, scan.id)),
     Math.max(1, options.maxParallel),
   );
+}
+
+/**
+ * A dependent fetch's keys with those a hash join above passed down for the same statement
+ * (ExecContext.keyFilters): on the fetch's own key column only keys in both sets can match;
+ * another column gets its key set beside the others.
+ */
+export function narrowByKeyFilter(
+  ctx: ExecContext,
+  scan: RemoteScanOp,
+  column: number,
+  keys: readonly Value[],
+  extra: readonly { readonly column: number; readonly keys: readonly Value[] }[],
+): { keys: readonly Value[]; extra: readonly { readonly column: number; readonly keys: readonly Value[] }[] } {
+  const filter = ctx.keyFilters?.get(scan.id);
+  if (!filter) return { keys, extra };
+  if (filter.column === column) return { keys: intersectKeys(keys, filter.keys, scan.query.select[column].expr.type), extra };
+  return { keys, extra: [...extra.filter((x) => x.column !== filter.column), { column: filter.column, keys: filter.keys }] };
 }
 
 /** The fetched side is a semi or anti join's right side, which only tests for a match (its rows are never output). */

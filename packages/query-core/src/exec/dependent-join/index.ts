@@ -8,7 +8,7 @@ import { Operator, type OperatorInfo } from '../operator.js';
 import type { RemoteScanOp } from '../remote-scan.js';
 import { emptySpill, spillText, type SpillMetrics } from '../spill/spill-metrics.js';
 import { distinctKeys } from './distinct-keys.js';
-import { fetchByKeys, testsOnly, type FetchReport } from './fetch-by-keys.js';
+import { fetchByKeys, narrowByKeyFilter, testsOnly, type FetchReport } from './fetch-by-keys.js';
 
 export interface DependentJoinOptions {
   /** driver key column sent as IN values */
@@ -93,8 +93,9 @@ export class DependentJoinOp extends Operator {
         for (const r of batch) rows.push(r);
       }
       core.addBuild(rows, false);
-      const keys = distinctKeys(rows, this.options.driverColumn, this.options.driverType);
-      const extra = (this.options.extraKeys ?? []).map((x) => ({ column: x.remoteColumn, keys: distinctKeys(rows, x.driverColumn, x.driverType) }));
+      const driverKeys = distinctKeys(rows, this.options.driverColumn, this.options.driverType);
+      const driverExtra = (this.options.extraKeys ?? []).map((x) => ({ column: x.remoteColumn, keys: distinctKeys(rows, x.driverColumn, x.driverType) }));
+      const { keys, extra } = narrowByKeyFilter(ctx, this.remote, this.options.remoteColumn, driverKeys, driverExtra);
       rows.length = 0;
       for await (const batch of fetchByKeys(ctx, this.remote, this.options.remoteColumn, keys, { ...this.options, existenceOnly: testsOnly(this.spec) }, this.report, extra)) {
         checkAborted(ctx.signal);

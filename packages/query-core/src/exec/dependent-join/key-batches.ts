@@ -10,11 +10,22 @@ export interface KeyBatchLimits {
   readonly maxBindParams: number;
   /** parameters the base query already binds */
   readonly baseParams: number;
+  /**
+   * The source binds a whole key list as one array parameter (Capabilities.arrayKeySets): each
+   * statement gets one list, as many keys as MAX_IN_LISTS_PER_STATEMENT lists would hold.
+   */
+  readonly array?: boolean;
 }
 
 /** Splits distinct keys into statements, each a list of IN lists, within the source's limits. */
 export function planKeyBatches(keys: readonly Value[], limits: KeyBatchLimits): Value[][][] {
   const perList = Math.max(1, limits.maxInList);
+  if (limits.array) {
+    const perStatement = perList * MAX_IN_LISTS_PER_STATEMENT;
+    const statements: Value[][][] = [];
+    for (let i = 0; i < keys.length; i += perStatement) statements.push([keys.slice(i, i + perStatement)]);
+    return statements;
+  }
   const room = limits.maxBindParams > 0 ? limits.maxBindParams - limits.baseParams : Infinity;
   const perStatement = Math.max(1, Math.min(perList * MAX_IN_LISTS_PER_STATEMENT, room));
   const statements: Value[][][] = [];
@@ -52,18 +63,12 @@ export function restrictToKeys(
   return { ...base, where: base.where ? { kind: 'call', fn: 'and', args: [base.where, cond], type: BOOL } : cond };
 }
 
-/** `e IN (…) OR e IN (…) …`, one IN per list; undefined for no lists. */
+/** `e IN (…) OR e IN (…) …`, one key set per list; undefined for no lists. */
 function inLists(keyExpr: RemoteExpr, lists: readonly (readonly Value[])[]): RemoteExpr | undefined {
   let cond: RemoteExpr | undefined;
-  for (const list of lists) {
-    const inExpr: RemoteExpr = {
-      kind: 'in',
-      expr: keyExpr,
-      list: list.map((value) => ({ kind: 'literal', value, type: keyExpr.type })),
-      negated: false,
-      type: BOOL,
-    };
-    cond = cond ? { kind: 'call', fn: 'or', args: [cond, inExpr], type: BOOL } : inExpr;
+  for (const values of lists) {
+    const set: RemoteExpr = { kind: 'keySet', expr: keyExpr, values, type: BOOL };
+    cond = cond ? { kind: 'call', fn: 'or', args: [cond, set], type: BOOL } : set;
   }
   return cond;
 }

@@ -2,7 +2,7 @@ import type { JType, Row } from '@junction/connectors';
 import type { NotPushed } from '../../plan/logical.js';
 import { checkAborted, rowBytes, type ExecContext } from '../context.js';
 import { distinctKeys } from '../dependent-join/distinct-keys.js';
-import { fetchByKeys, testsOnly, type FetchReport } from '../dependent-join/fetch-by-keys.js';
+import { fetchByKeys, narrowByKeyFilter, testsOnly, type FetchReport } from '../dependent-join/fetch-by-keys.js';
 import type { RowFn } from '../expr-fn.js';
 import { Operator, type OperatorInfo } from '../operator.js';
 import { prefetch } from '../prefetch.js';
@@ -15,9 +15,13 @@ import { ParallelProbe } from './parallel-probe.js';
 /**
  * When the probe side is a statement on a source that takes IN lists, a hash join can
  * turn dependent at run time: if the build side, fully read, has few distinct keys, the
- * probe statement is sent restricted to those keys instead of read whole.
+ * probe statement is sent restricted to those keys instead of read whole. When the statement
+ * lies deeper in the probe side (under projections, grouping by the key, inner joins), the
+ * keys go down to it as a dynamic filter (ExecContext.keyFilters) and the probe side runs
+ * as planned over the fewer rows.
  */
 export interface DependentSwitch {
+  /** the probe side itself, or a statement inside it whose `probeColumn` carries the probe key unchanged */
   readonly scan: RemoteScanOp;
   /** probe output column restricted by the IN lists */
   readonly probeColumn: number;
@@ -39,10 +43,11 @@ export interface DependentSwitch {
 export class HashJoinOp extends Operator {
   readonly children: readonly Operator[];
   /** set when the join turned dependent at run time */
-  readonly report: FetchReport & { switched: boolean; workers: boolean; stoppedEarly: boolean } = {
+  readonly report: FetchReport & { switched: boolean; filtered: boolean; workers: boolean; stoppedEarly: boolean } = {
     statements: 0,
     keys: 0,
     switched: false,
+    filtered: false,
     workers: false,
     stoppedEarly: false,
   };
@@ -66,7 +71,9 @@ export class HashJoinOp extends Operator {
 
   info(): OperatorInfo {
     const switchText =
-      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') + (this.report.workers ? ', probed in worker threads' : '') +
+      (this.report.switched ? `, switched to dependent: ${this.report.keys} keys in ${this.report.statements} statements` : '') +
+      (this.report.filtered ? `, ${this.report.keys} build keys passed down to the probe side's ${this.dependent?.scan.source} statement` : '') +
+      (this.report.workers ? ', probed in worker threads' : '') +
       (this.report.stoppedEarly ? ', build side left unread: the probe side was empty' : '') +
       spillText(this.spill);
     return {
@@ -132,9 +139,14 @@ export class HashJoinOp extends Operator {
         probe = probeAhead;
       } else {
         const keys = distinctKeys(buildRows, dep!.buildColumn, dep!.buildType);
-        if (keys.length <= dep!.maxKeys && !core.probePreserved) {
+        if (keys.length <= dep!.maxKeys && !core.probePreserved && dep!.scan !== probeOp) {
+          this.report.filtered = true;
+          this.report.keys = keys.length;
+          probe = probeOp.execute({ ...outer, keyFilters: new Map(outer.keyFilters).set(dep!.scan.id, { column: dep!.probeColumn, keys }) });
+        } else if (keys.length <= dep!.maxKeys && !core.probePreserved) {
           this.report.switched = true;
-          probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, keys, { ...dep!, existenceOnly: testsOnly(this.spec) }, this.report);
+          const narrowed = narrowByKeyFilter(outer, dep!.scan, dep!.probeColumn, keys, []);
+          probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, narrowed.keys, { ...dep!, existenceOnly: testsOnly(this.spec) }, this.report, narrowed.extra);
         } else {
           probe = probeOp.execute(outer);
         }
