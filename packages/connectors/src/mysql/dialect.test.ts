@@ -1,25 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceSemantics } from '../contract/catalog.js';
+import { mysqlSemantics } from '../../test/support/semantics.js';
 import { t, type JType } from '../contract/types.js';
 import { exactCollationFor, MysqlDialect } from './dialect.js';
 
-const probed = (serverVersion: string): SourceSemantics => ({
-  serverVersion,
-  defaultCollation: 'utf8mb4_general_ci',
-  caseSensitive: false,
-  accentSensitive: false,
-  padSpace: true,
-  timeZone: 'SYSTEM',
-  maxBindParams: 65535,
-  maxIdentifierLength: 64,
-});
 
 describe('MySQL dialect', () => {
   it('chooses the NO PAD binary collation by server flavour', () => {
-    expect(exactCollationFor(probed('10.11.6-MariaDB-0+deb12u1'))).toEqual({ name: 'utf8mb4_nopad_bin', noPad: true });
-    expect(exactCollationFor(probed('8.0.36'))).toEqual({ name: 'utf8mb4_0900_bin', noPad: true });
-    expect(exactCollationFor(probed('8.4.0-commercial'))).toEqual({ name: 'utf8mb4_0900_bin', noPad: true });
-    expect(exactCollationFor(probed('5.7.44-log'))).toEqual({ name: 'utf8mb4_bin', noPad: false });
+    expect(exactCollationFor(mysqlSemantics('10.11.6-MariaDB-0+deb12u1'))).toEqual({ name: 'utf8mb4_nopad_bin', noPad: true });
+    expect(exactCollationFor(mysqlSemantics('8.0.36'))).toEqual({ name: 'utf8mb4_0900_bin', noPad: true });
+    expect(exactCollationFor(mysqlSemantics('8.4.0-commercial'))).toEqual({ name: 'utf8mb4_0900_bin', noPad: true });
+    expect(exactCollationFor(mysqlSemantics('5.7.44-log'))).toEqual({ name: 'utf8mb4_bin', noPad: false });
     expect(exactCollationFor(undefined)).toEqual({ name: 'utf8mb4_bin', noPad: false });
   });
 

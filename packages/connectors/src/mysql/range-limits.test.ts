@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceSemantics } from '../contract/catalog.js';
+import { mysqlSemantics } from '../../test/support/semantics.js';
 import type { RemoteExpr, RemoteQuery } from '../contract/remote-query.js';
 import { t } from '../contract/types.js';
 import { call, col, lit, table } from '../sql/ir-builders.js';
 import { renderFor } from '../sql/dialects.js';
 import { longestInList, withRangeLimits } from './range-limits.js';
 
-const probed = (serverVersion: string): SourceSemantics => ({
-  serverVersion,
-  defaultCollation: 'utf8mb4_general_ci',
-  caseSensitive: false,
-  accentSensitive: false,
-  padSpace: true,
-  timeZone: 'SYSTEM',
-  maxBindParams: 65535,
-  maxIdentifierLength: 64,
-});
 const keys = (n: number, from = 1): RemoteExpr[] => Array.from({ length: n }, (_, i) => lit(from + i, t.int32));
 const inList = (expr: RemoteExpr, list: RemoteExpr[]): RemoteExpr => ({ kind: 'in', expr, list, negated: false, type: t.bool });
 
@@ -35,14 +25,14 @@ function fetch(partKeys: number, suppKeys: number): RemoteQuery {
 }
 
 const render = (q: RemoteQuery, version: string) => {
-  const semantics = probed(version);
+  const semantics = mysqlSemantics(version);
   return withRangeLimits(renderFor('mysql', q, semantics), q, semantics).sql;
 };
 
 describe('MariaDB range limits for long IN lists', () => {
   it('plans a statement with a long list from statistics, its range tree capped at the longest list', () => {
     const q = fetch(20, 16);
-    const plain = renderFor('mysql', q, probed('10.11.6-MariaDB-0+deb12u1')).sql;
+    const plain = renderFor('mysql', q, mysqlSemantics('10.11.6-MariaDB-0+deb12u1')).sql;
     expect(render(q, '10.11.6-MariaDB-0+deb12u1')).toBe(`SET STATEMENT eq_range_index_dive_limit=16, optimizer_max_sel_arg_weight=20 FOR ${plain}`);
     expect(render(q, '10.5.9-MariaDB')).toBe(`SET STATEMENT eq_range_index_dive_limit=16, optimizer_max_sel_arg_weight=20 FOR ${plain}`);
     expect(render(q, '11.4.2-MariaDB')).toBe(`SET STATEMENT eq_range_index_dive_limit=16, optimizer_max_sel_arg_weight=20 FOR ${plain}`);
@@ -50,9 +40,9 @@ describe('MariaDB range limits for long IN lists', () => {
 
   it('leaves short lists, MySQL and MariaDB before 10.5.9 as rendered', () => {
     const maria = '10.11.6-MariaDB-0+deb12u1';
-    expect(render(fetch(15, 15), maria)).toBe(renderFor('mysql', fetch(15, 15), probed(maria)).sql);
+    expect(render(fetch(15, 15), maria)).toBe(renderFor('mysql', fetch(15, 15), mysqlSemantics(maria)).sql);
     for (const v of ['8.0.36', '10.5.8-MariaDB', '10.4.30-MariaDB', 'unknown']) {
-      expect(render(fetch(40, 40), v)).toBe(renderFor('mysql', fetch(40, 40), probed(v)).sql);
+      expect(render(fetch(40, 40), v)).toBe(renderFor('mysql', fetch(40, 40), mysqlSemantics(v)).sql);
     }
   });
 
