@@ -56,14 +56,17 @@ function timingOf(s: StatementRecord): StatementTiming {
 }
 
 /** The SQL and parameters as shown (long IN lists summarised) and, when that cut them, in full. */
-function sqlFields(sql: string | undefined, params: readonly Value[] | undefined) {
+export function sqlFields(sql: string | undefined, params: readonly Value[] | undefined) {
   const shownSql = sql === undefined ? undefined : summariseSql(sql);
   const shownParams = params !== undefined && params.length > 0 ? summariseParams(params) : undefined;
   return {
     ...(shownSql !== undefined ? { sql: shownSql } : {}),
     ...(shownSql !== undefined && shownSql !== sql ? { fullSql: sql } : {}),
     ...(shownParams !== undefined ? { params: shownParams } : {}),
-    ...(shownParams !== undefined && params && shownParams.length !== params.length ? { fullParams: params.map(showValue) } : {}),
+    // a long list summarised, or a long value (a key set's array) cut: the copy needs them whole
+    ...(shownParams !== undefined && params && (shownParams.length !== params.length || shownParams.some((v, i) => v !== fullValue(params[i])))
+      ? { fullParams: params.map(fullValue) }
+      : {}),
   };
 }
 
@@ -111,9 +114,15 @@ export function summariseParams(params: readonly Value[]): readonly unknown[] {
 }
 
 function showValue(v: Value): unknown {
-  if (typeof v === 'bigint') return v.toString();
+  const full = fullValue(v);
   // a key set bound as one array parameter is one long string
-  if (typeof v === 'string' && v.length > MAX_STRING_SHOWN) return `${v.slice(0, MAX_STRING_SHOWN)}… (${v.length} characters)`;
+  if (typeof full === 'string' && full.length > MAX_STRING_SHOWN) return `${full.slice(0, MAX_STRING_SHOWN)}… (${full.length} characters)`;
+  return full;
+}
+
+/** A value as JSON carries it exactly. */
+function fullValue(v: Value): unknown {
+  if (typeof v === 'bigint') return v.toString();
   if (v instanceof Uint8Array) return `\\x${Buffer.from(v).toString('hex')}`;
   return v;
 }

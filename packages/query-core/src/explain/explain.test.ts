@@ -4,7 +4,7 @@ import { HashJoinOp } from '../exec/hash-join/index.js';
 import { makeKeyFn } from '../exec/hash-key.js';
 import { LimitOp } from '../exec/limit.js';
 import { RowsOp, run } from '../exec/test-support.js';
-import { buildExplain, summariseParams, summariseSql } from './build.js';
+import { buildExplain, sqlFields, summariseParams, summariseSql } from './build.js';
 import { explainText } from './text.js';
 
 describe('EXPLAIN summaries', () => {
@@ -20,6 +20,13 @@ describe('EXPLAIN summaries', () => {
     expect(summariseParams([1n, 'x'])).toEqual(['1', 'x']);
     const array = `{${Array.from({ length: 100 }, (_, i) => i + 1).join(',')}}`;
     expect(summariseParams([array])).toEqual([`{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23… (${array.length} characters)`]);
+  });
+
+  it('keeps the parameters whole beside the summary when a value was cut, and not otherwise', () => {
+    const array = `{${Array.from({ length: 100 }, (_, i) => i + 1).join(',')}}`;
+    const sql = 'SELECT a FROM t WHERE (a = ANY($1::integer[])) AND b = $2';
+    expect(sqlFields(sql, [array, 7n])).toEqual({ sql, params: [`{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23… (${array.length} characters)`, '7'], fullParams: [array, '7'] });
+    expect(sqlFields('SELECT a FROM t WHERE b = $1', [7n])).toEqual({ sql: 'SELECT a FROM t WHERE b = $1', params: ['7'] });
   });
 });
 
