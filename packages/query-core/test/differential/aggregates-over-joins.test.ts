@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFixture, junctionRows, normalise, TABLES, type DifferentialFixture, type TableName } from './fixture.js';
+import { rng, NUMERIC, NAMES, createFixture, junctionRows, normalise, TABLES, type DifferentialFixture, type TableName } from './fixture.js';
 
 /**
  * Differential testing of aggregates over trees of joins that span both sources, where the
@@ -19,20 +19,6 @@ afterAll(async () => {
   await f?.close();
 });
 
-/** mulberry32: small, seeded, the same sequence on every machine */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const NUMERIC: Record<TableName, readonly string[]> = { a: ['id', 'k', 'v'], b: ['id', 'k', 'w'], c: ['id', 'k', 'x'], e: ['id', 'k'] };
-const NAMES = Object.keys(TABLES) as TableName[];
 
 class Generator {
   constructor(private readonly r: () => number) {}

@@ -18,6 +18,22 @@ export const TABLES = {
 
 export type TableName = keyof typeof TABLES;
 
+/** The integer columns of each table, which the generators compare and aggregate. */
+export const NUMERIC: Record<TableName, readonly string[]> = { a: ['id', 'k', 'v'], b: ['id', 'k', 'w'], c: ['id', 'k', 'x'], e: ['id', 'k'] };
+export const NAMES = Object.keys(TABLES) as TableName[];
+
+/** mulberry32: small, seeded, the same sequence on every machine */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 const DDL: Record<TableName, string> = {
   a: 'CREATE TABLE a (id int NOT NULL PRIMARY KEY, k int, v int, s varchar(10))',
   b: 'CREATE TABLE b (id int NOT NULL PRIMARY KEY, k int, w int)',

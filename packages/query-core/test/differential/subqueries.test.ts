@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJunctionError, type Value } from '@junction/connectors';
-import { TABLES, createFixture, junctionRows, normalise, type DifferentialFixture, type TableName } from './fixture.js';
+import { rng, NUMERIC, NAMES, TABLES, createFixture, junctionRows, normalise, type DifferentialFixture, type TableName } from './fixture.js';
 
 /**
  * Differential testing against PostgreSQL: a seeded grammar generates queries with
@@ -22,20 +22,6 @@ afterAll(async () => {
   await f?.close();
 });
 
-/** mulberry32: small, seeded, the same sequence on every machine */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const NUMERIC: Record<TableName, readonly string[]> = { a: ['id', 'k', 'v'], b: ['id', 'k', 'w'], c: ['id', 'k', 'x'], e: ['id', 'k'] };
-const NAMES = Object.keys(TABLES) as TableName[];
 const qualified = (t: TableName) => `${TABLES[t].source}.${t}`;
 
 class Generator {
@@ -254,6 +240,16 @@ describe('subqueries anywhere: Junction answers as PostgreSQL does, or refuses a
   }, 600_000);
 });
 
+/** A hand-written query: PostgreSQL answers it, and Junction the same with pushdown on and off. */
+async function sameAsPostgres(sql: string): Promise<void> {
+  const ordered = /ORDER BY/.test(sql);
+  const reference = await attempt(() => f.reference(sql), ordered);
+  expect('rows' in reference).toBe(true);
+  for (const pushdown of [true, false]) {
+    expect(await attempt(() => junctionRows(f.engine, sql, pushdown), ordered), `pushdown ${pushdown}`).toEqual(reference);
+  }
+}
+
 describe('correlated scalar subqueries without an aggregate', () => {
   // a key lookup yields at most one row per outer row: it runs, with PostgreSQL's answer (NULL where nothing matches)
   const lookups = [
@@ -264,14 +260,7 @@ describe('correlated scalar subqueries without an aggregate', () => {
     'SELECT o.id, (SELECT x.k FROM m.e x WHERE x.id = o.k + 1) FROM m.c o WHERE o.id > 1',
     'SELECT o.id, CASE WHEN (SELECT x.s FROM p.a x WHERE x.id = o.id) IS NULL THEN 0 ELSE 1 END FROM m.c o',
   ];
-  it.each(lookups)('%s', async (sql) => {
-    const ordered = /ORDER BY/.test(sql);
-    const reference = await attempt(() => f.reference(sql), ordered);
-    expect('rows' in reference).toBe(true);
-    for (const pushdown of [true, false]) {
-      expect(await attempt(() => junctionRows(f.engine, sql, pushdown), ordered), `pushdown ${pushdown}`).toEqual(reference);
-    }
-  });
+  it.each(lookups)('%s', sameAsPostgres);
 
   // one that may return several rows per outer row, or is limited, is refused where it stands
   const refused = [
@@ -295,13 +284,7 @@ describe('subqueries correlated two or more levels up', () => {
     'SELECT o.id FROM m.c o WHERE o.k NOT IN (SELECT y.k FROM p.b y WHERE y.k IS NOT NULL AND EXISTS (SELECT 1 FROM p.a z WHERE z.id = y.id AND z.v > o.x))',
     'SELECT o.id FROM p.b o WHERE NOT EXISTS (SELECT 1 FROM m.c y WHERE EXISTS (SELECT 1 FROM m.e z WHERE z.id = y.id AND EXISTS (SELECT 1 FROM p.a w WHERE w.k = z.k AND w.id = o.id)))',
   ];
-  it.each(flattened)('%s', async (sql) => {
-    const reference = await attempt(() => f.reference(sql), false);
-    expect('rows' in reference).toBe(true);
-    for (const pushdown of [true, false]) {
-      expect(await attempt(() => junctionRows(f.engine, sql, pushdown), false), `pushdown ${pushdown}`).toEqual(reference);
-    }
-  });
+  it.each(flattened)('%s', sameAsPostgres);
 
   it('refuses NOT EXISTS reading a query two levels up, with a position', async () => {
     const sql = 'SELECT o.id FROM p.a o WHERE EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM m.c z WHERE z.id = y.id AND z.k < o.k))';
@@ -324,14 +307,7 @@ describe('correlated scalar subqueries in an aggregate query', () => {
     'SELECT o.k, (SELECT x.w FROM p.b x WHERE x.id = o.k) FROM p.a o GROUP BY o.k',
     'SELECT o.k, count(*) + (SELECT coalesce(sum(x.x), -1) FROM m.c x WHERE x.k = o.k + 1) FROM m.c o WHERE o.id > 1 GROUP BY o.k',
   ];
-  it.each(grouped)('%s', async (sql) => {
-    const ordered = /ORDER BY/.test(sql);
-    const reference = await attempt(() => f.reference(sql), ordered);
-    expect('rows' in reference).toBe(true);
-    for (const pushdown of [true, false]) {
-      expect(await attempt(() => junctionRows(f.engine, sql, pushdown), ordered), `pushdown ${pushdown}`).toEqual(reference);
-    }
-  });
+  it.each(grouped)('%s', sameAsPostgres);
 
   it('refuses one inside an aggregate function, and one reading an ungrouped column as PostgreSQL does', async () => {
     const inside = await attempt(() => junctionRows(f.engine, 'SELECT o.k, sum((SELECT max(x.x) FROM m.c x WHERE x.k = o.k)) FROM p.a o GROUP BY o.k', true), false);
