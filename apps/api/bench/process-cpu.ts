@@ -13,9 +13,9 @@ export function cpuMs(pid: number): number {
   }
 }
 
-/** CPU so far of every process on this host with one of these command names (PostgreSQL runs one per connection). */
-function cpuOfCommands(names: readonly string[]): number {
-  let total = 0;
+/** CPU so far of every process on this host with one of these command names, by pid (PostgreSQL runs one per connection). */
+function cpuOfCommands(names: readonly string[]): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let comm: string;
@@ -24,7 +24,17 @@ function cpuOfCommands(names: readonly string[]): number {
     } catch {
       continue;
     }
-    if (names.includes(comm)) total += cpuMs(Number(entry));
+    if (names.includes(comm)) byPid.set(Number(entry), cpuMs(Number(entry)));
+  }
+  return byPid;
+}
+
+/** CPU spent between two samples by the processes alive at both (a backend that exited took its time with it). */
+function spent(before: ReadonlyMap<number, number>, now: ReadonlyMap<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of now) {
+    const was = before.get(pid);
+    if (was !== undefined && ms >= was) total += ms - was;
   }
   return total;
 }
@@ -38,14 +48,22 @@ export interface CpuByProcess {
   readonly mariadb: number;
 }
 
+/** A sample to measure from: the processes' CPU so far. */
+export interface CpuSample {
+  readonly bench: number;
+  readonly server: number;
+  readonly postgres: ReadonlyMap<number, number>;
+  readonly mariadb: ReadonlyMap<number, number>;
+}
+
 /**
  * Where a query's CPU goes, machine-wide: on two cores a federated query competes with its own
  * sources, so executions per second are bounded by the sum, not by Junction's share alone.
  * Counts every PostgreSQL and MariaDB process on the host, so it is only meaningful when the
- * databases are local and nothing else uses them; backends that exit between two samples take
- * their time with them (the benchmark's pools keep theirs open).
+ * databases are local and nothing else uses them; a backend that starts or exits between two
+ * samples is left out (the benchmark's pools keep theirs open).
  */
-export function sampleCpu(serverPid: number): CpuByProcess {
+export function sampleCpu(serverPid: number): CpuSample {
   return {
     bench: cpuMs(process.pid),
     server: cpuMs(serverPid),
@@ -54,13 +72,13 @@ export function sampleCpu(serverPid: number): CpuByProcess {
   };
 }
 
-export function cpuSince(before: CpuByProcess, serverPid: number): CpuByProcess {
+export function cpuSince(before: CpuSample, serverPid: number): CpuByProcess {
   const now = sampleCpu(serverPid);
   return {
     bench: now.bench - before.bench,
     server: now.server - before.server,
-    postgres: now.postgres - before.postgres,
-    mariadb: now.mariadb - before.mariadb,
+    postgres: spent(before.postgres, now.postgres),
+    mariadb: spent(before.mariadb, now.mariadb),
   };
 }
 
