@@ -31,18 +31,21 @@ export function withRangeLimits(rendered: RenderedQuery, query: RemoteQuery, sem
 /** The most values any IN list or key set of the statement holds, at any depth (subqueries, joins' ON, HAVING). */
 export function longestInList(query: RemoteQuery): number {
   let longest = 0;
-  const seen = new Set<object>();
   const visit = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null || seen.has(node)) return;
-    seen.add(node);
+    if (typeof node !== 'object' || node === null) return;
     if (Array.isArray(node)) {
       for (const x of node) visit(x);
       return;
     }
-    const n = node as { kind?: unknown; list?: unknown; values?: unknown };
-    if (n.kind === 'in' && Array.isArray(n.list)) longest = Math.max(longest, n.list.length);
-    // a dependent join's key set: MariaDB gets it as an IN list
-    if (n.kind === 'keySet' && Array.isArray(n.values)) longest = Math.max(longest, n.values.length);
+    const n = node as { kind?: unknown; expr?: unknown; list?: unknown; values?: unknown };
+    // a dependent join's key set: MariaDB gets it as an IN list. The values are literals in practice
+    // (a 1,000-key list is not walked value by value); a list nested in one would only miss the hint.
+    const values = n.kind === 'in' ? n.list : n.kind === 'keySet' ? n.values : undefined;
+    if (Array.isArray(values)) {
+      longest = Math.max(longest, values.length);
+      visit(n.expr);
+      return;
+    }
     for (const v of Object.values(node)) visit(v);
   };
   visit(query);

@@ -1,5 +1,6 @@
 import type { JType, Row, Value } from '@junction/connectors';
 import type { NotPushed } from '../plan/logical.js';
+import { concat } from './concat.js';
 import { checkAborted, maybeYield, rowBytes, type ExecContext } from './context.js';
 import { distinctKeys } from './dependent-join/distinct-keys.js';
 import { fetchByKeys, type FetchReport } from './dependent-join/fetch-by-keys.js';
@@ -120,7 +121,7 @@ export class MarkJoinOp extends Operator {
         }
         ctx.memory.reserve(bytes, 'MarkJoin');
         held += bytes;
-        outer = replay(buffered, ended ? undefined : it);
+        outer = concat(buffered, ended ? undefined : it);
         if (ended) {
           this.report.byKeys = true;
           const keys = distinctKeys(buffered.flat(), by.leftColumn, by.leftType);
@@ -188,17 +189,6 @@ export class MarkJoinOp extends Operator {
       await leftAhead.close();
       ctx.memory.release(held);
     }
-  }
-}
-
-/** The batches already read, then the rest of the iterator they came from. */
-async function* replay(buffered: Row[][], rest: AsyncIterator<Row[]> | undefined): AsyncIterable<Row[]> {
-  while (buffered.length > 0) yield buffered.shift()!;
-  if (!rest) return;
-  for (;;) {
-    const r = await rest.next();
-    if (r.done) return;
-    yield r.value;
   }
 }
 

@@ -64,9 +64,7 @@ export function sqlFields(sql: string | undefined, params: readonly Value[] | un
     ...(shownSql !== undefined && shownSql !== sql ? { fullSql: sql } : {}),
     ...(shownParams !== undefined ? { params: shownParams } : {}),
     // a long list summarised, or a long value (a key set's array) cut: the copy needs them whole
-    ...(shownParams !== undefined && params && (shownParams.length !== params.length || shownParams.some((v, i) => v !== fullValue(params[i])))
-      ? { fullParams: params.map(fullValue) }
-      : {}),
+    ...(shownParams !== undefined && params && (shownParams.length !== params.length || params.some(cutForDisplay)) ? { fullParams: params.map(fullValue) } : {}),
   };
 }
 
@@ -114,10 +112,13 @@ export function summariseParams(params: readonly Value[]): readonly unknown[] {
 }
 
 function showValue(v: Value): unknown {
-  const full = fullValue(v);
   // a key set bound as one array parameter is one long string
-  if (typeof full === 'string' && full.length > MAX_STRING_SHOWN) return `${full.slice(0, MAX_STRING_SHOWN)}… (${full.length} characters)`;
-  return full;
+  if (cutForDisplay(v)) return `${(v as string).slice(0, MAX_STRING_SHOWN)}… (${(v as string).length} characters)`;
+  return fullValue(v);
+}
+
+function cutForDisplay(v: Value): boolean {
+  return typeof v === 'string' && v.length > MAX_STRING_SHOWN;
 }
 
 /** A value as JSON carries it exactly. */

@@ -1,6 +1,7 @@
 import { NO_CAPABILITIES, type Capabilities, type CatalogSnapshot, type TableInfo } from '@junction/connectors';
 import type { RegisteredSource } from '../api.js';
 import type { LogicalPlan, TableRef } from '../plan/logical.js';
+import { findTable } from '../catalog/tables.js';
 
 export interface SourceInfo {
   readonly capabilities: Capabilities;
@@ -34,13 +35,7 @@ export function capabilitiesOf(ctx: OptimizeInput, source: string): Capabilities
 }
 
 export function tableInfo(ctx: OptimizeInput, table: TableRef): TableInfo | undefined {
-  const catalog = ctx.sources.get(table.source)?.catalog;
-  return catalog?.tables.find(
-    (t) =>
-      t.name === table.table &&
-      t.schema === table.schema &&
-      (table.catalog === undefined || t.catalog === table.catalog),
-  );
+  return findTable(ctx.sources.get(table.source)?.catalog, table);
 }
 
 /** Row count from the source's catalog statistics; undefined when the engine keeps none. */

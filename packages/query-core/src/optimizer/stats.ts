@@ -1,6 +1,7 @@
 import type { ColumnStats } from '@junction/connectors';
 import type { Expr, LogicalPlan } from '../plan/logical.js';
 import { children, outputFields } from '../plan/fields.js';
+import { coversUniqueKey } from '../catalog/tables.js';
 import { tableInfo, tableRowCount, type OptimizeInput } from './context.js';
 import { conjuncts, isConstant, keyColumn } from './exprs.js';
 
@@ -120,12 +121,7 @@ export function uniqueRows(id: number, plan: LogicalPlan, ctx: OptimizeInput): n
   if (plan.kind === 'Scan') {
     const i = plan.fields.findIndex((f) => f.id === id);
     if (i < 0) return undefined;
-    const info = tableInfo(ctx, plan.table);
-    const pk = info?.primaryKey;
-    const unique =
-      (pk?.length === 1 && pk[0] === plan.columns[i]) ||
-      !!info?.indexes.some((x) => x.unique && x.columns.length === 1 && x.columns[0] === plan.columns[i]);
-    return unique ? scanRows(plan, ctx) : undefined;
+    return coversUniqueKey(tableInfo(ctx, plan.table), new Set([plan.columns[i]])) ? scanRows(plan, ctx) : undefined;
   }
   if (plan.kind === 'Remote') return uniqueRows(id, plan.plan, ctx);
   // keys passed through a projection keep their id; an aggregate's groups are no longer rows of the table
@@ -144,9 +140,7 @@ export function uniqueRows(id: number, plan: LogicalPlan, ctx: OptimizeInput): n
 export function uniqueKeyRows(ids: readonly number[], plan: LogicalPlan, ctx: OptimizeInput): number | undefined {
   if (plan.kind === 'Scan') {
     const columns = new Set(ids.map((id) => plan.columns[plan.fields.findIndex((f) => f.id === id)]).filter((c) => c !== undefined));
-    const info = tableInfo(ctx, plan.table);
-    const keys = [...(info?.primaryKey?.length ? [info.primaryKey] : []), ...(info?.indexes ?? []).filter((x) => x.unique).map((x) => x.columns)];
-    return keys.some((k) => k.length > 0 && k.every((c) => columns.has(c))) ? scanRows(plan, ctx) : undefined;
+    return coversUniqueKey(tableInfo(ctx, plan.table), columns) ? scanRows(plan, ctx) : undefined;
   }
   if (plan.kind === 'Remote') return uniqueKeyRows(ids, plan.plan, ctx);
   if (plan.kind === 'Aggregate') return undefined;

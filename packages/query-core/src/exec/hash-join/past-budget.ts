@@ -5,6 +5,7 @@ import type { SpillMetrics } from '../spill/spill-metrics.js';
 import { GraceJoin } from './grace-join.js';
 import { JoinCore, type JoinSpec } from './join-core.js';
 import { ParallelProbe } from './parallel-probe.js';
+import { concat } from '../concat.js';
 
 const STASH_CHUNK = 1024;
 
@@ -94,22 +95,12 @@ export async function* joinPastBudget(p: PastBudget): AsyncIterable<Row[]> {
     // the other side's rows read so far are the first to be partitioned: their memory is as good as free
     memory.release(held);
     held = 0;
-    yield* grace.run(concat(once(otherRows), { [Symbol.asyncIterator]: () => other }));
+    yield* grace.run(concat(once(otherRows), other));
   } finally {
     memory.release(held);
     await grace?.close();
     await stash.remove();
     await other.return?.();
-  }
-}
-
-async function* concat(first: AsyncIterable<Row[]>, rest: AsyncIterator<Row[]> | AsyncIterable<Row[]>): AsyncIterable<Row[]> {
-  yield* first;
-  const it = Symbol.asyncIterator in rest ? rest[Symbol.asyncIterator]() : rest;
-  for (;;) {
-    const r = await it.next();
-    if (r.done) return;
-    yield r.value;
   }
 }
 

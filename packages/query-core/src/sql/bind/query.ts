@@ -4,6 +4,7 @@ import type * as C from 'sql-parser-cst';
 import type { Expr, Field, LogicalPlan, NamedExpr, SortKey, WindowCall } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
 import { commonSupertype } from '../../expr/types.js';
+import { coversUniqueKey, findTable } from '../../catalog/tables.js';
 import { parseSql } from '../parse.js';
 import type { BindContext } from './context.js';
 import { and, coerce, exprKey, factorOr, lit, nullable, ref, unify } from './coerce.js';
@@ -773,12 +774,8 @@ export class QueryBinder {
       keys.push({ outer, inner: scan.fields[i] });
       columns.add(scan.columns[i]);
     }
-    const table = scan.table;
-    const info = this.ctx.catalog
-      .getSource(table.source)
-      ?.catalog.tables.find((x) => x.name === table.table && x.schema === table.schema && (table.catalog === undefined || x.catalog === table.catalog));
-    const unique = [...(info?.primaryKey?.length ? [info.primaryKey] : []), ...(info?.indexes ?? []).filter((x) => x.unique).map((x) => x.columns)];
-    return unique.some((k) => k.length > 0 && k.every((c) => columns.has(c))) ? keys : undefined;
+    const info = findTable(this.ctx.catalog.getSource(scan.table.source)?.catalog, scan.table);
+    return coversUniqueKey(info, columns) ? keys : undefined;
   }
 
   private correlationKeys(

@@ -1,0 +1,13 @@
+import type { CatalogSnapshot, TableInfo } from '@junction/connectors';
+import type { TableRef } from '../plan/logical.js';
+
+/** A scanned table's entry in its source's catalog snapshot. */
+export function findTable(catalog: CatalogSnapshot | undefined, table: TableRef): TableInfo | undefined {
+  return catalog?.tables.find((t) => t.name === table.table && t.schema === table.schema && (table.catalog === undefined || t.catalog === table.catalog));
+}
+
+/** Whether `columns` include all of the table's primary key or of one unique index: they then take a distinct value per row. */
+export function coversUniqueKey(info: TableInfo | undefined, columns: ReadonlySet<string>): boolean {
+  const keys = [...(info?.primaryKey?.length ? [info.primaryKey] : []), ...(info?.indexes ?? []).filter((x) => x.unique).map((x) => x.columns)];
+  return keys.some((k) => k.length > 0 && k.every((c) => columns.has(c)));
+}
