@@ -61,6 +61,8 @@ export class PostgresDialect extends Dialect {
     return `"${name.replace(/"/g, '""')}"`;
   }
 
+  override readonly numberedPlaceholders = true;
+
   placeholder(n: number): string {
     return `$${n}`;
   }

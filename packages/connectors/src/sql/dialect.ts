@@ -87,6 +87,9 @@ export abstract class Dialect {
   /** 1-based */
   abstract placeholder(n: number): string;
 
+  /** placeholders are numbered ($1, @p1), so one may stand in several places of a statement */
+  readonly numberedPlaceholders: boolean = false;
+
   /** SQL type name for CAST, or undefined when the engine has no exact equivalent. */
   abstract castType(type: JType): string | undefined;
 

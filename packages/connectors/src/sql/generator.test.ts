@@ -313,8 +313,8 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
       params: [1, 1],
     },
     sqlserver: {
-      sql: "SELECT [c].[active] AS [active], CAST(CASE WHEN (([c].[active] = 1) AND ([c].[a] > @p1)) THEN 1 WHEN NOT (([c].[active] = 1) AND ([c].[a] > @p2)) THEN 0 END AS BIT) AS [both] FROM [customer] [c] WHERE (([c].[active] = 1) OR (CAST(@p3 AS BIT) = 1))",
-      params: [1, 1, 1],
+      sql: "SELECT [c].[active] AS [active], CAST(CASE WHEN (([c].[active] = 1) AND ([c].[a] > @p1)) THEN 1 WHEN NOT (([c].[active] = 1) AND ([c].[a] > @p1)) THEN 0 END AS BIT) AS [both] FROM [customer] [c] WHERE (([c].[active] = 1) OR (CAST(@p2 AS BIT) = 1))",
+      params: [1, 1],
     },
     sqlite: {
       sql: "SELECT \"c\".\"active\" AS \"active\", (\"c\".\"active\" AND (\"c\".\"a\" > ?)) AS \"both\" FROM \"customer\" \"c\" WHERE (\"c\".\"active\" OR ?)",
@@ -367,8 +367,8 @@ const EXPECTED: Record<string, Record<EngineName, Expected>> = {
       params: [10],
     },
     sqlserver: {
-      sql: "SELECT [c].[c_custkey] AS [k], CAST(CASE WHEN ([c].[c_nationkey] IN (SELECT [o].[o_custkey] AS [y] FROM [orders] [o] WHERE ([o].[o_totalprice] > @p1))) THEN 1 WHEN NOT ([c].[c_nationkey] IN (SELECT [o].[o_custkey] AS [y] FROM [orders] [o] WHERE ([o].[o_totalprice] > @p2))) THEN 0 END AS BIT) AS [hit], CAST(CASE WHEN EXISTS (SELECT [o].[o_orderkey] AS [o_orderkey] FROM [orders] [o] WHERE ([o].[o_custkey] = [c].[c_custkey])) THEN 1 WHEN NOT EXISTS (SELECT [o].[o_orderkey] AS [o_orderkey] FROM [orders] [o] WHERE ([o].[o_custkey] = [c].[c_custkey])) THEN 0 END AS BIT) AS [any_order] FROM [customer] [c]",
-      params: [10, 10],
+      sql: "SELECT [c].[c_custkey] AS [k], CAST(CASE WHEN ([c].[c_nationkey] IN (SELECT [o].[o_custkey] AS [y] FROM [orders] [o] WHERE ([o].[o_totalprice] > @p1))) THEN 1 WHEN NOT ([c].[c_nationkey] IN (SELECT [o].[o_custkey] AS [y] FROM [orders] [o] WHERE ([o].[o_totalprice] > @p1))) THEN 0 END AS BIT) AS [hit], CAST(CASE WHEN EXISTS (SELECT [o].[o_orderkey] AS [o_orderkey] FROM [orders] [o] WHERE ([o].[o_custkey] = [c].[c_custkey])) THEN 1 WHEN NOT EXISTS (SELECT [o].[o_orderkey] AS [o_orderkey] FROM [orders] [o] WHERE ([o].[o_custkey] = [c].[c_custkey])) THEN 0 END AS BIT) AS [any_order] FROM [customer] [c]",
+      params: [10],
     },
     sqlite: {
       sql: "SELECT \"c\".\"c_custkey\" AS \"k\", (\"c\".\"c_nationkey\" IN (SELECT \"o\".\"o_custkey\" AS \"y\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_totalprice\" > ?))) AS \"hit\", EXISTS (SELECT \"o\".\"o_orderkey\" AS \"o_orderkey\" FROM \"orders\" \"o\" WHERE (\"o\".\"o_custkey\" = \"c\".\"c_custkey\")) AS \"any_order\" FROM \"customer\" \"c\"",
@@ -602,7 +602,7 @@ describe('generator: details', () => {
     expect(renderFor('mysql', q, PROBED.mysql).sql).toContain('(`c`.`x` / `c`.`y`)');
   });
 
-  it('a template that repeats an argument repeats its parameter in text order', () => {
+  it('a template that repeats an argument repeats its numbered parameter, or its value where placeholders are positional', () => {
     const q: RemoteQuery = {
       select: [{ expr: call('gt', [col('c', 'a', t.int32), lit(7, t.int32)]), alias: 'b' }],
       from: table('customer', 'c'),
@@ -610,9 +610,35 @@ describe('generator: details', () => {
     };
     const r = renderFor('sqlserver', q);
     expect(r.sql).toBe(
-      'SELECT CAST(CASE WHEN ([c].[a] > @p1) THEN 1 WHEN NOT ([c].[a] > @p2) THEN 0 END AS BIT) AS [b] FROM [customer] [c] WHERE ([c].[a] = @p3)',
+      'SELECT CAST(CASE WHEN ([c].[a] > @p1) THEN 1 WHEN NOT ([c].[a] > @p1) THEN 0 END AS BIT) AS [b] FROM [customer] [c] WHERE ([c].[a] = @p2)',
     );
-    expect(r.params).toEqual([7, 7, 8]);
+    expect(r.params).toEqual([7, 8]);
+    const m = renderFor('mysql', q, PROBED.mysql);
+    expect(m.sql).toBe('SELECT (`c`.`a` > ?) AS `b` FROM `customer` `c` WHERE (`c`.`a` = ?)');
+    expect(m.params).toEqual([7, 8]);
+  });
+
+  it('a GROUP BY or ORDER BY key that is a select item is written as that item, its parameters the same', () => {
+    const year = call('date_part', [lit('year', t.string), col('o', 'd', t.date)], t.float64);
+    const q: RemoteQuery = {
+      select: [
+        { expr: year, alias: 'y' },
+        { expr: agg('count_star', [], t.int64), alias: 'n' },
+      ],
+      from: table('orders', 'o'),
+      groupBy: [year],
+      orderBy: [{ expr: year, desc: false, nullsFirst: false }],
+    };
+    const pg = renderFor('postgresql', q);
+    expect(pg.sql).toBe(
+      'SELECT DATE_PART($1::text, "o"."d") AS "y", COUNT(*) AS "n" FROM "orders" "o" GROUP BY DATE_PART($1::text, "o"."d") ORDER BY DATE_PART($1::text, "o"."d") ASC',
+    );
+    expect(pg.params).toEqual(['year']);
+    // a positional placeholder cannot repeat: each use binds the value again
+    const next = call('add', [col('o', 'k', t.int32), lit(1, t.int32)], t.int32);
+    const lite = renderFor('sqlite', { ...q, select: [{ expr: next, alias: 'k1' }], groupBy: [next], orderBy: [] });
+    expect(lite.sql).toBe('SELECT ("o"."k" + ?) AS "k1" FROM "orders" "o" GROUP BY ("o"."k" + ?)');
+    expect(lite.params).toEqual([1n, 1n]);
   });
 
   it('emulated NULL placement in MySQL and SQL Server; SQLite spells it natively', () => {

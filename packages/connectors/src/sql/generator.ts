@@ -15,10 +15,15 @@ export function renderQuery(dialect: Dialect, query: RemoteQuery): RenderedQuery
   const g = new Generator(dialect);
   const marked = g.query(query, true);
   // Values are bound through markers and numbered last, in text order: a template may
-  // reorder or repeat its arguments, and `?` placeholders are positional.
+  // reorder or repeat its arguments, and `?` placeholders are positional. A marker met again
+  // (a GROUP BY key written as its select item) keeps its number where placeholders are numbered.
   const params: Value[] = [];
+  const numbers = new Map<string, number>();
   const sql = marked.replace(MARKER, (_, i: string) => {
+    const again = dialect.numberedPlaceholders ? numbers.get(i) : undefined;
+    if (again !== undefined) return dialect.placeholder(again);
     params.push(g.values[Number(i)]);
+    numbers.set(i, params.length);
     return dialect.placeholder(params.length);
   });
   const columns: ColumnMeta[] = query.select.map((s) => ({ name: s.alias, type: s.expr.type, nullable: true }));
@@ -51,12 +56,21 @@ class Generator {
       return this.distinctThenOrder(q, orderBy, limit, offset);
     }
 
-    const select = q.select.map((s) => `${this.expr(s.expr, 'value')} AS ${this.d.quoteIdentifier(s.alias)}`);
+    const items = q.select.map((s) => this.expr(s.expr, 'value'));
+    const select = items.map((sql, i) => `${sql} AS ${this.d.quoteIdentifier(q.select[i].alias)}`);
+    // A key that is a select item's expression is written with that item's text, markers and
+    // all: PostgreSQL matches GROUP BY date_part($1, d) to the select list's date_part($1, d),
+    // not to a date_part($3, d) whose parameter merely holds the same value.
+    const asSelected = (e: RemoteExpr): string | undefined => {
+      if (e.kind === 'column') return undefined;
+      const i = q.select.findIndex((s) => sameExpr(s.expr, e));
+      return i < 0 ? undefined : items[i];
+    };
     const from = this.from(q.from);
     const where = q.where ? this.expr(q.where, 'predicate') : undefined;
-    const groupBy = (q.groupBy ?? []).map((e) => this.expr(e, 'value'));
+    const groupBy = (q.groupBy ?? []).map((e) => asSelected(e) ?? this.expr(e, 'value'));
     const having = q.having ? this.expr(q.having, 'predicate') : undefined;
-    const order = orderBy.flatMap((k) => this.d.orderKeys(this.orderOperand(k.expr), k.desc, k.nullsFirst));
+    const order = orderBy.flatMap((k) => this.d.orderKeys(this.orderOperand(k.expr, asSelected(k.expr)), k.desc, k.nullsFirst));
     return this.d.assemble({ distinct: q.distinct === true, select, from, where, groupBy, having, orderBy: order, limit, offset });
   }
 
@@ -100,8 +114,8 @@ class Generator {
     });
   }
 
-  private orderOperand(e: RemoteExpr): string {
-    const sql = this.expr(e, 'value');
+  private orderOperand(e: RemoteExpr, selected?: string): string {
+    const sql = selected ?? this.expr(e, 'value');
     return e.type.kind === 'string' ? this.d.orderingOperand(sql, e.type) : sql;
   }
 

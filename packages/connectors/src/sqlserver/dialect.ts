@@ -71,6 +71,8 @@ export class SqlServerDialect extends Dialect {
     return `[${name.replace(/]/g, ']]')}]`;
   }
 
+  override readonly numberedPlaceholders = true;
+
   placeholder(n: number): string {
     return `@p${n}`;
   }
