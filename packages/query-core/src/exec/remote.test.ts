@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type pg from 'pg';
 import { JunctionError, t, type Connector, type RemoteQuery, type Row } from '@junction/connectors';
 import { createPgDatabase, pgAdmin, type TestDatabase } from '../../test/support/databases.js';
@@ -306,6 +306,58 @@ describe('HashJoinOp switching to dependent at run time', () => {
     const byId = await run2(0, [[9], [4], [11]], t.int32);
     expect(byId.rows).toEqual(bag([[4, 4, 'item 4', 4], [9, 9, 'item 9', 9]]));
     expect(byId.sent).toEqual([['SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE ("i"."id" = ANY($1::integer[]))', ['{4,9}']]]);
+  });
+
+  it('starts the probe statement as soon as the build side shows more keys than the switch takes', async () => {
+    const probe = scan();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    // the build side's second batch comes only once the probe statement has been sent
+    class GatedBuild extends RowsOp {
+      protected override async *run(): AsyncIterable<Row[]> {
+        yield [[4], [9], [11]];
+        await gate;
+        yield [[12]];
+      }
+    }
+    const op = new HashJoinOp(
+      probe,
+      new GatedBuild([]),
+      { type: 'inner', buildSide: 'right', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 2, rightWidth: 1 },
+      '',
+      { scan: probe, probeColumn: 0, buildColumn: 0, buildType: t.int32, maxKeys: 2, maxInList: 1000, maxParallel: 2 },
+    );
+    const ctx = testContext();
+    const result = run(op, ctx);
+    await vi.waitFor(() => expect(ctx.statements.map((s) => s.params)).toEqual([[]]));
+    release();
+    expect(bag(await result)).toEqual(bag([[4, 'item 4', 4], [9, 'item 9', 9], [11, 'item 11', 11], [12, 'item 12', 12]]));
+    expect(ctx.statements.length).toBe(1);
+    expect(op.report.switched).toBe(false);
+  });
+
+  it('keeps the probe statement waiting while the build side may still turn the join dependent', async () => {
+    const probe = scan();
+    const sentWhileBuilding: number[] = [];
+    const ctx = testContext();
+    class WatchedBuild extends RowsOp {
+      protected override async *run(): AsyncIterable<Row[]> {
+        yield [[4]];
+        await new Promise((r) => setTimeout(r, 50));
+        sentWhileBuilding.push(ctx.statements.length);
+        yield [[9]];
+      }
+    }
+    const op = new HashJoinOp(
+      probe,
+      new WatchedBuild([]),
+      { type: 'inner', buildSide: 'right', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 2, rightWidth: 1 },
+      '',
+      { scan: probe, probeColumn: 0, buildColumn: 0, buildType: t.int32, maxKeys: 2, maxInList: 1000, maxParallel: 2 },
+    );
+    expect(bag(await run(op, ctx))).toEqual(bag([[4, 'item 4', 4], [9, 'item 9', 9]]));
+    expect(sentWhileBuilding).toEqual([0]);
+    expect(ctx.statements.map((s) => s.params)).toEqual([['{4,9}']]);
   });
 
   it('reads the probe side whole when the build side has more keys than the threshold', async () => {

@@ -19,3 +19,30 @@ export function intersectKeys(a: readonly Value[], b: readonly Value[], type: JT
   const inB = new Set(b.map((v) => (v === null ? null : canonicalValue(v, type))));
   return a.filter((v) => v !== null && inB.has(canonicalValue(v, type)));
 }
+
+/**
+ * Counts a column's distinct non-NULL values batch by batch, only until there are more than
+ * `limit`: a join that may turn dependent learns early that it will not.
+ */
+export class KeyCounter {
+  private seen: Set<unknown> | undefined = new Set();
+  constructor(
+    private readonly column: number | RowFn,
+    private readonly type: JType,
+    private readonly limit: number,
+  ) {}
+
+  /** true once the rows seen so far hold more than `limit` distinct keys */
+  add(rows: readonly Row[]): boolean {
+    const seen = this.seen;
+    if (!seen) return true;
+    const column = this.column;
+    for (const row of rows) {
+      const v = typeof column === 'number' ? row[column] : column(row);
+      if (v !== null) seen.add(canonicalValue(v, this.type));
+    }
+    if (seen.size <= this.limit) return false;
+    this.seen = undefined;
+    return true;
+  }
+}

@@ -1,7 +1,7 @@
 import type { JType, Row } from '@junction/connectors';
 import type { NotPushed } from '../../plan/logical.js';
 import { checkAborted, rowBytes, type ExecContext } from '../context.js';
-import { distinctKeys } from '../dependent-join/distinct-keys.js';
+import { distinctKeys, KeyCounter } from '../dependent-join/distinct-keys.js';
 import { fetchByKeys, narrowByKeyFilter, testsOnly, type FetchReport } from '../dependent-join/fetch-by-keys.js';
 import type { RowFn } from '../expr-fn.js';
 import { Operator, type OperatorInfo } from '../operator.js';
@@ -11,6 +11,9 @@ import { emptySpill, spillText, type SpillMetrics } from '../spill/spill-metrics
 import { JoinCore, type JoinSpec } from './join-core.js';
 import { joinPastBudget } from './past-budget.js';
 import { ParallelProbe } from './parallel-probe.js';
+
+/** The probe side reads ahead into at most this share of the query's memory budget. */
+const READ_AHEAD_SHARE = 16;
 
 /**
  * When the probe side is a statement on a source that takes IN lists, a hash join can
@@ -93,9 +96,14 @@ export class HashJoinOp extends Operator {
     const buildOp = this.spec.buildSide === 'right' ? this.right : this.left;
     const probeOp = this.spec.buildSide === 'right' ? this.left : this.right;
     const core = new JoinCore(this.spec, ctx.memory);
-    // with a possible dependent switch the probe statement must wait for the build side's keys
-    const probeAhead = this.dependent ? undefined : prefetch(probeOp.execute(outer), 4);
+    // with a possible dependent switch the probe statement must wait for the build side's keys,
+    // but only until they outnumber what the switch takes: it then starts at once and reads
+    // ahead while the rest of the build side arrives
+    const readAhead = (): ReturnType<typeof prefetch> =>
+      prefetch(probeOp.execute(outer), 4, { memory, maxBytes: memory.budgetBytes / READ_AHEAD_SHARE });
+    let probeAhead = this.dependent ? undefined : readAhead();
     const dep = this.dependent;
+    const keyCounter = dep ? new KeyCounter(dep.buildColumn, dep.buildType, dep.maxKeys) : undefined;
     const buildRows: Row[] = [];
     let held = 0;
     Object.assign(this.spill, emptySpill());
@@ -110,6 +118,7 @@ export class HashJoinOp extends Operator {
         if (next.done) break;
         const batch = next.value;
         checkAborted(ctx.signal);
+        if (!probeAhead && keyCounter?.add(batch)) probeAhead = readAhead();
         if (buildUseless()) {
           this.report.stoppedEarly = true;
           break;
