@@ -4,6 +4,7 @@ import { outputFields } from '../plan/fields.js';
 import type { OptimizeInput, OptimizerContext, Rule } from './context.js';
 import { sameType } from './exprs.js';
 import { absorbDistinctIntoRemote } from './rules/absorb-distinct-into-remote.js';
+import { pushComputationIntoJoinInput } from './rules/push-computation-into-join-input.js';
 import { absorbAggregateIntoRemote } from './rules/absorb-aggregate-into-remote.js';
 import { absorbFilterIntoRemote } from './rules/absorb-filter-into-remote.js';
 import { absorbJoinIntoRemote } from './rules/absorb-join-into-remote.js';
@@ -116,6 +117,8 @@ export const PHASES: readonly Phase[] = [
       r('absorb-mark-join-into-remote', absorbMarkJoinIntoRemote),
       r('absorb-set-op-into-remote', absorbSetOpIntoRemote),
       r('absorb-aggregate-into-remote', absorbAggregateIntoRemote),
+      // after the aggregate split: a partial aggregate in the source computes its arguments there anyway
+      r('push-computation-into-join-input', pushComputationIntoJoinInput),
       r('absorb-window-into-remote', absorbWindowIntoRemote),
       r('absorb-distinct-into-remote', absorbDistinctIntoRemote),
       r('absorb-sort-into-remote', absorbSortIntoRemote),
