@@ -8,6 +8,18 @@ export function findTable(catalog: CatalogSnapshot | undefined, table: TableRef)
 
 /** Whether `columns` include all of the table's primary key or of one unique index: they then take a distinct value per row. */
 export function coversUniqueKey(info: TableInfo | undefined, columns: ReadonlySet<string>): boolean {
-  const keys = [...(info?.primaryKey?.length ? [info.primaryKey] : []), ...(info?.indexes ?? []).filter((x) => x.unique).map((x) => x.columns)];
-  return keys.some((k) => k.length > 0 && k.every((c) => columns.has(c)));
+  return uniqueKeys(info).some((k) => k.length > 0 && k.every((c) => columns.has(c)));
+}
+
+/**
+ * Whether `columns` include a key no two rows share, NULL included: the primary key, or a
+ * unique index on NOT NULL columns (a unique index lets several rows hold NULL).
+ */
+export function coversRowKey(info: TableInfo | undefined, columns: ReadonlySet<string>): boolean {
+  const notNull = (c: string): boolean => info?.columns.find((x) => x.name === c)?.nullable === false;
+  return uniqueKeys(info).some((k) => k.length > 0 && k.every((c) => columns.has(c) && (k === info?.primaryKey || notNull(c))));
+}
+
+function uniqueKeys(info: TableInfo | undefined): (readonly string[])[] {
+  return [...(info?.primaryKey?.length ? [info.primaryKey] : []), ...(info?.indexes ?? []).filter((x) => x.unique).map((x) => x.columns)];
 }

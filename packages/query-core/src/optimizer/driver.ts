@@ -4,6 +4,7 @@ import { outputFields } from '../plan/fields.js';
 import type { OptimizeInput, OptimizerContext, Rule } from './context.js';
 import { sameType } from './exprs.js';
 import { absorbDistinctIntoRemote } from './rules/absorb-distinct-into-remote.js';
+import { groupByUniqueKey } from './rules/group-by-unique-key.js';
 import { pushComputationIntoJoinInput } from './rules/push-computation-into-join-input.js';
 import { absorbAggregateIntoRemote } from './rules/absorb-aggregate-into-remote.js';
 import { absorbFilterIntoRemote } from './rules/absorb-filter-into-remote.js';
@@ -130,7 +131,11 @@ export const PHASES: readonly Phase[] = [
     // Junction, where two stacked projections are two operators.
     name: 'cleanup',
     mode: 'fixpoint',
-    rules: [r('merge-projections', mergeProjections)],
+    rules: [
+      r('merge-projections', mergeProjections),
+      // only aggregates left in Junction: a source groups by what it likes
+      r('group-by-unique-key', groupByUniqueKey),
+    ],
   },
   {
     // Last: only joins that stayed in Junction need a strategy, and Remote nodes must be final
