@@ -100,6 +100,52 @@ describe('Engine', () => {
     expect(await rows(sql, [4])).toEqual([['dee']]);
   });
 
+  it('renders a source statement that reads no parameter once for all values, the one that does per value, and afresh after a source changes', async () => {
+    const renders: string[] = [];
+    const counted = async (db: TestDatabase, name: string): Promise<RegisteredSource> => {
+      const s = await registered(db, name);
+      const real = s.connector;
+      const connector = new Proxy(real, {
+        get(target, prop) {
+          if (prop === 'render')
+            return (q: Parameters<typeof real.render>[0]) => {
+              renders.push(name);
+              return target.render(q);
+            };
+          const v = Reflect.get(target, prop, target) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      return { ...s, connector };
+    };
+    const local = new Engine({ workers: 1 });
+    try {
+      local.addSource(await counted(pgDb, 'cpg'));
+      local.addSource(await counted(myDb, 'cmy'));
+      const sql = `SELECT c_name, n_name FROM cpg.customer JOIN cmy.nation ON c_nation = n_id WHERE c_id = $1`;
+      const run = async (id: number): Promise<Row[]> => {
+        const out: Row[] = [];
+        for await (const b of (await local.query(sql, { params: [id] })).rows) out.push(...b);
+        return out;
+      };
+      expect(await run(1)).toEqual([['ann', 'FRANCE']]);
+      expect(await run(2)).toEqual([['bob', 'PERU']]);
+      expect(await run(4)).toEqual([['dee', 'FRANCE']]);
+      expect(await run(3)).toEqual([]);
+      expect(await run(1)).toEqual([['ann', 'FRANCE']]);
+      // MariaDB's statement does not read $1: rendered once; PostgreSQL's once per new value
+      expect(renders.filter((r) => r === 'cmy')).toHaveLength(1);
+      expect(renders.filter((r) => r === 'cpg')).toHaveLength(4);
+      // a refreshed source is another catalog: the cached plan and its statements are not reused
+      local.refreshSource('cmy', await (await myDb.connector('cmy2')).introspect());
+      expect(await run(2)).toEqual([['bob', 'PERU']]);
+      expect(renders.filter((r) => r === 'cmy')).toHaveLength(2);
+      expect(renders.filter((r) => r === 'cpg')).toHaveLength(5);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('casts each parameter to its bound type with PostgreSQL input rules before any source sees it', async () => {
     const sql = `SELECT n_name FROM my.nation WHERE n_id = $1`;
     const fail = async (params: unknown[]): Promise<JunctionError> => (await rows(sql, params).catch((e: unknown) => e)) as JunctionError;

@@ -35,6 +35,22 @@ describe('exact JSON values', () => {
     expect(jsonLines([])).toBe('');
   });
 
+  it('writes NDJSON lines in one piece exactly as row by row, strings holding brackets included', () => {
+    const rowByRow = (batch: unknown[][]) => batch.map((r) => JSON.stringify(jsonRow(r as never)) + '\n').join('');
+    const batches: unknown[][][] = [
+      [[1, 'a'], [2, 'b'], [3, null]],
+      [[1, 'x],[y'], [2, 'z']],
+      [['],['], ['['], [']']],
+      [[9007199254740993n, 'a]'], [Number.NaN, '],[']],
+      [[9007199254740993n, new Uint8Array([255, 254])], [-0, 'x']],
+      [[], [], []],
+      [['only one row', true]],
+    ];
+    for (const batch of batches) expect(jsonLines(batch as never)).toBe(rowByRow(batch));
+    expect(jsonLines([[1, 'x],[y'], [2, 'z']])).toBe('[1,"x],[y"]\n[2,"z"]\n');
+    expect(jsonLines([[], []])).toBe('[]\n[]\n');
+  });
+
   it('base64 covers only the view of a shared buffer', () => {
     const buf = new Uint8Array([9, 9, 1, 2, 3, 9]);
     expect(jsonRow([buf.subarray(2, 5)])).toEqual(['AQID']);

@@ -26,28 +26,48 @@ export function jsonValue(v: Value): unknown {
  * case) is stringified in one call, about twice as fast as a call and a converted copy per row.
  */
 export function jsonRows(batch: readonly (readonly Value[])[]): string {
-  if (!isPlainJson(batch)) return batch.map((r) => JSON.stringify(jsonRow(r))).join(',');
-  const text = JSON.stringify(batch);
-  return text.slice(1, -1);
+  if (batch.length === 0) return '';
+  return JSON.stringify(scan(batch, false).plain ? batch : batch.map(jsonRow)).slice(1, -1);
 }
 
-/** One JSON array per row, each followed by a newline (NDJSON), exactly as jsonRow writes them. */
+/**
+ * One JSON array per row, each followed by a newline (NDJSON), exactly as jsonRow writes them.
+ * Stringified in one call too, then split into lines where one row's array ends and the next
+ * begins: `],[` occurs there and, since rows hold no nested arrays, nowhere else unless a string
+ * holds a `]` (JSON does not escape it). A batch with such a string is written row by row.
+ */
 export function jsonLines(batch: readonly (readonly Value[])[]): string {
-  const plain = isPlainJson(batch);
-  let out = '';
-  for (const row of batch) out += JSON.stringify(plain ? row : jsonRow(row)) + '\n';
-  return out;
+  if (batch.length === 0) return '';
+  const { plain, bracket } = scan(batch, true);
+  const rows = plain ? batch : batch.map(jsonRow);
+  if (bracket) {
+    let out = '';
+    for (const row of rows) out += JSON.stringify(row) + '\n';
+    return out;
+  }
+  return JSON.stringify(rows).slice(1, -1).replaceAll('],[', ']\n[') + '\n';
 }
 
-function isPlainJson(batch: readonly (readonly Value[])[]): boolean {
+/**
+ * plain: JSON.stringify writes every value exactly as jsonValue would (no conversion needed).
+ * bracket (looked for when asked): a string value holds `]`. Converted values (int64 digits,
+ * base64, NaN/Infinity) never do.
+ */
+function scan(batch: readonly (readonly Value[])[], brackets: boolean): { plain: boolean; bracket: boolean } {
+  let plain = true;
+  let bracket = false;
   for (const row of batch)
     for (const v of row) {
       const type = typeof v;
-      if (type === 'string' || v === null || type === 'boolean') continue;
+      if (type === 'string') {
+        if (brackets && !bracket && (v as string).includes(']')) bracket = true;
+        continue;
+      }
+      if (v === null || type === 'boolean') continue;
       if (type === 'number' && Number.isFinite(v)) continue;
-      return false;
+      plain = false;
     }
-  return true;
+  return { plain, bracket };
 }
 
 export function jsonRow(row: readonly Value[]): unknown[] {

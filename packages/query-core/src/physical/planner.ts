@@ -253,11 +253,11 @@ class Planner {
   private remote(node: RemoteNode, est: number | undefined): Planned {
     const src = this.o.sources.get(node.source);
     if (!src) throw new JunctionError('source_not_found', 'user', `Source "${node.source}" is not registered.`, { details: { source: node.source } });
-    const make = (): RenderedRemote => {
-      const query = toRemoteQuery(node, this.o.params);
+    const make = (params: readonly Value[]): RenderedRemote => {
+      const query = toRemoteQuery(node, params);
       return { query, rendered: src.connector.render(query) };
     };
-    const { query, rendered } = this.o.renderCache ? this.o.renderCache.get(node, this.o.params, make) : make();
+    const { query, rendered } = this.o.renderCache ? this.o.renderCache.get(node, this.o.params, make) : make(this.o.params);
     const op = new RemoteScanOp(node.source, src.connector, query, rendered, est);
     const planned = { op, layout: this.layoutOf(node.fields), fields: node.fields };
     this.remotes.set(node, planned);
