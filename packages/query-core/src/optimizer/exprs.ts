@@ -5,31 +5,7 @@ import { fieldNames, printExpr } from '../plan/print.js';
 
 export const BOOL: JType = { kind: 'bool' };
 
-export { conjoin, conjuncts, keyColumn, refsOf } from '../plan/exprs.js';
-
-/** Replaces field references through `map`; unmapped refs stay. */
-export function replaceRefs(e: Expr, map: ReadonlyMap<number, Expr>): Expr {
-  const r = (x: Expr) => replaceRefs(x, map);
-  switch (e.kind) {
-    case 'ref':
-      return map.get(e.id) ?? e;
-    case 'call':
-      return { ...e, args: e.args.map(r) };
-    case 'in':
-      return { ...e, expr: r(e.expr), list: e.list.map(r) };
-    case 'case':
-      return {
-        ...e,
-        ...(e.operand ? { operand: r(e.operand) } : {}),
-        whens: e.whens.map((w) => ({ when: r(w.when), then: r(w.then) })),
-        ...(e.else ? { else: r(e.else) } : {}),
-      };
-    case 'cast':
-      return { ...e, expr: r(e.expr) };
-    default:
-      return e;
-  }
-}
+export { conjoin, conjuncts, keyColumn, mapOperands, refsOf, replaceRefs } from '../plan/exprs.js';
 
 /** Structural identity of an expression, for de-duplicating predicates. */
 export function exprKey(e: Expr): string {

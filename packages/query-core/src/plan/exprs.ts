@@ -11,6 +11,32 @@ export function conjoin(parts: readonly Expr[]): Expr | undefined {
   return parts.reduce((a, b) => ({ kind: 'call', fn: 'and', args: [a, b], type: { kind: 'bool' } }));
 }
 
+/** `e` with each direct operand replaced by `f` of it (refs, literals, params and subqueries have none). */
+export function mapOperands(e: Expr, f: (x: Expr) => Expr): Expr {
+  switch (e.kind) {
+    case 'call':
+      return { ...e, args: e.args.map(f) };
+    case 'in':
+      return { ...e, expr: f(e.expr), list: e.list.map(f) };
+    case 'case':
+      return {
+        ...e,
+        ...(e.operand ? { operand: f(e.operand) } : {}),
+        whens: e.whens.map((w) => ({ when: f(w.when), then: f(w.then) })),
+        ...(e.else ? { else: f(e.else) } : {}),
+      };
+    case 'cast':
+      return { ...e, expr: f(e.expr) };
+    default:
+      return e;
+  }
+}
+
+/** Replaces field references through `map`; unmapped refs stay. */
+export function replaceRefs(e: Expr, map: ReadonlyMap<number, Expr>): Expr {
+  return e.kind === 'ref' ? (map.get(e.id) ?? e) : mapOperands(e, (x) => replaceRefs(x, map));
+}
+
 /** Field ids an expression reads (uncorrelated subqueries read nothing from the outer row). */
 export function refsOf(e: Expr, out: Set<number> = new Set()): Set<number> {
   switch (e.kind) {

@@ -1,7 +1,7 @@
 import type { Expr, Field, LogicalPlan, NamedExpr } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { exprKey, fieldIds, isInteger, refExpr, refsOf, replaceRefs, subset } from '../exprs.js';
+import { exprKey, fieldIds, isInteger, mapOperands, refExpr, refsOf, replaceRefs, subset } from '../exprs.js';
 import { sourcesUnder } from '../pushdown/annotate.js';
 import { canPushExpr } from '../pushdown/can-push.js';
 import { isFloat } from '../../expr/types.js';
@@ -99,7 +99,7 @@ function rewrite(node: Project | Aggregate, join: Join, ctx: OptimizerContext): 
       }
       return refExpr(named.field);
     }
-    return mapChildren(e, place);
+    return mapOperands(e, place);
   };
   const top: Project | Aggregate =
     node.kind === 'Project'
@@ -148,26 +148,6 @@ function replaceAt(plan: LogicalPlan, path: readonly ('left' | 'right')[], by: L
   if (plan.kind !== 'Join') return plan;
   const [side, ...rest] = path;
   return { ...plan, [side]: replaceAt(plan[side], rest, by) };
-}
-
-function mapChildren(e: Expr, f: (x: Expr) => Expr): Expr {
-  switch (e.kind) {
-    case 'call':
-      return { ...e, args: e.args.map(f) };
-    case 'in':
-      return { ...e, expr: f(e.expr), list: e.list.map(f) };
-    case 'case':
-      return {
-        ...e,
-        ...(e.operand ? { operand: f(e.operand) } : {}),
-        whens: e.whens.map((w) => ({ when: f(w.when), then: f(w.then) })),
-        ...(e.else ? { else: f(e.else) } : {}),
-      };
-    case 'cast':
-      return { ...e, expr: f(e.expr) };
-    default:
-      return e;
-  }
 }
 
 /** Functions that return a value for every input; arithmetic only where it cannot overflow. */

@@ -1,6 +1,7 @@
 import type { AggFn, JType } from '@junction/connectors';
 import type { AggregateCall, Expr, Field, WindowCall } from '../../plan/logical.js';
 import { aggregateReturnType } from '../../expr/types.js';
+import { mapOperands } from '../../plan/exprs.js';
 import type { BindContext } from './context.js';
 import { exprKey } from './coerce.js';
 import type { AggregateSink, WindowSink } from './expr.js';
@@ -26,21 +27,8 @@ export function rewriteGrouped(
           `column must appear in the GROUP BY clause or be used in an aggregate function`,
           ctx.origins.get(x),
         );
-      case 'call':
-        return { ...x, args: x.args.map(go) };
-      case 'in':
-        return { ...x, expr: go(x.expr), list: x.list.map(go) };
-      case 'case':
-        return {
-          ...x,
-          ...(x.operand ? { operand: go(x.operand) } : {}),
-          whens: x.whens.map((w) => ({ when: go(w.when), then: go(w.then) })),
-          ...(x.else ? { else: go(x.else) } : {}),
-        };
-      case 'cast':
-        return { ...x, expr: go(x.expr) };
       default:
-        return x;
+        return mapOperands(x, go);
     }
   };
   return go(e);

@@ -5,7 +5,7 @@ import type * as C from 'sql-parser-cst';
 import type { Expr, Field, LogicalPlan } from '../../plan/logical.js';
 import { commonSupertype } from '../../expr/types.js';
 import { outputFields } from '../../plan/fields.js';
-import { refsOf } from '../../plan/exprs.js';
+import { refsOf, replaceRefs } from '../../plan/exprs.js';
 import { and, call, coerce, lit, nullable, ref } from './coerce.js';
 import { bindExpr, comparison } from './expr.js';
 import type { ExprEnv, SubquerySink } from './expr.js';
@@ -330,7 +330,7 @@ function emptyGroupValue(plan: LogicalPlan, id: number, node: C.Node, ctx: Query
     q.aggregates.map((a) => [a.field.id, a.fn === 'count' || a.fn === 'count_star' ? lit(0n, t.int64) : lit(null, a.field.type)]),
   );
   const evaluate = (e: Expr): Value => {
-    const constant = substitute(e, overNothing);
+    const constant = replaceRefs(e, overNothing);
     if (refsOf(constant).size > 0) throw ctx.unsupported('this correlated scalar subquery (its value reads a column outside its aggregates)', node);
     return compileExpr(constant, new Map())([], []);
   };
@@ -348,7 +348,7 @@ function rewriteOuter(e: Expr, inner: ReadonlySet<number>, rewrite: (e: Expr) =>
   const by = new Map<number, Expr>();
   // the bound ref itself, so an error (an ungrouped column) points where the query wrote it
   for (const id of refsOf(e)) if (!inner.has(id)) by.set(id, rewrite(refNode(e, id)));
-  return substitute(e, by);
+  return replaceRefs(e, by);
 }
 
 function refNode(e: Expr, id: number): Expr {
@@ -363,29 +363,6 @@ function refNode(e: Expr, id: number): Expr {
   };
   visit(e);
   return found!;
-}
-
-function substitute(e: Expr, by: ReadonlyMap<number, Expr>): Expr {
-  const go = (x: Expr): Expr => substitute(x, by);
-  switch (e.kind) {
-    case 'ref':
-      return by.get(e.id) ?? e;
-    case 'call':
-      return { ...e, args: e.args.map(go) };
-    case 'in':
-      return { ...e, expr: go(e.expr), list: e.list.map(go) };
-    case 'case':
-      return {
-        ...e,
-        ...(e.operand ? { operand: go(e.operand) } : {}),
-        whens: e.whens.map((w) => ({ when: go(w.when), then: go(w.then) })),
-        ...(e.else ? { else: go(e.else) } : {}),
-      };
-    case 'cast':
-      return { ...e, expr: go(e.expr) };
-    default:
-      return e;
-  }
 }
 
 /** Project over an Aggregate without GROUP BY (and no HAVING): exactly one row. */
