@@ -72,3 +72,19 @@ export class WeightedList {
     return this.words[i];
   }
 }
+
+/**
+ * mulberry32: one seeded stream of uniform numbers in [0, 1), the same sequence on every
+ * machine, for reproducible runs (the benchmark lab's parameters, the differential tests'
+ * generated queries). Table data uses Rng, seeded per row.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

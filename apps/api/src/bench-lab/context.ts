@@ -3,12 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { isJunctionError, JunctionError, type Connector, type Value } from '@junction/connectors';
+import { seededRandom } from '@junction/tpch';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
 import type { Digester } from './answer.js';
 import { Budget, cancelled } from './budget.js';
 import type { BenchQuery, Definition, Mode } from './definition.js';
-import { ParamSource, rng } from './params.js';
+import { ParamSource } from './params.js';
 import { emptyResults, type Progress, type QueryResultEntry, type RunResults } from './results.js';
 import type { Recorder } from './stats.js';
 
@@ -56,8 +57,8 @@ export class RunContext {
     readonly signal: AbortSignal,
     readonly seed = 20261123,
   ) {
-    this.random = rng(seed);
-    this.params = new ParamSource(rng(seed + 1));
+    this.random = seededRandom(seed);
+    this.params = new ParamSource(seededRandom(seed + 1));
     this.budget = new Budget(def.settings.maxConcurrent ?? 24);
     this.timeoutMs = def.settings.timeoutMs ?? 120_000;
     this.progress = {

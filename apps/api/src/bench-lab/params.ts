@@ -1,16 +1,5 @@
+import { seededRandom } from '@junction/tpch';
 import type { BenchQuery, ParamGen } from './definition.js';
-
-/** A seeded generator (mulberry32): runs are reproducible for a seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Fresh parameter values per execution for each query: uniform, list or sequence. */
 export class ParamSource {
@@ -51,7 +40,7 @@ export function weighted<T extends { weight?: number }>(items: readonly T[], ran
 export function streamOrder<T>(items: readonly T[], n: number, seed: number): T[] {
   const out = [...items];
   if (n === 0) return out;
-  const r = rng(seed + n * 7919);
+  const r = seededRandom(seed + n * 7919);
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
     [out[i], out[j]] = [out[j], out[i]];

@@ -88,6 +88,14 @@ describe('RemoteScanOp', () => {
 });
 
 describe('DependentJoinOp', () => {
+  // every driver row whose key the items table holds (not NULL, not 1000), with its item
+  const joined = bag([
+    [7, 'x', 7, 'item 7'],
+    [7, 'z', 7, 'item 7'],
+    [3, 'y', 3, 'item 3'],
+    [12, 'w', 12, 'item 12'],
+    [5, 'v', 5, 'item 5'],
+  ]);
   const driver = (): RowsOp =>
     new RowsOp([
       [
@@ -118,15 +126,7 @@ describe('DependentJoinOp', () => {
   it('sends the distinct non-NULL driver keys as one array parameter where the source binds one', async () => {
     const op = new DependentJoinOp(driver(), scan(), spec, { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 2, maxParallel: 2 }, '');
     const ctx = testContext();
-    expect(bag(await run(op, ctx))).toEqual(
-      bag([
-        [7, 'x', 7, 'item 7'],
-        [7, 'z', 7, 'item 7'],
-        [3, 'y', 3, 'item 3'],
-        [12, 'w', 12, 'item 12'],
-        [5, 'v', 5, 'item 5'],
-      ]),
-    );
+    expect(bag(await run(op, ctx))).toEqual(joined);
     expect(ctx.statements.map((s) => [s.sql, s.params])).toEqual([
       ['SELECT "i"."id" AS "id", "i"."label" AS "label" FROM "public"."items" "i" WHERE ("i"."id" = ANY($1::integer[]))', ['{7,3,12,1000,5}']],
     ]);
@@ -144,15 +144,7 @@ describe('DependentJoinOp', () => {
     );
     const ctx = testContext();
     const rows = await run(op, ctx);
-    expect(bag(rows)).toEqual(
-      bag([
-        [7, 'x', 7, 'item 7'],
-        [7, 'z', 7, 'item 7'],
-        [3, 'y', 3, 'item 3'],
-        [12, 'w', 12, 'item 12'],
-        [5, 'v', 5, 'item 5'],
-      ]),
-    );
+    expect(bag(rows)).toEqual(joined);
     // 5 distinct keys, 2 per list, all lists in one statement (50 lists allowed); the dialect
     // still spells each list as an array parameter
     expect(ctx.statements.map((s) => [s.sql, s.params])).toEqual([

@@ -4,6 +4,7 @@ import {
   type Capabilities,
   type JType,
   type ScalarFn,
+  type TableInfo,
   type Value,
 } from '@junction/connectors';
 import type { AggregateCall, Expr, Field, LogicalPlan, SortKey } from '../plan/logical.js';
@@ -260,6 +261,12 @@ export function sources(entries: Record<string, Capabilities | SourceInfo>, push
     sources: new Map(Object.entries(entries).map(([k, v]) => [k, 'capabilities' in v ? v : { capabilities: v }])),
     options: { pushdown },
   };
+}
+
+/** A source whose catalog holds one table in schema public (keys, columns, row count as given). */
+export function withTable(capabilities: Capabilities, table: Partial<TableInfo> & { name: string }): SourceInfo {
+  const info: TableInfo = { schema: 'public', kind: 'table', columns: [], foreignKeys: [], indexes: [], ...table };
+  return { capabilities, catalog: { defaultSchema: 'public', introspectedAt: '2026-01-01T00:00:00Z', tables: [info] } };
 }
 
 /** Remote(plan) on the source of the plan's first scan. */

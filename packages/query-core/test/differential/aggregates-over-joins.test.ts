@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rng, NUMERIC, NAMES, createFixture, junctionRows, normalise, TABLES, type DifferentialFixture, type TableName } from './fixture.js';
+import { describe, expect, it } from 'vitest';
+import { Choices, rng, useFixture, NUMERIC, NAMES, junctionRows, normalise, TABLES, type TableName } from './fixture.js';
 
 /**
  * Differential testing of aggregates over trees of joins that span both sources, where the
@@ -11,25 +11,10 @@ import { rng, NUMERIC, NAMES, createFixture, junctionRows, normalise, TABLES, ty
 const SEED = Number(process.env.SEED ?? 20261123);
 const COUNT = Number(process.env.COUNT ?? 200);
 
-let f: DifferentialFixture;
-beforeAll(async () => {
-  f = await createFixture();
-}, 120_000);
-afterAll(async () => {
-  await f?.close();
-});
+const f = useFixture();
 
 
-class Generator {
-  constructor(private readonly r: () => number) {}
-
-  private pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.r() * xs.length)];
-  }
-
-  private chance(p: number): boolean {
-    return this.r() < p;
-  }
+class Generator extends Choices {
 
   query(): string {
     // three tables, not all from one source: some join must stay in Junction

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { type Connector, type Value } from '@junction/connectors';
 import { Engine } from '../../src/engine.js';
 import { createMysqlDatabase, createPgDatabase, type TestDatabase } from '../support/databases.js';
@@ -22,17 +23,8 @@ export type TableName = keyof typeof TABLES;
 export const NUMERIC: Record<TableName, readonly string[]> = { a: ['id', 'k', 'v'], b: ['id', 'k', 'w'], c: ['id', 'k', 'x'], e: ['id', 'k'] };
 export const NAMES = Object.keys(TABLES) as TableName[];
 
-/** mulberry32: small, seeded, the same sequence on every machine */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** the generators' seeded stream: the same queries for a seed on every machine */
+export { seededRandom as rng } from '@junction/tpch';
 
 const DDL: Record<TableName, string> = {
   a: 'CREATE TABLE a (id int NOT NULL PRIMARY KEY, k int, v int, s varchar(10))',
@@ -78,6 +70,41 @@ export interface DifferentialFixture {
   close(): Promise<void>;
 }
 
+/** The fixture of one test file: created before its tests, dropped after them. */
+export function useFixture(): DifferentialFixture {
+  let f: DifferentialFixture | undefined;
+  beforeAll(async () => {
+    f = await createFixture();
+  }, 120_000);
+  afterAll(async () => {
+    await f?.close();
+  });
+  const current = (): DifferentialFixture => {
+    if (!f) throw new Error('the differential fixture is used before its beforeAll ran');
+    return f;
+  };
+  return {
+    get engine() {
+      return current().engine;
+    },
+    reference: (sql) => current().reference(sql),
+    close: () => current().close(),
+  };
+}
+
+/** A query generator's random choices over its seeded stream. */
+export class Choices {
+  constructor(protected readonly r: () => number) {}
+
+  protected pick<T>(xs: readonly T[]): T {
+    return xs[Math.floor(this.r() * xs.length)];
+  }
+
+  protected chance(p: number): boolean {
+    return this.r() < p;
+  }
+}
+
 function insert(table: TableName): string | undefined {
   const rows = ROWS[table];
   if (rows.length === 0) return undefined;
@@ -85,7 +112,7 @@ function insert(table: TableName): string | undefined {
   return `INSERT INTO ${table} VALUES ${rows.map((r) => `(${r.map(lit).join(', ')})`).join(', ')}`;
 }
 
-export async function createFixture(): Promise<DifferentialFixture> {
+async function createFixture(): Promise<DifferentialFixture> {
   const dbs: TestDatabase[] = [];
   try {
     const p = await createPgDatabase('diff');

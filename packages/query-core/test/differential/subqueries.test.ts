@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isJunctionError, type Value } from '@junction/connectors';
-import { rng, NUMERIC, NAMES, TABLES, createFixture, junctionRows, normalise, type DifferentialFixture, type TableName } from './fixture.js';
+import { Choices, rng, useFixture, NUMERIC, NAMES, TABLES, junctionRows, normalise, type TableName } from './fixture.js';
 
 /**
  * Differential testing against PostgreSQL: a seeded grammar generates queries with
@@ -14,26 +14,12 @@ import { rng, NUMERIC, NAMES, TABLES, createFixture, junctionRows, normalise, ty
 const SEED = Number(process.env.SEED ?? 20261123);
 const COUNT = Number(process.env.COUNT ?? 300);
 
-let f: DifferentialFixture;
-beforeAll(async () => {
-  f = await createFixture();
-}, 120_000);
-afterAll(async () => {
-  await f?.close();
-});
+const f = useFixture();
 
 const qualified = (t: TableName) => `${TABLES[t].source}.${t}`;
 
-class Generator {
+class Generator extends Choices {
   private aliases = 0;
-  constructor(private readonly r: () => number) {}
-
-  private pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.r() * xs.length)];
-  }
-  private chance(p: number): boolean {
-    return this.r() < p;
-  }
   private constant(): number {
     return this.pick([0, 1, 2, 3, 5, 10, 20, 25, 30]);
   }

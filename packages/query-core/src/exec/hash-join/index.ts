@@ -1,7 +1,7 @@
 import type { JType, Row } from '@junction/connectors';
 import type { NotPushed } from '../../plan/logical.js';
 import { checkAborted, rowBytes, type ExecContext } from '../context.js';
-import { distinctKeys, KeyCounter } from '../dependent-join/distinct-keys.js';
+import { KeyCounter } from '../dependent-join/distinct-keys.js';
 import { fetchByKeys, narrowByKeyFilter, testsOnly, type FetchReport } from '../dependent-join/fetch-by-keys.js';
 import type { RowFn } from '../expr-fn.js';
 import { Operator, type OperatorInfo } from '../operator.js';
@@ -105,8 +105,9 @@ export class HashJoinOp extends Operator {
     // ahead while the rest of the build side arrives
     const readAhead = (): ReturnType<typeof prefetch> =>
       prefetch(probeOp.execute(outer), 4, { memory, maxBytes: memory.budgetBytes / READ_AHEAD_SHARE });
-    let probeAhead = this.dependent ? undefined : readAhead();
-    const dep = this.dependent;
+    // a preserved probe side is read whole whatever the build keys: the switch never applies
+    const dep = core.probePreserved ? undefined : this.dependent;
+    let probeAhead = dep ? undefined : readAhead();
     const keyCounter = dep ? new KeyCounter(dep.buildColumn, dep.buildType, dep.maxKeys) : undefined;
     const buildRows: Row[] = [];
     let held = 0;
@@ -151,17 +152,17 @@ export class HashJoinOp extends Operator {
         }
         probe = probeAhead;
       } else {
-        const keys = distinctKeys(buildRows, dep!.buildColumn, dep!.buildType);
-        if (keys.length <= dep!.maxKeys && !core.probePreserved && dep!.scan !== probeOp) {
+        // the build side ended within the switch's limit (past it the probe side was started):
+        // its keys were gathered as it came
+        const keys = keyCounter!.keys();
+        if (dep!.scan !== probeOp) {
           this.report.filtered = true;
           this.report.keys = keys.length;
           probe = probeOp.execute({ ...outer, keyFilters: new Map(outer.keyFilters).set(dep!.scan.id, { column: dep!.probeColumn, keys }) });
-        } else if (keys.length <= dep!.maxKeys && !core.probePreserved) {
+        } else {
           this.report.switched = true;
           const narrowed = narrowByKeyFilter(outer, dep!.scan, dep!.probeColumn, keys, []);
           probe = fetchByKeys(ctx, dep!.scan, dep!.probeColumn, narrowed.keys, { ...dep!, existenceOnly: testsOnly(this.spec) }, this.report, narrowed.extra);
-        } else {
-          probe = probeOp.execute(outer);
         }
       }
       const parallel = this.report.switched ? undefined : ParallelProbe.tryCreate(this.spec, buildRows, ctx.workers, this.forceWorkers);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fire } from '../rule-test-helper.js';
-import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, remote, sources } from '../test-support.js';
+import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, col, eq, remote, sources, withTable } from '../test-support.js';
 import { absorbAggregateIntoRemote } from './absorb-aggregate-into-remote.js';
 
 describe('absorb-aggregate-into-remote', () => {
@@ -108,28 +108,9 @@ describe('absorb-aggregate-into-remote', () => {
     const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64' }, 1_500_000);
     const j = b.join('inner', remote(c), remote(o), eq(col(c, 'c_custkey'), col(o, 'o_custkey')));
     const a = b.aggregate(j, ['c_nationkey'], [['n', 'count_star', []]]);
-    const catalog = (source: string, table: string, rows: number, pk: string) => ({
-      capabilities: PG_CAPS,
-      catalog: {
-        defaultSchema: 'public',
-        introspectedAt: '2026-01-01T00:00:00Z',
-        tables: [
-          {
-            schema: 'public',
-            name: table,
-            kind: 'table' as const,
-            columns: [],
-            foreignKeys: [],
-            indexes: [],
-            primaryKey: [pk],
-            rowCount: rows,
-          },
-        ],
-      },
-    });
     const input = sources({
-      dbB: catalog('dbB', 'customer', 150_000, 'c_custkey'),
-      dbA: catalog('dbA', 'orders', 1_500_000, 'o_orderkey'),
+      dbB: withTable(PG_CAPS, { name: 'customer', primaryKey: ['c_custkey'], rowCount: 150_000 }),
+      dbA: withTable(PG_CAPS, { name: 'orders', primaryKey: ['o_orderkey'], rowCount: 1_500_000 }),
     });
     expect(fire(absorbAggregateIntoRemote, a, input)).toMatchInlineSnapshot(`
       "Project c_nationkey#5 := c_nationkey#5, n#6 := CAST(n#8 AS int64)

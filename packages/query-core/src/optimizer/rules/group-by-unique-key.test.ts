@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, IndexInfo, TableInfo } from '@junction/connectors';
+import type { ColumnInfo, IndexInfo } from '@junction/connectors';
 import { fire } from '../rule-test-helper.js';
-import { PG_CAPS, PlanBuilder, col, eq, remote, sources } from '../test-support.js';
+import { PG_CAPS, PlanBuilder, col, eq, remote, sources, withTable } from '../test-support.js';
 import { groupByUniqueKey } from './group-by-unique-key.js';
 
 const column = (name: string, nullable = true): ColumnInfo => ({
@@ -12,22 +12,7 @@ const column = (name: string, nullable = true): ColumnInfo => ({
 });
 
 function customerSource(keys: { primaryKey?: string[]; indexes?: IndexInfo[]; columns?: ColumnInfo[] }) {
-  const table: TableInfo = {
-    schema: 'public',
-    name: 'customer',
-    kind: 'table',
-    columns: keys.columns ?? [],
-    foreignKeys: [],
-    indexes: keys.indexes ?? [],
-    primaryKey: keys.primaryKey,
-  };
-  return sources({
-    dbA: PG_CAPS,
-    dbB: {
-      capabilities: PG_CAPS,
-      catalog: { defaultSchema: 'public', introspectedAt: '2026-01-01T00:00:00Z', tables: [table] },
-    },
-  });
+  return sources({ dbA: PG_CAPS, dbB: withTable(PG_CAPS, { name: 'customer', ...keys }) });
 }
 
 /** TPC-H Q10's grouping: customer columns and the nation's name, over orders in another source. */
