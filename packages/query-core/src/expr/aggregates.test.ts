@@ -31,6 +31,13 @@ describe('aggregates with PostgreSQL result types', () => {
     ['sum', t.int32, [2147483647, 2147483647, 2147483647], 6442450941n],
     ['sum', t.int64, [9223372036854775807n, 1n], '9223372036854775808'],
     ['sum', t.decimal(15, 2), ['1.10', '2.205', '-0.3'], '3.005'],
+    // the first value's scale is the sum's until a value with more digits comes
+    ['sum', t.decimal(), ['12.50'], '12.50'],
+    ['sum', t.decimal(), ['-0.00'], '0.00'],
+    ['sum', t.decimal(), [null, '7', '0.25'], '7.25'],
+    ['sum', t.decimal(), ['0.25', '7'], '7.25'],
+    ['sum', t.decimal(), ['1.5', '-1.5', '2'], '2.0'],
+    ['sum', t.decimal(), ['123456789012345.6', '0.4'], '123456789012346.0'],
     ['sum', t.float64, [0.5, 0.25], 0.75],
     ['avg', t.int32, [1, 2, 2], '1.6666666666666667'],
     ['avg', t.decimal(10, 2), ['1.00', '2.00', '2.00'], '1.6666666666666667'],

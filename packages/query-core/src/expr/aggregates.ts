@@ -2,7 +2,7 @@ import { JunctionError } from '@junction/connectors';
 import type { AggFn, JType, Value } from '@junction/connectors';
 import * as dec from './decimal.js';
 import { comparatorFor, makeKeyFn } from './compare.js';
-import { parseSmall, reg } from './fast-decimal.js';
+import { formatSmall, parseSmall, reg } from './fast-decimal.js';
 import { formatInterval, parseInterval } from './datetime.js';
 import { aggregateReturnType } from './types.js';
 
@@ -187,14 +187,23 @@ function decimalSum(arg: JType, resultType: JType): Accumulator<DecSum> {
         st.v += st.s === 0 ? toBig(v) : toBig(v) * dec.pow10(st.s);
         return st;
       }
-      if (parseSmall(v as string) && reg.s === st.s) {
-        const next = st.small + reg.v;
-        if (Number.isSafeInteger(next)) st.small = next;
-        else {
-          st.v += BigInt(st.small) + BigInt(reg.v);
-          st.small = 0;
+      if (parseSmall(v as string)) {
+        if (st.count === 1) {
+          // the first value sets the scale: merging partial sums a source grouped (one value
+          // per group) then never needs BigInt
+          st.s = reg.s;
+          st.small = reg.v;
+          return st;
         }
-        return st;
+        if (reg.s === st.s) {
+          const next = st.small + reg.v;
+          if (Number.isSafeInteger(next)) st.small = next;
+          else {
+            st.v += BigInt(st.small) + BigInt(reg.v);
+            st.small = 0;
+          }
+          return st;
+        }
       }
       if (st.small !== 0) {
         st.v += BigInt(st.small);
@@ -217,7 +226,8 @@ function decimalSum(arg: JType, resultType: JType): Accumulator<DecSum> {
       a.count += b.count;
       return a;
     },
-    finish: (st) => (st.count === 0 ? null : dec.formatDec({ v: total(st), s: st.s })),
+    finish: (st) =>
+      st.count === 0 ? null : st.v === 0n ? formatSmall(st.small, st.s) : dec.formatDec({ v: total(st), s: st.s }),
   };
 }
 

@@ -46,6 +46,30 @@ describe('decimal arithmetic (PostgreSQL numeric scale rules)', () => {
     expect(d.canonicalText('100')).toBe('100');
   });
 
+  it('orders plain texts digit by digit as exact arithmetic does', () => {
+    const texts = ['0', '-0.00', '+0', '.5', '0.5', '0.05', '5.', '-.5', '00012.50', '12.5', '12.4999999999999999999',
+      '-12.5', '-12.50001', '99999999999999999999.99', '100000000000000000000', '-100000000000000000000', '1e2', '100'];
+    // reference: both sides scaled to one scale as BigInts
+    const exact = (t: string): [bigint, number] => {
+      const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:e(\d+))?$/.exec(t)!;
+      const v = BigInt((m[2] || '0') + (m[3] ?? '')) * 10n ** BigInt(m[4] ?? 0);
+      return [m[1] === '-' ? -v : v, (m[3] ?? '').length];
+    };
+    for (const a of texts) {
+      for (const b of texts) {
+        const [x, xs] = exact(a);
+        const [y, ys] = exact(b);
+        const s = Math.max(xs, ys);
+        const xv = x * 10n ** BigInt(s - xs);
+        const yv = y * 10n ** BigInt(s - ys);
+        expect(d.compareText(a, b), `${a} vs ${b}`).toBe(xv < yv ? -1 : xv > yv ? 1 : 0);
+      }
+    }
+    expect(S(D('+12.50'))).toBe('12.50');
+    expect(S(D('-.5'))).toBe('-0.5');
+    expect(S(D('5.'))).toBe('5');
+  });
+
   it('parses exponents and rejects garbage', () => {
     expect(S(D('1.5e3'))).toBe('1500');
     expect(S(D('12e-3'))).toBe('0.012');

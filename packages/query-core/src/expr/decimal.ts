@@ -29,6 +29,13 @@ const DEC_RE = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/;
 
 /** Parses decimal text; returns undefined when it is not a number (callers word the error). */
 export function tryParseDec(text: string): Dec | undefined {
+  const plain = scanPlain(text);
+  if (plain !== undefined) {
+    const { neg, start, point } = plain;
+    const digits = point < 0 ? text.slice(start) : text.slice(start, point) + text.slice(point + 1);
+    const v = BigInt(digits);
+    return { v: neg ? -v : v, s: point < 0 ? 0 : text.length - point - 1 };
+  }
   const m = DEC_RE.exec(text);
   if (!m) return undefined;
   const intPart = m[2];
@@ -129,7 +136,73 @@ export function compare(a: Dec, b: Dec): number {
 
 /** Compares two decimal texts numerically. */
 export function compareText(a: string, b: string): number {
-  return compare(parseDec(a), parseDec(b));
+  const x = scanPlain(a);
+  const y = x && scanPlain(b);
+  return y ? comparePlain(a, x, b, y) : compare(parseDec(a), parseDec(b));
+}
+
+/** Where the parts of plain decimal text ("-0012.50", "7", ".5") are. */
+interface Plain {
+  readonly neg: boolean;
+  /** index of the first digit or point, after the sign */
+  readonly start: number;
+  /** index of the point, -1 without one */
+  readonly point: number;
+  /** index of the first non-zero digit, text.length when every digit is zero */
+  readonly lead: number;
+}
+
+/** The layout of `text` when it is plain decimal text (sign, digits, at most one point), else undefined. */
+function scanPlain(text: string): Plain | undefined {
+  const n = text.length;
+  const c0 = text.charCodeAt(0);
+  const start = c0 === 45 /* - */ || c0 === 43 /* + */ ? 1 : 0;
+  let i = start;
+  let point = -1;
+  let lead = n;
+  let digits = 0;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      digits++;
+      if (c !== 48 && lead === n) lead = i;
+    } else if (c === 46 /* . */ && point < 0) point = i;
+    else return undefined;
+  }
+  return digits === 0 ? undefined : { neg: c0 === 45, start, point, lead };
+}
+
+/** Numeric order of two plain texts, digit by digit (no BigInt): the text order PostgreSQL's numeric has. */
+function comparePlain(a: string, x: Plain, b: string, y: Plain): number {
+  const xZero = x.lead === a.length;
+  const yZero = y.lead === b.length;
+  const xs = xZero ? 0 : x.neg ? -1 : 1;
+  const ys = yZero ? 0 : y.neg ? -1 : 1;
+  if (xs !== ys || xs === 0) return xs < ys ? -1 : xs > ys ? 1 : 0;
+  const m = compareMagnitude(a, x, b, y);
+  return m === 0 ? 0 : xs * m;
+}
+
+function compareMagnitude(a: string, x: Plain, b: string, y: Plain): number {
+  const aEnd = x.point < 0 ? a.length : x.point;
+  const bEnd = y.point < 0 ? b.length : y.point;
+  // digits before the point, leading zeros dropped (lead may lie after the point: no integer digits)
+  const aInt = Math.max(0, aEnd - x.lead);
+  const bInt = Math.max(0, bEnd - y.lead);
+  if (aInt !== bInt) return aInt < bInt ? -1 : 1;
+  // same number of integer digits: compare digit by digit from the most significant one
+  let i = aInt > 0 ? x.lead : aEnd + 1;
+  let j = bInt > 0 ? y.lead : bEnd + 1;
+  for (;;) {
+    if (i === aEnd) i++;
+    if (j === bEnd) j++;
+    const c = i < a.length ? a.charCodeAt(i) : 48;
+    const d = j < b.length ? b.charCodeAt(j) : 48;
+    if (c !== d) return c < d ? -1 : 1;
+    if (i >= a.length && j >= b.length) return 0;
+    i++;
+    j++;
+  }
 }
 
 /**

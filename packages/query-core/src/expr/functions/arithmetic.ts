@@ -94,7 +94,19 @@ function decimalOp(op: ArithmeticOp): Binary {
   const f = { add: dec.add, sub: dec.sub, mul: dec.mul, div: (a: dec.Dec, b: dec.Dec) => dec.div(a, b), mod: dec.mod }[
     op
   ];
-  const slow: Binary = (x, y) => dec.formatDec(f(dec.parseDec(x as string), dec.parseDec(y as string)));
+  // The BigInt path remembers its last operands: a window's total or a joined row's value
+  // repeats row after row (TPC-H Q11 multiplies one total by 0.0001 for 31,564 groups).
+  let lastX: Value = null;
+  let lastY: Value = null;
+  let last: Value = null;
+  const slow: Binary = (x, y) => {
+    if (x !== lastX || y !== lastY || last === null) {
+      last = dec.formatDec(f(dec.parseDec(x as string), dec.parseDec(y as string)));
+      lastX = x;
+      lastY = y;
+    }
+    return last;
+  };
   if (op === 'div' || op === 'mod') return slow;
   // exact small-number path: same scale rules (add/sub: max, mul: sum), no BigInt
   return (x, y) => {
