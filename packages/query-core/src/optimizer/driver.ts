@@ -4,6 +4,7 @@ import { outputFields } from '../plan/fields.js';
 import type { OptimizeInput, OptimizerContext, Rule } from './context.js';
 import { sameType } from './exprs.js';
 import { absorbDistinctIntoRemote } from './rules/absorb-distinct-into-remote.js';
+import { globalAggregateAsWindow } from './rules/global-aggregate-as-window.js';
 import { groupByUniqueKey } from './rules/group-by-unique-key.js';
 import { pushComputationIntoJoinInput } from './rules/push-computation-into-join-input.js';
 import { absorbAggregateIntoRemote } from './rules/absorb-aggregate-into-remote.js';
@@ -61,6 +62,9 @@ const PREDICATES: Phase = {
     r('simplify-outer-join', simplifyOuterJoin),
     r('push-filter-into-join', pushFilterIntoJoin),
     r('push-filter-into-set-op', pushFilterIntoSetOp),
+    // while a repeated subquery still matches its twin node for node: pushed predicates and
+    // join order may make the copies differ
+    r('global-aggregate-as-window', globalAggregateAsWindow),
     // IN/EXISTS down to the table they test, where the source holding both can run them
     r('push-semi-join-into-join-input', pushSemiJoinIntoJoinInput),
     // after pushing: inference reads the predicates now sitting on each join input
