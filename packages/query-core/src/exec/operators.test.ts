@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { t, type Row, type Value } from '@junction/connectors';
+import { DiskTracker } from './context.js';
 import { DistinctOp } from './distinct.js';
 import { HashAggregateOp, type AggregateSpec } from './hash-aggregate/index.js';
 import { makeKeyFn } from './hash-key.js';
@@ -159,6 +163,45 @@ describe('WindowOp', () => {
       '',
     );
     expect(bag(await run(op))).toEqual(bag([['x', 10, 80, null], ['x', 20, 80, 10], ['x', 20, 80, 20], ['x', 30, 80, 20], ['y', 5, 5, null]]));
+  });
+
+  describe('aggregates over the whole input (OVER ())', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'junction-window-'));
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+    const whole = { partition: [], order: [], args: [1] };
+    const input = (n: number) =>
+      Array.from({ length: n / 100 }, (_, b) => Array.from({ length: 100 }, (_, i): Row => [`row ${b * 100 + i}`, b * 100 + i]));
+
+    it('holds the rows in memory while the budget lasts: input order, each with the totals', async () => {
+      const op = new WindowOp(new RowsOp(input(500)), [{ fn: 'sum', ...whole, aggregate: sumSpec(1) }, { fn: 'count_star', ...whole, aggregate: countStar }], '');
+      const out = await run(op, testContext({ spillDir: dir }));
+      expect(out.length).toBe(500);
+      expect(out[0]).toEqual(['row 0', 0, 124750, 500n]);
+      expect(out[499]).toEqual(['row 499', 499, 124750, 500n]);
+      expect(op.spill.bytes).toBe(0);
+    });
+
+    it('past the budget the rows wait on disk instead of failing, in input order, and the file is removed', async () => {
+      const op = new WindowOp(new RowsOp(input(20_000)), [{ fn: 'sum', ...whole, aggregate: sumSpec(1) }], '');
+      const disk = new DiskTracker(1 << 30);
+      const ctx = testContext({ budget: 100_000, spillDir: dir, batchSize: 1000, disk });
+      const out = await run(op, ctx);
+      expect(out.map((r) => r[1])).toEqual(Array.from({ length: 20_000 }, (_, i) => i));
+      expect(new Set(out.map((r) => r[2]))).toEqual(new Set([199990000]));
+      expect(op.spill.bytes).toBeGreaterThan(0);
+      expect(op.info().detail).toBe(' (rows past the memory budget waited on disk)');
+      expect(readdirSync(dir)).toEqual([]);
+      expect(ctx.memory.usedBytes).toBe(0);
+      expect(disk.usedBytes).toBe(0);
+    });
+
+    it('an empty input gives no rows', async () => {
+      const op = new WindowOp(new RowsOp([]), [{ fn: 'count_star', ...whole, aggregate: countStar }], '');
+      expect(await run(op)).toEqual([]);
+    });
   });
 });
 

@@ -5,6 +5,8 @@ import type { KeyFn, RowFn } from './expr-fn.js';
 import type { AggregateSpec } from './hash-aggregate/index.js';
 import { Operator, chunk, type OperatorInfo } from './operator.js';
 import { makeDecorator, type SortKeySpec } from './sort-keys.js';
+import { SpillFile } from './spill/spill-file.js';
+import { emptySpill, type SpillMetrics } from './spill/spill-metrics.js';
 
 export interface WindowSpec {
   readonly fn: string;
@@ -32,10 +34,20 @@ export class WindowOp extends Operator {
     super();
     this.children = [input];
   }
+  /** what the last run wrote to disk (only aggregates over the whole input spill) */
+  readonly spill: SpillMetrics = emptySpill();
+
   info(): OperatorInfo {
-    return { operator: 'Window', runsIn: 'junction', detail: this.detail, notPushed: this.notPushed };
+    const spilled = this.spill.bytes > 0 ? ' (rows past the memory budget waited on disk)' : '';
+    return { operator: 'Window', runsIn: 'junction', detail: this.detail + spilled, notPushed: this.notPushed, spill: this.spill };
   }
+
   protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
+    Object.assign(this.spill, emptySpill());
+    if (this.specs.every((s) => s.aggregate && s.partition.length === 0 && s.order.length === 0)) {
+      yield* this.overWholeInput(ctx);
+      return;
+    }
     const rows: Row[] = [];
     let held = 0;
     try {
@@ -64,6 +76,56 @@ export class WindowOp extends Operator {
       yield* chunk(out, ctx.batchSize);
     } finally {
       ctx.memory.release(held);
+    }
+  }
+
+  /**
+   * Aggregates OVER (): one value per function for every row, known once the input ends. The
+   * rows wait for it in memory while the budget lasts and on disk past it, in input order,
+   * so a total over many groups (global-aggregate-as-window) never fails on memory.
+   */
+  private async *overWholeInput(outer: ExecContext): AsyncIterable<Row[]> {
+    const memory = outer.memory.consumer();
+    const states = this.specs.map((s) => s.aggregate!.create());
+    let rows: Row[] = [];
+    let held = 0;
+    let file: SpillFile | undefined;
+    try {
+      for await (const batch of this.input.execute(outer)) {
+        checkAborted(outer.signal);
+        for (const r of batch) for (const st of states) st.add(r);
+        if (!file) {
+          let b = 0;
+          for (const r of batch) b += rowBytes(r);
+          if (memory.tryReserve(b)) {
+            held += b;
+            for (const r of batch) rows.push(r);
+            continue;
+          }
+          file = await SpillFile.create(outer.spillDir, outer.disk, 'Window');
+        }
+        await file.write(batch);
+      }
+      const values = states.map((st) => st.result());
+      const complete = (r: Row): Row => {
+        const out = r.slice();
+        for (const v of values) out.push(v);
+        return out;
+      };
+      const inMemory = rows;
+      rows = [];
+      for (const c of chunk(inMemory, outer.batchSize)) yield c.map(complete);
+      memory.release(held);
+      held = 0;
+      if (!file) return;
+      Object.assign(this.spill, { partitions: 1, bytes: file.bytes, depth: 1 });
+      for await (const c of file.read()) {
+        checkAborted(outer.signal);
+        yield c.map(complete);
+      }
+    } finally {
+      memory.close();
+      await file?.remove();
     }
   }
 }

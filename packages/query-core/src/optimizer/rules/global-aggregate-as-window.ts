@@ -20,8 +20,9 @@ interface Total {
 }
 
 /**
- * Above this many estimated groups the window's rows are not worth holding: a window keeps its
- * whole partition in memory and cannot spill, while the aggregate it replaces streams.
+ * Above this many estimated groups the source computing the total again is likely cheaper
+ * than the window holding every group (in memory, or on disk past the budget) before its
+ * first row comes out.
  */
 const MAX_GROUPS = 100_000;
 
