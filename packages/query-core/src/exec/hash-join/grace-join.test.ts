@@ -176,7 +176,9 @@ describe('HashJoinOp spilling to disk (grace hash join)', () => {
 
   it('a cancel during the probe side stops the join and removes its files', async () => {
     const controller = new AbortController();
-    const probe = new AbortingOp(batches(left), 5, controller);
+    // past what the probe side's read-ahead pulls on its own (4 batches and a quarter of the
+    // budget) while the build side is still being read: only the join itself gets this far
+    const probe = new AbortingOp(batches(left), 10, controller);
     const op = new HashJoinOp(probe, new RowsOp(batches(right)), spec('inner', 'right'), '');
     const ctx = spillContext(24_000, { signal: controller.signal });
     const err = await run(op, ctx).then(
