@@ -124,6 +124,23 @@ describe('absorb-aggregate-into-remote', () => {
     `);
   });
 
+  it("does not split where the source's statistics say the groups keep nearly every row (Q11: nation and part)", () => {
+    const q11 = (partKeys: number) => {
+      const b = new PlanBuilder();
+      const n = b.scan('dbB', 'nation', { n_nationkey: 'int32' }, 25);
+      const ps = b.scan('dbA', 'partsupp', { ps_partkey: 'int64', ps_nationkey: 'int32', ps_cost: 'decimal(15,2)' }, 800_000);
+      const j = b.join('inner', remote(n), remote(ps), eq(col(n, 'n_nationkey'), col(ps, 'ps_nationkey')));
+      const a = b.aggregate(j, ['ps_partkey'], [['value', 'sum', [col(ps, 'ps_cost')]]]);
+      const column = (name: string, distinct: number) => ({ name, type: { kind: 'int64' as const }, nativeType: 'bigint', nullable: false, stats: { distinct } });
+      const partsupp = { name: 'partsupp', rowCount: 800_000, columns: [column('ps_partkey', partKeys), column('ps_nationkey', 25)] };
+      return fire(absorbAggregateIntoRemote, a, sources({ dbB: PG_CAPS, dbA: withTable(PG_CAPS, partsupp) }));
+    };
+    // 25 nations × 200,000 parts: 800,000 rows fall into about 740,000 groups
+    expect(q11(200_000)).toBe('did not fire');
+    // 25 × 2,000: 50,000 groups, a sixteenth of the rows
+    expect(q11(2_000)).toContain('Aggregate group=[ps_partkey#2 := ps_partkey#2, ps_nationkey#3 := ps_nationkey#3] aggs=[partial_value#7 := sum(ps_cost#4)]');
+  });
+
   it('looks through a renaming projection between the aggregate and the join', () => {
     const b = new PlanBuilder();
     const c = b.scan('dbB', 'customer', { c_custkey: 'int64', c_name: 'varchar(25)' });
