@@ -53,6 +53,8 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Junction's own store of materialized views (an SQLite file); default a temporary one */
   materializeFile?: string;
+  /** sign-in attempts one client address may make per minute (default 30) */
+  signInsPerMinute?: number;
   /** how query history and audit rows are batched (tests slow it down to see it) */
   records?: RecordWriterOptions;
 }
@@ -194,7 +196,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         },
         async () => ({ ok: true, version: '0.1.0' }),
       );
-      await api.register(authRoutes);
+      await api.register(authRoutes, { attemptsPerMinute: opts.signInsPerMinute });
       await api.register(adminRoutes);
       await api.register(limitRoutes);
       await api.register(sourceRoutes);

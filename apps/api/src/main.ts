@@ -6,7 +6,7 @@ import { buildApp } from './app.js';
 import { startSourceMonitor } from './services/source-monitor.js';
 import { ensureAdmin, registerDemo } from './bootstrap.js';
 import { openMetadata } from './db/client.js';
-import { limitsFromEnv } from './lib/limits.js';
+import { envInteger, limitsFromEnv } from './lib/limits.js';
 import { loadSecretKey } from './lib/secrets.js';
 
 // Entry point: `node --import tsx apps/api/src/main.ts` (npm start runs it through scripts/start.mjs).
@@ -32,6 +32,7 @@ const app = await buildApp({
   materializeFile: path.join(dataDir, 'materialized.db'),
   // JUNCTION_MAX_CONCURRENT etc. (README, Configuration); an admin may override them through /api/v1/limits
   limits: limitsFromEnv(process.env),
+  signInsPerMinute: envInteger(process.env, 'JUNCTION_SIGNIN_RATE', 1),
   trustProxy: process.env.JUNCTION_TRUST_PROXY === '1',
   corsOrigins: process.env.JUNCTION_CORS_ORIGINS ? process.env.JUNCTION_CORS_ORIGINS.split(',') : undefined,
   logger: {

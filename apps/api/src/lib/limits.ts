@@ -31,13 +31,9 @@ export interface LimitSubject {
  */
 export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<JunctionLimits> {
   const out: Record<string, number> = {};
-  const read = (name: string, key: keyof JunctionLimits, min: number, max = 1_000_000_000) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new Error(`${name} must be a whole number from ${min} (got "${raw}")`);
-    out[key] = n;
+  const read = (name: string, key: keyof JunctionLimits, min: number, max?: number) => {
+    const n = envInteger(env, name, min, max);
+    if (n !== undefined) out[key] = n;
   };
   read('JUNCTION_MAX_CONCURRENT', 'maxConcurrent', 1);
   read('JUNCTION_MAX_QUEUED', 'maxQueued', 0);
@@ -50,6 +46,15 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<JunctionLimits> {
   read('JUNCTION_CACHE_MEMORY_BYTES', 'cacheMemoryBytes', 0, 2 ** 40);
   read('JUNCTION_CACHE_DISK_BYTES', 'cacheDiskBytes', 0, 2 ** 50);
   return out as Partial<JunctionLimits>;
+}
+
+/** A whole number from the environment, undefined when unset; out of range stops the server at start. */
+export function envInteger(env: NodeJS.ProcessEnv, name: string, min: number, max = 1_000_000_000): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} (got "${raw}")`);
+  return n;
 }
 
 const FIELDS = ['maxConcurrent', 'maxQueued', 'queueTimeoutMs'] as const;

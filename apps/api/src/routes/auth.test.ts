@@ -86,3 +86,28 @@ describe('POST /auth/password', () => {
     expect(audit.json()).toEqual([expect.objectContaining({ actorName: username, target: username })]);
   });
 });
+
+describe('sign-in rate per client address', () => {
+  it('is a setting: past it even the right password gets 429 with Retry-After', async () => {
+    const limited = await startHarness({ signInsPerMinute: 3 });
+    try {
+      const login = () =>
+        limited.as(null, {
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          payload: { username: 'viewer', password: limited.passwords.viewer },
+        });
+      for (let i = 0; i < 3; i++) expect((await login()).statusCode).toBe(200);
+      const over = await login();
+      expect(over.statusCode).toBe(429);
+      expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+      expect(over.json()).toEqual({
+        code: 'rate_limited',
+        kind: 'user',
+        message: 'Rate limit exceeded, retry in 1 minute',
+      });
+    } finally {
+      await limited.close();
+    }
+  });
+});

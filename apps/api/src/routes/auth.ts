@@ -26,7 +26,16 @@ export const Me = Type.Object({
   csrfToken: Type.Optional(Type.String({ description: 'send as X-Junction-CSRF on cookie-authenticated writes' })),
 });
 
-export default async function authRoutes(app: FastifyInstance): Promise<void> {
+export interface AuthRouteOptions {
+  /** sign-in and password-change requests one client address may make per minute (JUNCTION_SIGNIN_RATE) */
+  attemptsPerMinute?: number;
+}
+
+/** Enough for a person and a script behind one address; the per-user backoff stops guessing long before. */
+export const DEFAULT_SIGNIN_RATE = 30;
+
+export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOptions = {}): Promise<void> {
+  const rateLimit = { max: opts.attemptsPerMinute ?? DEFAULT_SIGNIN_RATE, timeWindow: '1 minute' };
   const throttle = new LoginThrottle();
   // verifying against a real hash for unknown users keeps response time from revealing names
   const dummyHash = await hashPassword('not a password of anyone');
@@ -40,7 +49,7 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
         body: LoginBody,
         response: { 200: Me, 400: ErrorReply, 401: ErrorReply, 429: ErrorReply },
       },
-      config: { rateLimit: { max: 30, timeWindow: '1 minute' } },
+      config: { rateLimit },
     },
     async (request, reply) => {
       const { username, password } = request.body;
@@ -127,7 +136,7 @@ export default async function authRoutes(app: FastifyInstance): Promise<void> {
         body: ChangePassword,
         response: { 200: Ok, ...errors(403) },
       },
-      config: { rateLimit: { max: 30, timeWindow: '1 minute' } },
+      config: { rateLimit },
     },
     async (request) => {
       const p = request.principal!;
