@@ -137,6 +137,8 @@ describe('absorb-aggregate-into-remote', () => {
     };
     // 25 nations × 200,000 parts: 800,000 rows fall into about 740,000 groups
     expect(q11(200_000)).toBe('did not fire');
+    // 25 × 70,000: about 640,000 groups, four fifths of the rows (Q10's estimate is 0.77)
+    expect(q11(70_000)).toContain('aggs=[partial_value#7 := sum(ps_cost#4)]');
     // 25 × 2,000: 50,000 groups, a sixteenth of the rows
     expect(q11(2_000)).toContain('Aggregate group=[ps_partkey#2 := ps_partkey#2, ps_nationkey#3 := ps_nationkey#3] aggs=[partial_value#7 := sum(ps_cost#4)]');
   });
