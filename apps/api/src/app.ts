@@ -53,7 +53,7 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Junction's own store of materialized views (an SQLite file); default a temporary one */
   materializeFile?: string;
-  /** sign-in attempts one client address may make per minute (default 30) */
+  /** sign-in and password-change requests one client address may make per minute (default 30) */
   signInsPerMinute?: number;
   /** how query history and audit rows are batched (tests slow it down to see it) */
   records?: RecordWriterOptions;

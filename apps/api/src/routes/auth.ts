@@ -26,13 +26,13 @@ export const Me = Type.Object({
   csrfToken: Type.Optional(Type.String({ description: 'send as X-Junction-CSRF on cookie-authenticated writes' })),
 });
 
-export interface AuthRouteOptions {
+interface AuthRouteOptions {
   /** sign-in and password-change requests one client address may make per minute (JUNCTION_SIGNIN_RATE) */
   attemptsPerMinute?: number;
 }
 
 /** Enough for a person and a script behind one address; the per-user backoff stops guessing long before. */
-export const DEFAULT_SIGNIN_RATE = 30;
+const DEFAULT_SIGNIN_RATE = 30;
 
 export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOptions = {}): Promise<void> {
   const rateLimit = { max: opts.attemptsPerMinute ?? DEFAULT_SIGNIN_RATE, timeWindow: '1 minute' };
