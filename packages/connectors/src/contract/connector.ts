@@ -57,8 +57,18 @@ export type ConnectionDiagnosis =
       readonly hint: string;
     };
 
+/**
+ * Who a statement runs for, as far as a source needs to know: the API's source gate refuses a
+ * stream that does not carry one, or whose holder may not read the source.
+ */
+export interface StatementAuthority {
+  canReadSource(source: string): boolean;
+}
+
 export interface StreamOptions {
   readonly signal?: AbortSignal;
+  /** the query's access policy (query-core passes its own); a gate in front of the connector checks it */
+  readonly access?: StatementAuthority;
   /** rows per batch, default 1024 */
   readonly batchSize?: number;
   readonly timeoutMs?: number;
@@ -69,6 +79,20 @@ export interface StreamOptions {
  * timeout it did not acknowledge in time, so its connection was closed); the next statement
  * that completes on it clears that.
  */
+/** How Connector.execute runs one native statement. */
+export interface ExecuteOptions {
+  /** Aborting cancels the statement on the server; execute then rejects with JunctionError kind 'cancelled'. */
+  readonly signal?: AbortSignal;
+  /**
+   * Run the statement so it cannot change anything, with the engine's own switch (a read-only
+   * transaction, SQLite's query_only on a read-only handle) plus checks where that switch
+   * leaves gaps. A refused statement rejects with JunctionError code `native_not_read_only`.
+   */
+  readonly readOnly?: boolean;
+  /** Stops the statement after this long (JunctionError kind 'timeout'); default: the source's statementTimeoutMs. */
+  readonly timeoutMs?: number;
+}
+
 export type SourceHealth = { readonly status: 'ok' } | { readonly status: 'degraded'; readonly reason: string; readonly since: Date };
 
 export interface BulkTable {
@@ -97,8 +121,17 @@ export interface Connector {
    * Breaking out of the loop early closes the cursor.
    */
   stream(query: RenderedQuery, options?: StreamOptions): AsyncIterable<Batch>;
-  /** Native SQL for administration, loading and tests (DDL, direct benchmark queries). */
-  execute(sql: string, params?: readonly Value[]): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }>;
+  /**
+   * One native SQL statement for administration, loading and tests (DDL, direct benchmark
+   * queries). Never a script: SQLite refuses several statements (`multiple_statements`) and
+   * always refuses ATTACH/DETACH (`attach_refused`); with `readOnly` every engine refuses a
+   * statement that is not a single reading one (`native_not_read_only`).
+   */
+  execute(
+    sql: string,
+    params?: readonly Value[],
+    options?: ExecuteOptions,
+  ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }>;
   /** The engine's bulk path (COPY, multi-row INSERT/LOAD DATA, bulk load). Returns rows written. */
   bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number>;
   close(): Promise<void>;

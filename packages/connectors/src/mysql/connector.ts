@@ -2,7 +2,14 @@ import mysql from 'mysql2';
 import { Readable } from 'node:stream';
 import type { Capabilities } from '../contract/capabilities.js';
 import { withoutBookkeeping, type CatalogSnapshot, type SourceSemantics } from '../contract/catalog.js';
-import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
+import type {
+  BulkTable,
+  ConnectionDiagnosis,
+  Connector,
+  ExecuteOptions,
+  SourceConfig,
+  StreamOptions,
+} from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
@@ -22,6 +29,7 @@ import {
 import { NetworkSource } from '../runtime/network-source.js';
 import { mysqlDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
+import { assertReadingStatement, notReadOnlyError } from '../runtime/native-sql.js';
 import { coerce, decodeRows, sameRepresentation } from '../runtime/values.js';
 import { introspectMysql } from './introspect.js';
 import { encodeRows, fieldEncoder, loadDataStatement } from './load-data.js';
@@ -37,6 +45,7 @@ type RawRow = (Buffer | null)[];
 const ER_QUERY_INTERRUPTED = 1317;
 const ER_STATEMENT_TIMEOUT = 1969; // MariaDB max_statement_time
 const ER_QUERY_TIMEOUT = 3024; // MySQL max_execution_time
+const ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792;
 const CREATED = Symbol('createdAt');
 
 /** Literals by column type: MySQL rejects the value model's 'T'/'Z' timestamp spelling in strict INSERTs. */
@@ -94,6 +103,7 @@ export class MysqlConnector extends NetworkSource implements Connector {
         ? { rejectUnauthorized: tls.rejectUnauthorized ?? true, ...(tls.ca ? { ca: tls.ca } : {}) }
         : undefined,
       enableKeepAlive: true,
+      // one statement per call is what execute(…, { readOnly }) relies on: never turn this on
       multipleStatements: false,
     };
   }
@@ -226,6 +236,8 @@ export class MysqlConnector extends NetworkSource implements Connector {
         },
       );
     }
+    if (errno === ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION)
+      return notReadOnlyError(this.name, 'would change data, which the read-only transaction refused');
     return sourceError(this.name, err, this.secrets, what, mysqlDataExceptionCode(errno));
   }
 
@@ -385,38 +397,91 @@ export class MysqlConnector extends NetworkSource implements Connector {
     }
   }
 
+  /**
+   * With `readOnly` the statement runs inside START TRANSACTION READ ONLY on one connection.
+   * That alone is not enough: DDL, account management and the like commit the transaction
+   * implicitly and then run (MariaDB 10.11 creates tables and users inside one), so only
+   * statements that start as queries are sent (runtime/native-sql.ts). The connection never
+   * enables multipleStatements, so the server refuses a second statement.
+   * A stop (signal or timeout) rejects at once; KILL QUERY and the connection's return happen
+   * in the background, as for stream().
+   */
   async execute(
     sql: string,
     params: readonly Value[] = [],
+    options: ExecuteOptions = {},
   ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
-    const control = new StatementControl(this.name, undefined, this.statementTimeoutMs);
+    const readOnly = options.readOnly === true;
+    if (readOnly) assertReadingStatement(this.name, sql, 'mysql');
+    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
     const text = inlineParams(sql, params);
-    const conn = await this.acquire(control);
+    let conn: Conn;
+    try {
+      conn = await this.acquire(control);
+    } catch (err) {
+      control.dispose();
+      throw err;
+    }
+    const c = conn;
     let kill: Promise<void> | undefined;
+    let stop!: (err: JunctionError) => void;
+    const stopped = new Promise<never>((_, reject) => (stop = reject));
+    stopped.catch(() => undefined);
     control.setCanceller(() => {
-      kill ??= this.killQuery(conn.threadId);
+      kill ??= this.killQuery(c.threadId);
+      // the caller hears the stop now, not when a possibly frozen server answers the KILL
+      stop(control.error());
     });
     let healthy = true;
+    const run = async (): Promise<{ rows: RawRow[]; fields: FieldLike[]; affected: number }> => {
+      if (!readOnly) return this.run(c, text);
+      await this.run(c, 'START TRANSACTION READ ONLY');
+      try {
+        const res = await this.run(c, text);
+        await this.run(c, 'COMMIT');
+        return res;
+      } catch (err) {
+        await this.run(c, 'ROLLBACK').catch(() => (healthy = false));
+        throw err;
+      }
+    };
+    const work = run();
+    work.catch(() => undefined);
     try {
       let res: { rows: RawRow[]; fields: FieldLike[]; affected: number };
       try {
-        res = await this.run(conn, text);
+        res = await Promise.race([work, stopped]);
       } catch (err) {
         throw this.failure(err, control, 'statement');
       }
+      // an interrupted SLEEP() ends normally: only the control knows it was cancelled
       control.throwIfStopped();
       const decoders = this.decoders(res.fields, undefined);
       const rows = res.rows.map((raw) => raw.map((v, i) => (v === null ? null : decoders[i](v))));
       const columns: ColumnMeta[] = res.fields.map((f) => ({ name: f.name, type: mapField(f).type, nullable: true }));
+      this.answered();
       return { rowCount: res.affected, rows, columns };
     } finally {
       control.dispose();
-      if (kill) {
-        await kill;
-        healthy = await this.settle(conn);
+      const k = kill;
+      if (!k) {
+        if (healthy) c.release();
+        else c.destroy();
+      } else {
+        const settle = async (): Promise<boolean> => {
+          await work.catch(() => undefined);
+          await k;
+          return healthy && (await this.settle(c));
+        };
+        this.retire(
+          settle(),
+          () => c.release(),
+          () => {
+            c.on('error', () => undefined);
+            c.destroy();
+          },
+        );
       }
-      if (healthy) conn.release();
-      else conn.destroy();
     }
   }
 

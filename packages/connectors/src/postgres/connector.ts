@@ -4,7 +4,14 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Capabilities } from '../contract/capabilities.js';
 import { withoutBookkeeping, type CatalogSnapshot, type SourceSemantics } from '../contract/catalog.js';
-import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
+import type {
+  BulkTable,
+  ConnectionDiagnosis,
+  Connector,
+  ExecuteOptions,
+  SourceConfig,
+  StreamOptions,
+} from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
@@ -23,6 +30,7 @@ import {
 import { NetworkSource } from '../runtime/network-source.js';
 import { pgDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
+import { assertReadingStatement, multipleStatementsError, notReadOnlyError } from '../runtime/native-sql.js';
 import { coerce, decodeRows, sameRepresentation } from '../runtime/values.js';
 import { sendCancelRequest } from './cancel.js';
 import { copyRows } from './copy.js';
@@ -41,6 +49,16 @@ const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown a
 const SESSION_OPTIONS = '-c DateStyle=ISO,YMD -c IntervalStyle=iso_8601 -c client_encoding=UTF8';
 
 const QUERY_CANCELED = '57014';
+const READ_ONLY_SQL_TRANSACTION = '25006';
+
+/**
+ * Ends a read-only statement's transaction and undoes what a reading statement can still
+ * leave on the pooled session: set_config(…, false) and session advisory locks are allowed
+ * in a read-only transaction and would outlive it. RESET ALL returns every setting to the
+ * connection's start-up values (SESSION_OPTIONS included); the named statements stay.
+ */
+const READ_ONLY_END =
+  'COMMIT; SET SESSION AUTHORIZATION DEFAULT; RESET ROLE; RESET ALL; CLOSE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all()';
 
 /** PostgreSQL refuses to run a prepared statement whose result columns changed type since it was prepared. */
 function stalePlan(err: unknown): boolean {
@@ -229,6 +247,10 @@ export class PostgresConnector extends NetworkSource implements Connector {
         },
       );
     }
+    if (e?.code === READ_ONLY_SQL_TRANSACTION)
+      return notReadOnlyError(this.name, 'would change data, which the read-only transaction refused');
+    if (e?.code === '42601' && /cannot insert multiple commands/i.test(e.message ?? ''))
+      return multipleStatementsError(this.name);
     return sourceError(this.name, err, this.secrets, what, pgDataExceptionCode(e?.code));
   }
 
@@ -385,21 +407,69 @@ export class PostgresConnector extends NetworkSource implements Connector {
     }
   }
 
+  /**
+   * Without `readOnly` the text goes as a simple query (administration may send a script).
+   * With it, the statement runs inside BEGIN TRANSACTION READ ONLY on one connection and goes
+   * through the extended protocol, whose Parse message takes exactly one statement: a text
+   * like `SELECT 1; COMMIT; CREATE TABLE x ()` is refused by the server before anything runs.
+   * A stop (signal or timeout) rejects at once; the cancel and the connection's return happen
+   * in the background, as for stream().
+   */
   async execute(
     sql: string,
     params: readonly Value[] = [],
+    options: ExecuteOptions = {},
   ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
-    const control = new StatementControl(this.name, undefined, this.statementTimeoutMs);
-    const client = await this.connect(control);
-    const cancel = this.armCancel(client, control);
+    const readOnly = options.readOnly === true;
+    // COPY … TO PROGRAM, DO blocks and SET are allowed in a read-only transaction
+    if (readOnly) assertReadingStatement(this.name, sql, 'postgresql');
+    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
+    let client: pg.PoolClient;
+    try {
+      client = await this.connect(control);
+    } catch (err) {
+      control.dispose();
+      throw err;
+    }
+    const c = client;
+    const cancel = this.armCancel(c, control);
+    let stop!: (err: JunctionError) => void;
+    const stopped = new Promise<never>((_, reject) => (stop = reject));
+    stopped.catch(() => undefined);
+    control.setCanceller(() => {
+      cancel.send();
+      // the caller hears the stop now, not when a possibly frozen server answers the cancel
+      stop(control.error());
+    });
     let lost = false;
+    const values = params.map(toParam);
+    const run = async (): Promise<pg.QueryResult | pg.QueryResult[]> => {
+      if (!readOnly) return c.query({ text: sql, values, rowMode: 'array', types: RAW_TYPES });
+      await c.query('BEGIN TRANSACTION READ ONLY');
+      try {
+        const res = await c.query({
+          text: sql,
+          values,
+          rowMode: 'array',
+          types: RAW_TYPES,
+          queryMode: 'extended',
+        } as pg.QueryConfig);
+        await c.query(READ_ONLY_END);
+        return res;
+      } catch (err) {
+        // a session that cannot roll back must not go back to the pool
+        await c.query('ROLLBACK').catch(() => (lost = true));
+        throw err;
+      }
+    };
+    const work = run();
+    work.catch(() => undefined);
     try {
       let res: pg.QueryResult | pg.QueryResult[];
       try {
-        res = (await client.query({ text: sql, values: params.map(toParam), rowMode: 'array', types: RAW_TYPES })) as
-          pg.QueryResult | pg.QueryResult[];
+        res = await Promise.race([work, stopped]);
       } catch (err) {
-        lost = connectionLost(err);
+        if (!control.stopped && connectionLost(err)) lost = true;
         throw this.failure(err, control, 'statement');
       }
       control.throwIfStopped();
@@ -415,11 +485,32 @@ export class PostgresConnector extends NetworkSource implements Connector {
       const rows = (last.rows as unknown[][]).map((raw) =>
         raw.map((v, i) => (v === null ? null : decoders[i](v as string))),
       );
+      this.answered();
       return { rowCount: last.rowCount ?? rows.length, rows, columns };
     } finally {
       control.dispose();
-      await cancel.settled();
-      client.release(lost ? true : undefined);
+      if (!cancel.sent()) {
+        // not stopped, so the statement has finished
+        c.release(lost ? true : undefined);
+      } else {
+        const settle = async (): Promise<boolean> => {
+          const ok = await work.then(
+            () => true,
+            (err: unknown) => !connectionLost(err),
+          );
+          // a cancel still on its way could hit the next statement on this connection
+          await cancel.settled();
+          return ok && !lost;
+        };
+        this.retire(
+          settle(),
+          () => c.release(),
+          () => {
+            (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+            c.release(true);
+          },
+        );
+      }
     }
   }
 

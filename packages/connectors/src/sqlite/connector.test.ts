@@ -96,16 +96,24 @@ describe('sqlite connector', () => {
     const lite = createConnector({ name: 'stats', engine: 'sqlite', file: path.join(dir, 'stats.db') });
     try {
       // 1000 rows: a has 4 values, c 7 values and NULL in every third row, d is unique, e unindexed
-      await lite.execute(`CREATE TABLE t (id INTEGER PRIMARY KEY, a INT NOT NULL, b TEXT, c INT, d INT, e INT);
-        CREATE INDEX t_ab ON t (a, b); CREATE INDEX t_c ON t (c); CREATE INDEX t_d_part ON t (d) WHERE d > 5;
-        CREATE INDEX t_expr ON t (e + 1);
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
-        INSERT INTO t SELECT i, i % 4, 'b' || (i % 10), CASE WHEN i % 3 = 0 THEN NULL ELSE i % 7 END, i, i % 2 FROM n;
-        CREATE TABLE w (k TEXT PRIMARY KEY, v INT) WITHOUT ROWID;
-        INSERT INTO w VALUES ('x', 1), ('y', 1), ('z', 2);
-        CREATE TABLE only_partial (x INT); CREATE INDEX only_partial_x ON only_partial (x) WHERE x > 0;
-        INSERT INTO only_partial VALUES (-1), (-2), (3), (4), (5);
-        CREATE TABLE empty (x INT); CREATE INDEX empty_x ON empty (x);`);
+      // execute() runs one statement at a time
+      for (const sql of [
+        `CREATE TABLE t (id INTEGER PRIMARY KEY, a INT NOT NULL, b TEXT, c INT, d INT, e INT)`,
+        `CREATE INDEX t_ab ON t (a, b)`,
+        `CREATE INDEX t_c ON t (c)`,
+        `CREATE INDEX t_d_part ON t (d) WHERE d > 5`,
+        `CREATE INDEX t_expr ON t (e + 1)`,
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+        INSERT INTO t SELECT i, i % 4, 'b' || (i % 10), CASE WHEN i % 3 = 0 THEN NULL ELSE i % 7 END, i, i % 2 FROM n`,
+        `CREATE TABLE w (k TEXT PRIMARY KEY, v INT) WITHOUT ROWID`,
+        `INSERT INTO w VALUES ('x', 1), ('y', 1), ('z', 2)`,
+        `CREATE TABLE only_partial (x INT)`,
+        `CREATE INDEX only_partial_x ON only_partial (x) WHERE x > 0`,
+        `INSERT INTO only_partial VALUES (-1), (-2), (3), (4), (5)`,
+        `CREATE TABLE empty (x INT)`,
+        `CREATE INDEX empty_x ON empty (x)`,
+      ])
+        await lite.execute(sql);
       const before = await lite.introspect();
       // no ANALYZE yet: rows are counted, columns carry no statistics
       expect(before.tables.map((x) => [x.name, x.rowCount, x.columns.filter((c) => c.stats).length])).toEqual([

@@ -10,12 +10,20 @@ import type {
   TableInfo,
 } from '../contract/catalog.js';
 import { withoutBookkeeping } from '../contract/catalog.js';
-import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
+import type {
+  BulkTable,
+  ConnectionDiagnosis,
+  Connector,
+  ExecuteOptions,
+  SourceConfig,
+  StreamOptions,
+} from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
 import { sourceError } from '../runtime/errors.js';
 import { StatementControl } from '../runtime/statement-control.js';
+import { attachRefusedError, leadingKeyword, lex, multipleStatementsError, notReadOnlyError } from '../runtime/native-sql.js';
 import { renderFor } from '../sql/dialects.js';
 import { capabilitiesFor } from './capabilities.js';
 import { stat1Estimates, type IndexShape, type Stat1Row } from './stats.js';
@@ -30,6 +38,34 @@ function toParam(v: Value): unknown {
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   return v;
+}
+
+/** PRAGMAs whose argument only names what to read; every other PRAGMA with a value changes a setting. */
+const READING_PRAGMAS = new Set([
+  'TABLE_INFO',
+  'TABLE_XINFO',
+  'TABLE_LIST',
+  'INDEX_INFO',
+  'INDEX_XINFO',
+  'INDEX_LIST',
+  'FOREIGN_KEY_LIST',
+  'FOREIGN_KEY_CHECK',
+  'INTEGRITY_CHECK',
+  'QUICK_CHECK',
+]);
+
+/**
+ * Why a PRAGMA given a value is not a read. sqlite3_stmt_readonly() calls many of them
+ * read-only (secure_delete, locking_mode, mmap_size, threads…) because they do not write the
+ * file, yet they change how the connection behaves for everyone who uses it next.
+ */
+function pragmaSetting(sql: string): string | undefined {
+  const tokens = lex(sql, 'sqlite').tokens;
+  const arg = tokens.findIndex((t) => t.kind === 'punct' && (t.text === '=' || t.text === '('));
+  if (arg < 0) return undefined;
+  const name = tokens[arg - 1];
+  if (name?.kind === 'word' && READING_PRAGMAS.has(name.text)) return undefined;
+  return name?.kind === 'word' ? name.text.toLowerCase() : 'pragma';
 }
 
 function quoteIdent(name: string): string {
@@ -52,6 +88,8 @@ export class SqliteConnector implements Connector {
   private semantics: SourceSemantics | undefined;
   private readonly file: string;
   private readonly idle: Db[] = [];
+  /** handles opened with SQLITE_OPEN_READONLY (and query_only on): reads never get a handle that can write */
+  private readonly readers = new WeakSet<Db>();
   private readonly all = new Set<Db>();
   private readonly max: number;
   private closed = false;
@@ -71,20 +109,40 @@ export class SqliteConnector implements Connector {
     return renderFor(this.engine, query, this.semantics);
   }
 
-  private open(): Db {
+  private open(reading: boolean): Db {
     if (this.closed)
       throw new JunctionError('source_closed', 'external', `Source "${this.name}" is closed.`, {
         details: { source: this.name },
       });
-    const db = new Database(this.file, { timeout: this.config.options?.connectTimeoutMs ?? 10_000 });
+    // ":memory:" cannot be opened read-only, nor can a file that does not exist yet (reading
+    // it used to create it empty); those reads rely on query_only alone
+    const readonly = reading && this.file !== ':memory:' && fs.existsSync(this.file);
+    const db = new Database(this.file, {
+      timeout: this.config.options?.connectTimeoutMs ?? 10_000,
+      readonly,
+      fileMustExist: readonly,
+    });
     db.defaultSafeIntegers(true);
+    if (readonly) {
+      db.pragma('query_only = ON');
+      this.readers.add(db);
+    }
     this.all.add(db);
     return db;
   }
 
-  private acquire(): Db {
-    const db = this.idle.pop();
-    if (db) return db;
+  /** A handle for reading (read-only where the file allows) or for writing. */
+  private acquire(reading = false): Db {
+    const i = this.idle.findIndex((d) => this.file === ':memory:' || this.readers.has(d) === reading);
+    if (i >= 0) return this.idle.splice(i, 1)[0];
+    if (this.all.size >= this.max && this.file !== ':memory:') {
+      // an idle handle of the other kind makes room
+      const other = this.idle.pop();
+      if (other) {
+        other.close();
+        this.all.delete(other);
+      }
+    }
     if (this.all.size >= this.max) {
       if (this.file === ':memory:') return [...this.all][0];
       throw new JunctionError(
@@ -95,7 +153,7 @@ export class SqliteConnector implements Connector {
       );
     }
     try {
-      return this.open();
+      return this.open(reading);
     } catch (err) {
       throw sourceError(this.name, err, [], 'open');
     }
@@ -143,7 +201,7 @@ export class SqliteConnector implements Connector {
   }
 
   async probe(): Promise<SourceSemantics> {
-    const db = this.acquire();
+    const db = this.acquire(true);
     try {
       const r = db.prepare(`SELECT sqlite_version(), 'a' = 'A', 'é' = 'e', 'a' = 'a '`).raw(true).get() as [
         string,
@@ -172,7 +230,7 @@ export class SqliteConnector implements Connector {
   }
 
   async introspect(): Promise<CatalogSnapshot> {
-    const db = this.acquire();
+    const db = this.acquire(true);
     const warnings: string[] = [];
     try {
       const objects = db
@@ -327,7 +385,7 @@ export class SqliteConnector implements Connector {
     let it: IterableIterator<unknown> | undefined;
     try {
       control.throwIfStopped();
-      db = this.acquire();
+      db = this.acquire(true);
       const stmt = this.prepare(db, query.sql);
       if (!stmt.reader)
         throw new JunctionError(
@@ -373,53 +431,103 @@ export class SqliteConnector implements Connector {
     }
   }
 
+  /**
+   * Exactly one statement, never a script: db.exec() would run whatever follows the first
+   * statement, e.g. `ATTACH 'junction.db' AS j; UPDATE j."User" …` against Junction's own
+   * database. better-sqlite3 has no authorizer callback, so ATTACH/DETACH are refused by their
+   * keyword (sqlite3_stmt_readonly() calls them read-only, and even under query_only an
+   * ATTACH creates the file it names). With `readOnly` the statement must be a read-only
+   * reader, must not set a PRAGMA, and runs on a read-only handle with query_only on.
+   * better-sqlite3 cannot interrupt a running statement: the signal and timeout are honoured
+   * before it starts.
+   */
   async execute(
     sql: string,
     params: readonly Value[] = [],
+    options: ExecuteOptions = {},
   ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
-    const db = this.acquire();
+    const control = new StatementControl(
+      this.name,
+      options.signal,
+      options.timeoutMs ?? this.config.options?.statementTimeoutMs,
+    );
     try {
-      const bound = params.map(toParam);
-      let stmt: Database.Statement;
+      control.throwIfStopped();
+      const keyword = leadingKeyword(sql, 'sqlite');
+      if (keyword === 'ATTACH' || keyword === 'DETACH') throw attachRefusedError(this.name, keyword);
+      const readOnly = options.readOnly === true;
+      // checked before prepare: SQLite applies a PRAGMA's value (query_only=0, locking_mode…) while compiling it
+      const setting = readOnly && keyword === 'PRAGMA' ? pragmaSetting(sql) : undefined;
+      if (setting) throw notReadOnlyError(this.name, `changes a setting (PRAGMA ${setting})`);
+      const db = this.acquire(readOnly);
+      let spoilt = false;
       try {
-        stmt = db.prepare(sql);
-      } catch (err) {
-        // a script of several statements cannot be prepared: run it whole (no parameters, no rows)
-        if (bound.length === 0 && /more than one statement/i.test((err as Error).message)) {
+        // read-only handles keep query_only on; the single ":memory:" handle has it switched per statement
+        const switched = readOnly && !SqliteConnector.queryOnly(db);
+        if (switched) db.pragma('query_only = ON');
+        try {
+          let stmt: Database.Statement;
           try {
-            db.exec(sql);
-          } catch (e) {
-            throw sourceError(this.name, e, [], 'statement');
+            stmt = db.prepare(sql);
+          } catch (err) {
+            if (err instanceof RangeError && /more than one statement/i.test(err.message))
+              throw multipleStatementsError(this.name);
+            throw sourceError(this.name, err, [], 'statement');
           }
-          return { rowCount: 0, rows: [], columns: [] };
+          if (readOnly) {
+            if (!stmt.readonly) throw notReadOnlyError(this.name, 'would write (to the database or to a file)');
+            if (!stmt.reader) throw notReadOnlyError(this.name, 'returns no rows, so it is not a query');
+            if (!SqliteConnector.queryOnly(db)) {
+              // something the PRAGMA check missed switched it off while compiling: never reuse this handle
+              spoilt = true;
+              throw notReadOnlyError(this.name, 'changes a setting');
+            }
+          }
+          try {
+            return SqliteConnector.run(stmt, params.map(toParam));
+          } catch (err) {
+            throw sourceError(this.name, err, [], 'statement');
+          }
+        } finally {
+          if (switched) db.pragma('query_only = OFF');
         }
-        throw sourceError(this.name, err, [], 'statement');
-      }
-      try {
-        if (!stmt.reader) {
-          const r = stmt.run(...bound);
-          return { rowCount: r.changes, rows: [], columns: [] };
-        }
-        stmt.raw(true);
-        const decoders = SqliteConnector.decoders(stmt, undefined);
-        const raws = stmt.all(...bound) as Raw[][];
-        const rows = raws.map((raw) => raw.map((v, i) => (v === null ? null : decoders[i](v))));
-        const columns: ColumnMeta[] = stmt.columns().map((c, i) => {
-          const declared = mapDeclaredType(c.type).type;
-          const first = raws.find((r) => r[i] !== null)?.[i];
-          return {
-            name: c.name,
-            type: declared.kind === 'unknown' && first !== undefined ? typeOfValue(first) : declared,
-            nullable: true,
-          };
-        });
-        return { rowCount: rows.length, rows, columns };
-      } catch (err) {
-        throw sourceError(this.name, err, [], 'statement');
+      } finally {
+        if (spoilt && this.readers.has(db)) {
+          db.close();
+          this.all.delete(db);
+        } else this.release(db);
       }
     } finally {
-      this.release(db);
+      control.dispose();
     }
+  }
+
+  private static queryOnly(db: Db): boolean {
+    return Number(db.pragma('query_only', { simple: true })) === 1;
+  }
+
+  private static run(
+    stmt: Database.Statement,
+    bound: unknown[],
+  ): { rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] } {
+    if (!stmt.reader) {
+      const r = stmt.run(...bound);
+      return { rowCount: r.changes, rows: [], columns: [] };
+    }
+    stmt.raw(true);
+    const decoders = SqliteConnector.decoders(stmt, undefined);
+    const raws = stmt.all(...bound) as Raw[][];
+    const rows = raws.map((raw) => raw.map((v, i) => (v === null ? null : decoders[i](v))));
+    const columns: ColumnMeta[] = stmt.columns().map((c, i) => {
+      const declared = mapDeclaredType(c.type).type;
+      const first = raws.find((r) => r[i] !== null)?.[i];
+      return {
+        name: c.name,
+        type: declared.kind === 'unknown' && first !== undefined ? typeOfValue(first) : declared,
+        nullable: true,
+      };
+    });
+    return { rowCount: rows.length, rows, columns };
   }
 
   async bulkLoad(table: BulkTable, rows: AsyncIterable<readonly Row[]>): Promise<number> {

@@ -40,6 +40,20 @@ describe('sql server connector without a server', () => {
     expect(r.columns.map((x) => x.type)).toEqual([t.int64, t.decimal(38, 10), t.timestamp]);
   });
 
+  it('readOnly refuses a batch that is not a single query before it connects', async () => {
+    // nothing listens on this port: a refusal that tried to connect would be source_unavailable
+    const c = createConnector({ ...base, port: await closedPort() });
+    try {
+      for (const sql of [`SELECT 1 DELETE FROM dbo.orders`, `TRUNCATE TABLE dbo.orders`, `SELECT 1; SELECT 2`]) {
+        let code: string | undefined;
+        await c.execute(sql, [], { readOnly: true }).catch((e: { code?: string }) => (code = e.code));
+        expect(code).toBe(sql.includes(';') ? 'multiple_statements' : 'native_not_read_only');
+      }
+    } finally {
+      await c.close();
+    }
+  });
+
   it('a closed port is port_closed, a bad host host_unreachable, and the password is never echoed', async () => {
     const closed = createConnector({ ...base, port: await closedPort() });
     const d1 = await closed.test();

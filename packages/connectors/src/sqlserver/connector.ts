@@ -9,7 +9,14 @@ type ColumnMetadata = {
 };
 import type { Capabilities } from '../contract/capabilities.js';
 import { withoutBookkeeping, type CatalogSnapshot, type SourceSemantics } from '../contract/catalog.js';
-import type { BulkTable, ConnectionDiagnosis, Connector, SourceConfig, StreamOptions } from '../contract/connector.js';
+import type {
+  BulkTable,
+  ConnectionDiagnosis,
+  Connector,
+  ExecuteOptions,
+  SourceConfig,
+  StreamOptions,
+} from '../contract/connector.js';
 import type { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
@@ -30,6 +37,7 @@ import { NetworkSource } from '../runtime/network-source.js';
 import { sourceError } from '../runtime/errors.js';
 import { ResourcePool } from '../runtime/pool.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
+import { assertReadingStatement } from '../runtime/native-sql.js';
 import { renderFor } from '../sql/dialects.js';
 import { capabilitiesFor } from './capabilities.js';
 import { withTextTransport } from './exact-transport.js';
@@ -277,12 +285,28 @@ export class SqlServerConnector extends NetworkSource implements Connector {
     }
   }
 
+  /**
+   * One batch per call. SQL Server has no read-only transaction, and T-SQL needs no `;`
+   * between statements, so `readOnly` can only refuse, before anything is sent, a batch that
+   * holds any reserved word that starts or controls a statement other than a query
+   * (runtime/native-sql.ts). That is a filter, not a guarantee: a source whose native SQL
+   * must be read-only should connect with a login that has only db_datareader.
+   * A stop (signal or timeout) sends TDS attention, which leaves the connection usable.
+   */
   async execute(
     sql: string,
     params: readonly Value[] = [],
+    options: ExecuteOptions = {},
   ): Promise<{ rowCount: number; rows: Row[]; columns: readonly ColumnMeta[] }> {
-    const control = new StatementControl(this.name, undefined, this.statementTimeoutMs);
-    const c = await this.acquire(control);
+    if (options.readOnly === true) assertReadingStatement(this.name, sql, 'sqlserver');
+    const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
+    let c: Connection;
+    try {
+      c = await this.acquire(control);
+    } catch (err) {
+      control.dispose();
+      throw err;
+    }
     control.setCanceller(() => c.cancel());
     try {
       let r: { rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number };

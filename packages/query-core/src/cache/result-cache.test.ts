@@ -70,6 +70,22 @@ describe('result cache', () => {
     expect(await run(sql, { params: [1] })).toMatchObject({ rows: [['ann']], stats: { cache: 'hit' } });
   });
 
+  it('a statement whose nested comment hides a conjunct does not plant its rows for the statement that has it', async () => {
+    engine.purgeCache();
+    const sorted = (rows: Row[]) => rows.map((r) => String(r[0])).sort();
+    // block comments nest: "AND c_id = 4" is inside the comment, so this reads every c_nation = 1 row
+    const poison = `/*+ cache(ttl=60) */ SELECT c_name FROM pg.customer WHERE c_nation = 1 /* /* */ AND c_id = 4 --*/`;
+    const planted = await run(poison);
+    expect(planted.stats.cache).toBe('miss');
+    expect(sorted(planted.rows)).toEqual(['ann', 'dee']);
+    const victim = await run(`/*+ cache(ttl=60) */ SELECT c_name FROM pg.customer WHERE c_nation = 1 AND c_id = 4`);
+    expect(victim).toMatchObject({ rows: [['dee']], stats: { cache: 'miss' } });
+    // what the parser saw is what is shared: the statement without the comment is the same one
+    const same = await run(`/*+ cache(ttl=60) */ select c_name from pg.customer where c_nation = 1`);
+    expect(same.stats.cache).toBe('hit');
+    expect(sorted(same.rows)).toEqual(['ann', 'dee']);
+  });
+
   it('a caller without the grant is refused even though the answer is cached; callers whose grants admit it share it', async () => {
     engine.purgeCache();
     const sql = `/*+ cache(ttl=60) */ SELECT c_name FROM pg.customer WHERE c_id = 4`;

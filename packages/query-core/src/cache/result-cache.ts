@@ -3,14 +3,16 @@ import { JunctionError, type ColumnMeta, type Row, type Value } from '@junction/
 import type { QueryResult, QueryStats, RelationReference } from '../api.js';
 import { checkAborted } from '../exec/context.js';
 import type { CacheHit, Recording } from './cache-store.js';
-import { normalizeStatement } from './statement.js';
+import { statementKey } from './statement.js';
 
 /**
- * The key of a statement's result. Binding already checked the caller's grants on every relation
- * the statement names (a caller without them never gets here), and the answer depends on nothing
- * else about the caller; the resolved relations are part of the key so that one text naming
- * different relations (a search path, an unqualified name) never shares an entry. Callers whose
- * grants admit the statement therefore share one entry, and no one else reaches it.
+ * The key of a statement's result: the parsed statement (statementKey: never its raw text), its
+ * parameter values, search path and resolved relations. Binding already checked the caller's
+ * grants on every relation the statement names (a caller without them never gets here), and the
+ * answer depends on nothing else about the caller; the resolved relations are part of the key so
+ * that one text naming different relations (a search path, an unqualified name) never shares an
+ * entry. Callers whose grants admit the statement therefore share one entry, and no one else
+ * reaches it.
  */
 export function resultKey(
   sql: string,
@@ -21,7 +23,7 @@ export function resultKey(
   const refs = references.map((r) => (r.kind === 'table' ? `t:${r.source}.${r.schema}.${r.table}` : `v:${r.schema}.${r.name}`)).sort();
   return JSON.stringify([
     'result',
-    normalizeStatement(sql),
+    statementKey(sql),
     serialize(params).toString('base64'),
     searchPath ?? [],
     refs,

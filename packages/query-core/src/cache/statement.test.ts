@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cacheHint, normalizeStatement } from './statement.js';
+import { parseSql } from '../sql/parse.js';
+import { cacheHint, canonicalStatement, statementKey } from './statement.js';
 
 describe('cacheHint', () => {
   it('reads ttl and max_staleness from a leading hint', () => {
@@ -19,14 +20,39 @@ describe('cacheHint', () => {
   });
 });
 
-describe('normalizeStatement', () => {
-  it('drops comments and collapses white space outside literals and quoted names', () => {
-    expect(normalizeStatement("/*+ cache(ttl=1) */ SELECT  a ,\n\tb -- note\nFROM t WHERE s = 'x  y' AND \"Two  Words\" = $$a  b$$")).toBe(
-      "SELECT a , b FROM t WHERE s = 'x  y' AND \"Two  Words\" = $$a  b$$",
+describe('statementKey', () => {
+  it('ignores comments, the hint, white space and keyword case', () => {
+    expect(statementKey("/*+ cache(ttl=1) */ SELECT  a ,\n\tb -- note\nFROM t WHERE s = 'x  y' AND \"Two  Words\" = $$a  b$$")).toBe(
+      statementKey("select a, b from t where s = 'x  y' and \"Two  Words\" = $$a  b$$"),
     );
+    expect(statementKey('SELECT 1 /* a /* nested */ comment */ + 2')).toBe(statementKey('SELECT 1 + 2'));
+    expect(statementKey('SELECT 1;')).toBe(statementKey('SELECT 1'));
   });
 
-  it('keeps doubled quotes inside a literal and letter case', () => {
-    expect(normalizeStatement("SELECT 'it''s  --not a comment' AS X")).toBe("SELECT 'it''s  --not a comment' AS X");
+  it('keeps what the binder reads: literals and names as written, parameter markers', () => {
+    const differ = (a: string, b: string) => expect(statementKey(a), `${a} | ${b}`).not.toBe(statementKey(b));
+    differ("SELECT 'x  y'", "SELECT 'x y'");
+    differ("SELECT 'it''s  --not a comment' AS X", "SELECT 'it''s --not a comment' AS X");
+    differ('SELECT "Two  Words" FROM t', 'SELECT "Two Words" FROM t');
+    differ('SELECT a FROM t', 'SELECT A FROM t');
+    differ('SELECT a FROM t', 'SELECT "a" FROM t');
+    differ('SELECT 1.5', 'SELECT 1.50');
+    differ('SELECT $1', 'SELECT $2');
+    differ('SELECT $1', 'SELECT ?');
+    differ("SELECT 'a'", 'SELECT $$a$$');
+    differ('SELECT (a + b) * c FROM t', 'SELECT a + b * c FROM t');
+  });
+
+  it('drops only layout and keyword spelling from the parse', () => {
+    const canonical = canonicalStatement(parseSql('select /* c */ "A b", x::int, 1.50, ?  FROM t').statement);
+    expect(canonical).not.toMatch(/range|"select"|"int"|\/\*/);
+    expect(canonical).toContain('"name":"SELECT"');
+    expect(canonical).toContain('"text":"\\"A b\\""');
+    expect(canonical).toContain('"text":"1.50"');
+  });
+
+  it('serializes a deeply nested statement without recursion', () => {
+    const deep = `SELECT ${'('.repeat(150)}1${')'.repeat(150)}`;
+    expect(statementKey(deep)).not.toBe(statementKey(`SELECT ${'('.repeat(149)}1${')'.repeat(149)}`));
   });
 });
