@@ -1,5 +1,5 @@
 /**
- * npm run bench -- --preset jdv|oltp-mix|streams [--url http://127.0.0.1:8080] [--token jct_…]
+ * JUNCTION_TOKEN=jct_… npm run bench -- --preset jdv|oltp-mix|streams [--url http://127.0.0.1:8080]
  *   [--sources dbA=dbA,dbB=dbB,dbC=dbC,dbD=dbD] [--direct tpch] [--sf 0.01] [--short]
  *   [--repetitions N] [--warmups N] [--step-seconds S] [--duration S] [--max-users N] [--name …] [--json]
  *
@@ -7,7 +7,8 @@
  * benchmark from a preset with the given overrides, starts a run in the server, prints its
  * progress, then a table per phase (p50/p95/p99/max per query and mode, the answer check) and
  * the users steps. The run is stored like one started from the studio. Ctrl-C cancels it.
- * Token and URL may also come from JUNCTION_TOKEN and JUNCTION_URL.
+ * The token comes from JUNCTION_TOKEN (--token still works, with a warning: npm prints the
+ * command line it runs, and the shell keeps it); the URL from --url or JUNCTION_URL.
  */
 import { parseArgs } from 'node:util';
 
@@ -15,7 +16,7 @@ const { values: args } = parseArgs({
   options: {
     preset: { type: 'string' },
     url: { type: 'string', default: process.env.JUNCTION_URL ?? 'http://127.0.0.1:8080' },
-    token: { type: 'string', default: process.env.JUNCTION_TOKEN },
+    token: { type: 'string' },
     sources: { type: 'string', default: 'dbA=dbA,dbB=dbB,dbC=dbC,dbD=dbD' },
     direct: { type: 'string' },
     sf: { type: 'string', default: '0.01' },
@@ -31,14 +32,19 @@ const { values: args } = parseArgs({
 });
 
 if (!args.preset) throw new Error('--preset is required (jdv, oltp-mix or streams)');
-if (!args.token) throw new Error('--token (or JUNCTION_TOKEN) is required: an API token with the query scope');
+if (args.token)
+  process.stderr.write(
+    'warning: a token given with --token may be echoed (npm prints the command line it runs) and kept in the shell history; set JUNCTION_TOKEN instead\n',
+  );
+const token = args.token ?? process.env.JUNCTION_TOKEN;
+if (!token) throw new Error('JUNCTION_TOKEN is required: an API token with the query scope (see --help)');
 
 const base = args.url!.replace(/\/+$/, '') + '/api/v1';
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(base + path, {
     method,
     headers: {
-      authorization: `Bearer ${args.token}`,
+      authorization: `Bearer ${token}`,
       accept: 'application/json',
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
@@ -84,6 +90,7 @@ interface Run {
     streams?: { phase: string; mode: string; users: number; geomeanMs: number }[];
     coldWarm?: { query: string; coldMs: number | null; warmMs: (number | null)[]; secondUserWarmMs: number | null }[];
     summary?: { executions: number; errors: number; mismatches: string[] };
+    warnings?: string[];
   };
 }
 
@@ -121,6 +128,7 @@ if (args.json) {
   process.stdout.write(JSON.stringify(run, null, 2) + '\n');
 } else {
   const out = (s: string) => process.stdout.write(s + '\n');
+  for (const w of run.results.warnings ?? []) out(`warning: ${w}`);
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
   const cell = (s: Stats | null) =>
     s

@@ -1,10 +1,33 @@
 /**
  * `npm run bench` — with --preset tpch22, TPC-H 1–22 direct vs federated (tpch22.ts); with
  * another --preset, the benchmark lab's CLI (lab.ts, through a running studio's REST API);
- * otherwise the in-process JDV benchmark (run.ts).
+ * otherwise the in-process JDV benchmark (run.ts). --help prints how to call each.
  */
-const at = process.argv.indexOf('--preset');
-const preset = at >= 0 ? process.argv[at + 1] : process.argv.find((a) => a.startsWith('--preset='))?.slice('--preset='.length);
-if (preset === 'tpch22') await import('./tpch22.js');
+export const USAGE = `npm run bench -- [options]
+
+The benchmark lab of a running studio, over its REST API (lab.ts):
+  --preset jdv|oltp-mix|streams  a preset of the lab
+  --url URL                      the studio (default JUNCTION_URL, else http://127.0.0.1:8080)
+  --sources dbA=…,dbB=…,…        registered sources of the JDV layout (default dbA=dbA,…,dbD=dbD)
+  --direct SOURCE                the source holding all eight tables (direct runs and answer checks)
+  --sf N                         the scale factor the data was loaded at (default 0.01; the run counts the data and warns when it differs)
+  --short | --repetitions N | --warmups N | --step-seconds S | --duration S | --max-users N
+  --name TEXT | --json
+  Token: JUNCTION_TOKEN=jct_… (an API token with the query scope). --token works too, but npm
+  prints the command line it runs, token included, and the shell keeps it in its history.
+
+TPC-H 1–22, direct vs federated, in process (tpch22.ts):
+  --preset tpch22 [--sf 1] [--skip-load] [--only 5,19] [--runs 1] [--timeout-s 900] [--no-check] [--verbose]
+
+The JDV benchmark in process (run.ts), without --preset:
+  [--sf 1] [--runs 5] [--h-seconds 10] [--skip-load] [--only A,B,H] [--no-check] [--verbose] [--rest [--rss-seconds 60]]
+`;
+
+const argv = process.argv.slice(2);
+const at = argv.indexOf('--preset');
+const preset = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--preset='))?.slice('--preset='.length);
+// before any of them parses its options: each is strict and would die on --help
+if (argv.includes('--help') || argv.includes('-h')) process.stdout.write(USAGE);
+else if (preset === 'tpch22') await import('./tpch22.js');
 else if (preset !== undefined) await import('./lab.js');
 else await import('./run.js');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JunctionError, type CatalogSnapshot, type ColumnMeta, type JType, type Value } from '@junction/connectors';
+import { JunctionError, type CatalogSnapshot, type ColumnMeta, type JType, type StatementAuthority, type Value } from '@junction/connectors';
 import { coerceParams } from './expr/params.js';
 import type {
   CacheCounters,
@@ -37,7 +37,7 @@ import { RenderCache } from './physical/render-cache.js';
 import { DiskTracker, MemoryTracker, type ExecContext } from './exec/context.js';
 import { collect, type Operator } from './exec/operator.js';
 import { RemoteScanOp } from './exec/remote-scan.js';
-import { QueryRun, toJunctionError } from './exec/query-run.js';
+import { QueryRun, shielded, toJunctionError } from './exec/query-run.js';
 import { WorkerPool } from './exec/workers/pool.js';
 import { buildExplain } from './explain/build.js';
 import { explainText } from './explain/text.js';
@@ -59,6 +59,14 @@ interface Prepared {
   readonly paramTypes: readonly JType[];
   /** the relations the statement names itself, resolved (the result cache's key and dependencies) */
   readonly references: readonly RelationReference[];
+  /**
+   * Bound under the caller's policy, the sources the statement may send fragments to; handed to
+   * every statement as its authority (a source gate in front of a connector checks it). None
+   * without a policy: such a statement names no principal.
+   */
+  readonly authority?: StatementAuthority;
+  /** a view reads a source the caller cannot read itself: its errors are marked (readThroughView) */
+  readonly readsThroughView: boolean;
 }
 
 /**
@@ -323,7 +331,15 @@ export class Engine {
     }
     const bound = bind(sql, this.catalog, { searchPath: options.searchPath, access: options.access });
     const plan = optimize(bound.plan, this.optimizeInput(pushdown));
-    const prepared: Prepared = { plan, columns: bound.columns, paramTypes: bound.paramTypes, references: dedupe(bound.references) };
+    const sources = bound.sources;
+    const prepared: Prepared = {
+      plan,
+      columns: bound.columns,
+      paramTypes: bound.paramTypes,
+      references: dedupe(bound.references),
+      ...(access ? { authority: { canReadSource: (s: string) => sources.has(s) } } : {}),
+      readsThroughView: bound.readsThroughView,
+    };
     if (cacheable) {
       this.cache.set(key, prepared);
       if (this.cache.size > PLAN_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
@@ -369,7 +385,13 @@ export class Engine {
     const cleanups: (() => void)[] = [];
     if (options.signal) {
       const outer = options.signal;
-      const onAbort = (): void => controller.abort(new JunctionError('query_cancelled', 'cancelled', 'The query was cancelled.', { cause: outer.reason }));
+      // a cancel that says why (who cancelled it, a shutdown) keeps its words
+      const onAbort = (): void =>
+        controller.abort(
+          outer.reason instanceof JunctionError && outer.reason.kind === 'cancelled'
+            ? outer.reason
+            : new JunctionError('query_cancelled', 'cancelled', 'The query was cancelled.', { cause: outer.reason }),
+        );
       if (outer.aborted) onAbort();
       else {
         outer.addEventListener('abort', onAbort, { once: true });
@@ -394,6 +416,8 @@ export class Engine {
       batchSize: BATCH_SIZE,
       workers: this.workers(),
       fragments: this.fragments,
+      ...(prepared.authority ? { access: prepared.authority } : {}),
+      ...(prepared.readsThroughView ? { readsThroughView: true } : {}),
     };
     const cleanup = (): void => {
       for (const c of cleanups) c();
@@ -405,7 +429,7 @@ export class Engine {
       return { run: new QueryRun(physical.root, ctx, controller, { maxRows: options.maxRows }, cleanup), physical };
     } catch (e) {
       cleanup();
-      throw toJunctionError(e, controller.signal);
+      throw shielded(toJunctionError(e, controller.signal), ctx);
     }
   }
 

@@ -26,3 +26,54 @@ describe('logLevelOf', () => {
     });
   });
 });
+
+describe('toErrorBody for a query read through a view grant (details.readThroughView)', () => {
+  const through = { readThroughView: true };
+
+  it('replaces a cast error quoting a value with its code and SQLSTATE', () => {
+    const message = 'invalid input syntax for type integer: "Alice Smith"';
+    const cast = new JunctionError('invalid_text_representation', 'user', message, { details: through });
+    expect(toErrorBody(cast)).toEqual({
+      status: 400,
+      body: {
+        code: 'invalid_text_representation',
+        kind: 'user',
+        message:
+          'The query failed on a value it read through a view (invalid_text_representation, SQLSTATE 22P02); an administrator finds the full message in the server log.',
+        details: { sqlState: '22P02' },
+      },
+    });
+    expect(toErrorBody(new JunctionError('invalid_text_representation', 'user', message)).body.message).toBe(message);
+  });
+
+  it("replaces a source's own message, keeping the driver's SQLSTATE and dropping the source details", () => {
+    const source = new JunctionError('source_error', 'external', 'Source "pg" failed the query: value "90000" out of range', {
+      details: { source: 'pg', driverCode: '22003', ...through },
+    });
+    expect(toErrorBody(source)).toEqual({
+      status: 502,
+      body: {
+        code: 'source_error',
+        kind: 'external',
+        message:
+          'The query failed on a value it read through a view (source_error, SQLSTATE 22003); an administrator finds the full message in the server log.',
+        details: { sqlState: '22003' },
+      },
+    });
+  });
+
+  it('leaves errors that quote no data as they are, without the mark', () => {
+    const timeout = new JunctionError('query_timeout', 'timeout', 'The query ran longer than its 5 ms timeout and was stopped.', {
+      details: { timeoutMs: 5, ...through },
+    });
+    expect(toErrorBody(timeout)).toEqual({
+      status: 504,
+      body: {
+        code: 'query_timeout',
+        kind: 'timeout',
+        message: 'The query ran longer than its 5 ms timeout and was stopped.',
+        details: { timeoutMs: 5 },
+      },
+    });
+  });
+});

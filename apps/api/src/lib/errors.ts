@@ -53,8 +53,52 @@ function isUniqueViolation(e: unknown): boolean {
   return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'P2002';
 }
 
+/**
+ * SQLSTATEs of the errors whose message may quote a value the query read (a failed cast, a
+ * division by zero, a source's own text); a source error brings its own in `driverCode`.
+ */
+const VALUE_ERROR_SQLSTATE: Readonly<Record<string, string>> = {
+  division_by_zero: '22012',
+  invalid_text_representation: '22P02',
+  invalid_datetime_format: '22007',
+  numeric_value_out_of_range: '22003',
+  data_exception: '22000',
+  source_error: '58000',
+};
+
+/**
+ * The error a caller who reads through a view grant is shown instead of one that may quote a
+ * value: its code and SQLSTATE only. undefined when the error quotes no data.
+ */
+export function withoutDataValues(error: JunctionError): JunctionError | undefined {
+  const driverCode = error.details?.driverCode;
+  const sqlState = typeof driverCode === 'string' ? driverCode : VALUE_ERROR_SQLSTATE[error.code];
+  if (sqlState === undefined) return undefined;
+  return new JunctionError(
+    error.code,
+    error.kind,
+    `The query failed on a value it read through a view (${error.code}, SQLSTATE ${sqlState}); an administrator finds the full message in the server log.`,
+    { details: { sqlState } },
+  );
+}
+
+/**
+ * The reply for an error. A query's error marked readThroughView (query-core's `shielded`: the
+ * caller reads some rows only through a view grant) loses any message that may quote a value.
+ */
 export function toErrorBody(error: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
   if (isJunctionError(error)) {
+    if (error.details?.readThroughView === true) {
+      const hidden = withoutDataValues(error);
+      if (hidden) return toErrorBody(hidden);
+      const { readThroughView: _, ...details } = error.details;
+      return toErrorBody(
+        new JunctionError(error.code, error.kind, error.message, {
+          ...(error.position ? { position: error.position } : {}),
+          ...(Object.keys(details).length ? { details } : {}),
+        }),
+      );
+    }
     const status = STATUS_BY_CODE[error.code] ?? STATUS_BY_KIND[error.kind] ?? 500;
     if (status >= 500 && error.kind === 'internal') {
       return {
@@ -121,6 +165,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     const { status, body, headers } = toErrorBody(error);
     const level = logLevelOf(error);
     if (level === 'error') request.log.error({ err: error }, 'request failed');
+    else if (isJunctionError(error) && body.message !== error.message)
+      // the caller saw a generic message: the server log keeps the one that names the value
+      request.log[level]({ code: body.code, kind: body.kind, status, message: error.message }, 'request rejected');
     else request.log[level]({ code: body.code, kind: body.kind, status }, 'request rejected');
     if (headers) reply.headers(headers);
     if (reply.sent || reply.raw.headersSent) return;

@@ -1,4 +1,4 @@
-import { JunctionError, type RemoteQuery, type RenderedQuery, type Row, type Value } from '@junction/connectors';
+import { JunctionError, type RemoteQuery, type RenderedQuery, type Row, type StatementAuthority, type Value } from '@junction/connectors';
 import type { WorkerPool } from './workers/pool.js';
 
 /** One statement sent to a source, as stats() and EXPLAIN ANALYZE report it. */
@@ -158,6 +158,10 @@ export interface ExecContext {
    * column holds one of them, since the join drops the others anyway.
    */
   readonly keyFilters?: ReadonlyMap<number, KeyFilter>;
+  /** the caller's access policy, handed with every statement to the source (and its gate) */
+  readonly access?: StatementAuthority;
+  /** the query reads rows the caller may see only through a view: its errors say so (shielded) */
+  readonly readsThroughView?: boolean;
 }
 
 /** Distinct non-NULL keys for one output column of a statement. */

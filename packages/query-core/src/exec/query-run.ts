@@ -54,7 +54,7 @@ export class QueryRun {
           }
           finished = true;
         } catch (e) {
-          throw toJunctionError(e, self.controller.signal);
+          throw shielded(toJunctionError(e, self.controller.signal), self.ctx);
         } finally {
           self.ended = performance.now();
           if (!finished && !self.controller.signal.aborted) {
@@ -91,6 +91,20 @@ export class QueryRun {
 }
 
 /** Errors leave the engine as JunctionErrors: the abort reason when the query was stopped, else the error or an internal one. */
+/**
+ * The error of a query that reads rows the caller may see only through a view, marked so
+ * (details.readThroughView): a message that quotes a value it read (a failed cast, a source's own
+ * text) could show a row the view hides, and the API shows such callers a message without it.
+ */
+export function shielded(e: JunctionError, ctx: ExecContext): JunctionError {
+  if (!ctx.readsThroughView || e.details?.readThroughView === true) return e;
+  return new JunctionError(e.code, e.kind, e.message, {
+    cause: e,
+    ...(e.position ? { position: e.position } : {}),
+    details: { ...e.details, readThroughView: true },
+  });
+}
+
 export function toJunctionError(e: unknown, signal: AbortSignal): JunctionError {
   if (signal.aborted && signal.reason instanceof JunctionError && !(e instanceof JunctionError && e.kind !== 'cancelled')) return signal.reason;
   if (e instanceof JunctionError) return e;

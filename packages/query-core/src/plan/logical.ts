@@ -103,7 +103,19 @@ export type LogicalPlan =
       readonly fields: readonly Field[];
     }
   | { readonly kind: 'Filter'; readonly notPushed?: readonly NotPushed[]; readonly input: LogicalPlan; readonly predicate: Expr }
-  | { readonly kind: 'Project'; readonly notPushed?: readonly NotPushed[]; readonly input: LogicalPlan; readonly exprs: readonly NamedExpr[] }
+  | {
+      readonly kind: 'Project';
+      readonly notPushed?: readonly NotPushed[];
+      readonly input: LogicalPlan;
+      readonly exprs: readonly NamedExpr[];
+      /**
+       * Set on the root of an inlined view's body (the view's `schema.name`): a security
+       * barrier, as PostgreSQL's security_barrier views. A grant on a view covers what it
+       * reads, so a predicate from above may be evaluated below this node, on rows the view's
+       * own filter has yet to remove, only when it is leakproof (optimizer/leakproof.ts).
+       */
+      readonly securityBarrier?: string;
+    }
   | {
       readonly kind: 'Join';
       readonly type: JoinType;

@@ -56,7 +56,7 @@ function header(plan: LogicalPlan, names: Map<number, string>): string {
     case 'Filter':
       return `Filter ${e(plan.predicate)}`;
     case 'Project':
-      return `Project ${plan.exprs.map((x) => `${fieldText(x.field)} := ${e(x.expr)}`).join(', ')}`;
+      return `Project${plan.securityBarrier ? ` [barrier ${plan.securityBarrier}]` : ''} ${plan.exprs.map((x) => `${fieldText(x.field)} := ${e(x.expr)}`).join(', ')}`;
     case 'Join': {
       const strategy = plan.strategy ? ` strategy=${strategyText(plan.strategy)}` : '';
       return `Join ${plan.type}${plan.condition ? ' ON ' + e(plan.condition) : ''}${strategy}`;

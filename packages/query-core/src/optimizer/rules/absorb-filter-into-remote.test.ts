@@ -14,6 +14,7 @@ import {
   remote,
   sources,
 } from '../test-support.js';
+import { behindBarrier } from '../../plan/barrier.js';
 import { absorbFilterIntoRemote } from './absorb-filter-into-remote.js';
 
 function customer() {
@@ -88,6 +89,22 @@ describe('absorb-filter-into-remote', () => {
             Scan dbB.public.customer AS customer [c_custkey#1]
           Remote dbA [o_custkey#2]
             Scan dbA.public.orders AS orders [o_custkey#2]"
+    `);
+  });
+
+  it('sends only leakproof conjuncts into a source statement that holds a view\'s security barrier', () => {
+    const { b, s } = customer();
+    const v = behindBarrier(b.select(b.filter(s, lt(col(s, 'c_custkey'), lit(10))), ['c_name', 'c_acctbal']), 'sales.small');
+    const leaky = lt(lit(0, 'decimal'), call('div', lit(1, 'decimal'), col(v, 'c_acctbal')));
+    const plan = b.filter(remote(v), and(eq(col(v, 'c_name'), lit('Customer#1')), leaky));
+    expect(fire(absorbFilterIntoRemote, plan, sources({ dbD: PG_CAPS }))).toMatchInlineSnapshot(`
+      "Filter (0::decimal < (1::decimal / c_acctbal#5))
+        ! not pushed: (0::decimal < (1::decimal / c_acctbal)): not leakproof: evaluated after view sales.small's own filter
+        Remote dbD [c_name#4, c_acctbal#5]
+          Filter (c_name#4 = 'Customer#1')
+            Project [barrier sales.small] c_name#4 := c_name#2, c_acctbal#5 := c_acctbal#3
+              Filter (c_custkey#1 < 10)
+                Scan dbD.public.customer AS customer [c_custkey#1, c_name#2, c_acctbal#3]"
     `);
   });
 });

@@ -1,6 +1,8 @@
 import type { Expr, LogicalPlan, NotPushed } from '../../plan/logical.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { conjoin, conjuncts, describe, refsOf } from '../exprs.js';
+import { barrierBelow } from '../../plan/barrier.js';
+import { barrierReason, isLeakproof } from '../leakproof.js';
 import { annotate, fieldSources } from '../pushdown/annotate.js';
 import { canPushExpr } from '../pushdown/can-push.js';
 import { needsSubquery, shapeOf } from '../pushdown/shape.js';
@@ -8,6 +10,7 @@ import { needsSubquery, shapeOf } from '../pushdown/shape.js';
 /**
  * Filter(Remote) → Remote(Filter) for the conjuncts the source evaluates exactly; the rest
  * stay in a Filter above, annotated with why (DataFusion's inexact/unsupported filters).
+ * Into a Remote holding a view's security barrier only leakproof conjuncts go.
  */
 export function absorbFilterIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
   if (node.kind !== 'Filter') return undefined;
@@ -25,8 +28,14 @@ export function absorbFilterIntoRemote(node: LogicalPlan, ctx: OptimizerContext)
   const push: Expr[] = [];
   const keep: Expr[] = [];
   const notPushed: NotPushed[] = [];
+  // one statement lets the source order its predicates as it likes, the view's own among them
+  const view = barrierBelow(remote.plan);
   for (const c of conjuncts(node.predicate)) {
-    const check = blocker ? { ok: false as const, reason: blocker } : canPushExpr(c, caps);
+    const check = blocker
+      ? { ok: false as const, reason: blocker }
+      : view !== undefined && !isLeakproof(c)
+        ? { ok: false as const, reason: barrierReason(view) }
+        : canPushExpr(c, caps);
     if (check.ok) push.push(c);
     else {
       keep.push(c);

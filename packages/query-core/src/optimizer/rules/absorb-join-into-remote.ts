@@ -2,6 +2,8 @@ import type { LogicalPlan, NotPushed } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { describe, refsOf } from '../exprs.js';
+import { barrierBelow } from '../../plan/barrier.js';
+import { barrierReason, isLeakproof } from '../leakproof.js';
 import { annotate, fieldSources, sourcesUnder } from '../pushdown/annotate.js';
 import { canPushExpr } from '../pushdown/can-push.js';
 import { joinNeedsSubquery } from '../pushdown/shape.js';
@@ -37,7 +39,12 @@ export function absorbJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContext): 
   else if (joinNeedsSubquery(node.type, left.plan, right.plan) && !caps.subqueryInFrom)
     notPushed.push({ what: `${type} join`, reason: 'source cannot nest a subquery' });
   else if (node.condition) {
-    const check = canPushExpr(node.condition, caps);
+    // the source may test a join condition before a view's own filter on the same join
+    const view = barrierBelow(left.plan) ?? barrierBelow(right.plan);
+    const check =
+      view !== undefined && !isLeakproof(node.condition)
+        ? { ok: false as const, reason: barrierReason(view) }
+        : canPushExpr(node.condition, caps);
     if (!check.ok) notPushed.push({ what: describe(node.condition, [left, right]), reason: check.reason });
   }
   if (notPushed.length > 0) return annotate(node, notPushed);

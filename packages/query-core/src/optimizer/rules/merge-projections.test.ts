@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { behindBarrier } from '../../plan/barrier.js';
 import { fire } from '../rule-test-helper.js';
 import { PlanBuilder, call, col, lit } from '../test-support.js';
 import { mergeProjections } from './merge-projections.js';
@@ -24,6 +25,18 @@ describe('merge-projections', () => {
     const f = s.kind === 'Scan' ? s.fields[0] : undefined;
     const identity = { kind: 'Project' as const, input: s, exprs: [{ field: f!, expr: col(s, 'o_orderkey') }] };
     expect(fire(mergeProjections, identity)).toMatchInlineSnapshot(`"Scan dbA.public.orders AS orders [o_orderkey#1]"`);
+  });
+
+  it('keeps a view\'s barrier: an identity barrier stays, a merge over one carries it', () => {
+    const b = new PlanBuilder();
+    const s = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
+    const barrier = behindBarrier(s, 'sales.keys');
+    expect(fire(mergeProjections, barrier)).toBe('did not fire');
+    expect(fire(mergeProjections, b.project(barrier, [['k2', call('mul', col(barrier, 'o_orderkey'), lit(2))]])))
+      .toMatchInlineSnapshot(`
+        "Project [barrier sales.keys] k2#2 := (o_orderkey#1 * 2)
+          Scan dbA.public.orders AS orders [o_orderkey#1]"
+      `);
   });
 
   it('does not fire on a projection that renames or reorders (new ids), over a non-projection', () => {

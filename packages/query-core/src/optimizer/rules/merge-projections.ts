@@ -14,14 +14,18 @@ export function mergeProjections(node: LogicalPlan): LogicalPlan | undefined {
   const identity =
     node.exprs.length === input.length &&
     node.exprs.every((e, i) => e.expr.kind === 'ref' && e.expr.id === input[i].id && e.field.id === input[i].id);
-  if (identity && !node.notPushed) return node.input;
+  // a view's barrier stays even when it computes nothing: it is where the view's rows are final
+  if (identity && !node.notPushed && node.securityBarrier === undefined) return node.input;
   if (node.input.kind !== 'Project' || node.input.notPushed || node.notPushed) return undefined;
   const inner = node.input;
   if (inner.exprs.some((e) => e.expr.kind === 'subquery')) return undefined;
   const map = new Map<number, Expr>(inner.exprs.map((e) => [e.field.id, e.expr]));
+  // nothing filters between the two, so the merged node stands where the barrier stood
+  const barrier = node.securityBarrier ?? inner.securityBarrier;
   return {
     kind: 'Project',
     input: inner.input,
     exprs: node.exprs.map((e) => ({ field: e.field, expr: replaceRefs(e.expr, map) })),
+    ...(barrier !== undefined ? { securityBarrier: barrier } : {}),
   };
 }

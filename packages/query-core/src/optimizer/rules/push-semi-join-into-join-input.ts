@@ -1,5 +1,6 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { fieldIds, refsOf, replaceRefs, subset } from '../exprs.js';
+import { isLeakproof } from '../leakproof.js';
 import { sourcesUnder } from '../pushdown/annotate.js';
 
 type Join = Extract<LogicalPlan, { kind: 'Join' }>;
@@ -33,6 +34,8 @@ function sink(semi: Join, source: string): LogicalPlan | undefined {
     if (below.exprs.some((e) => e.expr.kind === 'subquery')) return undefined;
     const map = new Map<number, Expr>(below.exprs.map((e) => [e.field.id, e.expr]));
     const condition = semi.condition && replaceRefs(semi.condition, map);
+    // a semi join drops rows like a filter: below a view's own filter only if leakproof
+    if (below.securityBarrier !== undefined && condition && !isLeakproof(condition)) return undefined;
     const inner = sink({ ...semi, left: below.input, ...(condition ? { condition } : {}) }, source);
     return inner && { ...below, input: inner };
   }

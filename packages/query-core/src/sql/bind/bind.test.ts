@@ -395,8 +395,8 @@ describe('binder: views, names and access', () => {
     expect(plan('SELECT * FROM sales.rich_keys')).toBe(
       lines(
         'Project k#1 := k#1',
-        '  Project k#1 := k#1',
-        '    Project k#1 := c_custkey#1, c_name#2 := c_name#2',
+        '  Project [barrier sales.rich_keys] k#1 := k#1',
+        '    Project [barrier sales.rich] k#1 := c_custkey#1, c_name#2 := c_name#2',
         "      Filter (c_acctbal#6 > '1000'::decimal)",
         '        Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
         '-- k int32',

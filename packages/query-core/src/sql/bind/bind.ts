@@ -16,6 +16,10 @@ export interface BoundStatement {
   /** one entry per parameter ($1 → [0]); `unknown` when nothing in the query decides it */
   readonly paramTypes: JType[];
   readonly references: readonly RelationReference[];
+  /** the sources the statement reads, inside its views too (see BindContext.sources) */
+  readonly sources: ReadonlySet<string>;
+  /** a view reads a source the caller cannot read itself (see BindContext.shield) */
+  readonly readsThroughView: boolean;
 }
 
 /**
@@ -36,5 +40,7 @@ export function bind(sql: string | ParsedSql, catalog: Catalog, options: BindOpt
     columns: q.columns.map((c) => ({ name: c.name, type: c.field.type, nullable: c.field.nullable })),
     paramTypes,
     references: ctx.references,
+    sources: ctx.sources,
+    readsThroughView: ctx.shield.throughView,
   };
 }

@@ -33,6 +33,17 @@ export class BindContext {
   readonly primaryKeys: Map<number, readonly number[]>;
   /** tables and views the statement itself names, as the catalog resolved them */
   readonly references: RelationReference[];
+  /**
+   * Every source a table of the statement lives in, its views' included: what binding under the
+   * access policy authorized (a view's grant covers what it reads), and so the only sources the
+   * statement's fragments may be sent to.
+   */
+  readonly sources: Set<string>;
+  /**
+   * Set when a view reads a source the caller's policy cannot read itself: the statement's rows
+   * are the caller's only through the view, so an error quoting a value must not reach them.
+   */
+  readonly shield: { throughView: boolean };
 
   constructor(
     readonly sql: ParsedSql,
@@ -47,6 +58,8 @@ export class BindContext {
     this.viewStack = parent ? parent.viewStack : [];
     this.primaryKeys = parent ? parent.primaryKeys : new Map();
     this.references = parent ? parent.references : [];
+    this.sources = parent ? parent.sources : new Set();
+    this.shield = parent ? parent.shield : { throughView: false };
   }
 
   newId(): number {

@@ -109,6 +109,11 @@ export class FromBinder {
     const own = ctx.viewStack.length === 0;
     if (own && resolved.kind === 'view') ctx.references.push({ kind: 'view', schema: resolved.view.schema, name: resolved.view.name });
     if (own && resolved.kind === 'table') ctx.references.push({ kind: 'table', source: resolved.ref.source, schema: resolved.ref.schema, table: resolved.ref.table });
+    if (resolved.kind === 'table') {
+      ctx.sources.add(resolved.ref.source);
+      const access = ctx.options.access;
+      if (!own && access && !access.canReadSource(resolved.ref.source)) ctx.shield.throughView = true;
+    }
     if (resolved.kind === 'view') {
       const q = this.q.bindView(resolved.view.schema, resolved.view.name, resolved.view.sql, node);
       return this.relation(q, alias?.name ?? resolved.view.name, columnAliases, node);

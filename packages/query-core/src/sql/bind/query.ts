@@ -3,6 +3,7 @@ import type { JType } from '@junction/connectors';
 import type * as C from 'sql-parser-cst';
 import type { Expr, Field, LogicalPlan, NamedExpr, SortKey, WindowCall } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
+import { behindBarrier } from '../../plan/barrier.js';
 import { commonSupertype } from '../../expr/types.js';
 import { coversUniqueKey, findTable } from '../../catalog/tables.js';
 import { parseSql } from '../parse.js';
@@ -103,7 +104,9 @@ export class QueryBinder {
     try {
       const parsed = parseSql(sql);
       const binder = new QueryBinder(this.ctx.withSql(parsed));
-      return binder.bindQuery(parsed.statement as C.Node);
+      const body = binder.bindQuery(parsed.statement as C.Node);
+      // every view, granted or not: any of them may be granted to someone who cannot read its sources
+      return { ...body, plan: behindBarrier(body.plan, key) };
     } catch (e) {
       if (e instanceof JunctionError && e.code !== 'view_cycle' && e.kind !== 'forbidden') {
         throw new JunctionError(e.code, e.kind, `in view ${key}: ${e.message}`, {
