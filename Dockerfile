@@ -1,8 +1,9 @@
 # Junction: the studio (API + built web app). Used by docker-compose.yml for both the
 # `junction` service and the one-shot TPC-H `loader`.
-FROM node:20-bookworm-slim
+# Node 24, the current LTS: what `npm start` runs on outside Docker too (the `node` devDependency)
+FROM node:24-bookworm-slim
 
-# better-sqlite3 compiles when no prebuilt binary matches
+# a native module without a prebuilt binary for this platform compiles
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*

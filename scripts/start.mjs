@@ -41,11 +41,15 @@ function buildWebIfStale() {
     return;
   }
   const sources = newestMtime(
-    ['src', 'public', 'index.html', 'package.json', 'tsconfig.json', 'vite.config.ts', 'vite.config.js'].map((p) => join(webDir, p)),
+    ['src', 'public', 'index.html', 'package.json', 'tsconfig.json', 'vite.config.ts', 'vite.config.js'].map((p) =>
+      join(webDir, p),
+    ),
   );
   const built = existsSync(builtIndex) ? statSync(builtIndex).mtimeMs : 0;
   if (built >= sources) return;
-  console.error(built ? 'start: web sources changed, rebuilding the studio…' : 'start: building the studio (first start)…');
+  console.error(
+    built ? 'start: web sources changed, rebuilding the studio…' : 'start: building the studio (first start)…',
+  );
   const r = spawnSync('npm', ['run', 'build', '-w', pkg.name], { cwd: root, stdio: 'inherit' });
   if (r.status === 0) return;
   if (existsSync(builtIndex)) {
@@ -56,6 +60,25 @@ function buildWebIfStale() {
   process.exit(r.status ?? 1);
 }
 
+/**
+ * `npm start` runs on the Node the project brings (the `node` devDependency, first on PATH in
+ * npm scripts); `node scripts/start.mjs` runs on whatever `node` is. An older one than `engines`
+ * says cannot load the native modules (better-sqlite3 13 is built for Node-API of Node 22+), so
+ * stop with one line saying what to do rather than crash in a native module.
+ */
+function refuseOldNode() {
+  const wanted = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines?.node ?? '';
+  const min = /(\d+)(?:\.(\d+))?/.exec(wanted);
+  if (!min) return;
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major > Number(min[1]) || (major === Number(min[1]) && minor >= Number(min[2] ?? 0))) return;
+  console.error(
+    `start: Node ${process.version} is older than Junction runs on (${wanted}). Start it with \`npm start\`, which runs on the Node 24 that \`npm install\` brings, or install Node 22.12+ — see README.md`,
+  );
+  process.exit(1);
+}
+
+refuseOldNode();
 if (process.env.JUNCTION_WEB_BUILD !== '0') buildWebIfStale();
 
 const env = {

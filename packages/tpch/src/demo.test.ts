@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConnector, type SourceConfig } from '@junction/connectors';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startDemo, type Demo } from './demo.js';
+import { DEMO_ROLE, startDemo, type Demo } from './demo.js';
 import { expectedRowCount } from './generate.js';
 import { LAYOUTS } from './layouts.js';
 
@@ -97,6 +97,145 @@ describe('startDemo', () => {
     demo = undefined;
     expect(alive(pid2)).toBe(false);
   });
+
+  it('its PostgreSQL sources log in as a least-privilege role: no server files, no programs, only the demo tables', async () => {
+    const childDir = await mkdtemp(join(tmpdir(), 'jt-tpch-demo-role-'));
+    let own: Demo | undefined;
+    try {
+      // what a native query could reach for: the data directory's key (a stand-in here)
+      await writeFile(join(childDir, 'secret.key'), 'not-a-real-key\n', { mode: 0o600 });
+      own = await startDemo(childDir, { sf: 0.001 });
+      const dbA = own.sources.find((s) => s.name === 'dbA') as SourceConfig;
+      expect(dbA.user).toBe(DEMO_ROLE);
+      const asSource = createConnector(dbA);
+      try {
+        await expect(asSource.execute(`select pg_read_file('${join(childDir, 'secret.key')}')`)).rejects.toThrow(
+          /permission denied/i,
+        );
+        await expect(asSource.execute(`copy (select 1) to program 'true'`)).rejects.toThrow(
+          /permission denied|must be superuser/i,
+        );
+        expect((await asSource.execute('select count(*) from orders')).rows[0][0]).toBe(
+          BigInt(expectedRowCount('orders', 0.001)),
+        );
+        const role = await asSource.execute(
+          `select rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls,
+                  (select count(*) from pg_auth_members where member = r.oid)
+             from pg_roles r where rolname = current_user`,
+        );
+        expect(role.rows[0]).toEqual([false, false, false, false, false, 0n]);
+      } finally {
+        await asSource.close();
+      }
+      // the passwords are stored like the rest of the demo's state: owner-only
+      expect((await stat(join(childDir, 'demo.json'))).mode & 0o077).toBe(0);
+    } finally {
+      await own?.stop();
+      await rm(childDir, { recursive: true, force: true });
+    }
+  });
+
+  it('brings a data directory of an earlier version (superuser sources, superuser-owned tables) over to the role', async () => {
+    const childDir = await mkdtemp(join(tmpdir(), 'jt-tpch-demo-migrate-'));
+    let own: Demo | undefined;
+    try {
+      own = await startDemo(childDir, { sf: 0.001 });
+      const port = own.sources[0].port as number;
+      // what versions before the role left: databases and tables owned by the bootstrap
+      // superuser, no role, and a demo.json without its password
+      const state = JSON.parse(await readFile(join(childDir, 'demo.json'), 'utf8')) as Record<string, unknown>;
+      const superuser = (database: string) =>
+        createConnector({
+          name: 'old',
+          engine: 'postgresql',
+          host: '127.0.0.1',
+          port,
+          database,
+          user: 'junction',
+          password: state.password as string,
+        });
+      for (const db of ['jdv_a', 'jdv_b']) {
+        const c = superuser(db);
+        try {
+          await c.execute(`reassign owned by ${DEMO_ROLE} to junction`);
+        } finally {
+          await c.close();
+        }
+      }
+      const admin = superuser('postgres');
+      try {
+        await admin.execute(`drop role ${DEMO_ROLE}`);
+      } finally {
+        await admin.close();
+      }
+      delete state.rolePassword;
+      await writeFile(join(childDir, 'demo.json'), JSON.stringify(state));
+      await own.stop();
+
+      own = await startDemo(childDir, { sf: 0.001 });
+      expect(own.sources.filter((s) => s.engine === 'postgresql').map((s) => s.user)).toEqual([DEMO_ROLE, DEMO_ROLE]);
+      expect(own.sources[0].password).not.toBe(state.password);
+      for (const [name, table] of [
+        ['dbA', 'lineitem'],
+        ['dbB', 'customer'],
+      ] as const) {
+        const c = createConnector(own.sources.find((s) => s.name === name) as SourceConfig);
+        try {
+          expect((await c.execute(`select count(*) from ${table}`)).rows[0][0]).toBe(
+            BigInt(expectedRowCount(table, 0.001)),
+          );
+          const foreign = await c.execute(
+            `select count(*) from pg_class where relnamespace = 'public'::regnamespace and relowner <> current_user::regrole`,
+          );
+          expect(foreign.rows[0][0]).toBe(0n);
+          const dbOwner = await c.execute(
+            `select pg_get_userbyid(datdba) from pg_database where datname = current_database()`,
+          );
+          expect(dbOwner.rows[0][0]).toBe(DEMO_ROLE);
+        } finally {
+          await c.close();
+        }
+      }
+    } finally {
+      await own?.stop();
+      await rm(childDir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    'as root, a data directory the "postgres" account cannot reach keeps its cluster outside, and stays private',
+    async () => {
+      const outer = await mkdtemp(join(tmpdir(), 'jt-tpch-demo-private-'));
+      let own: Demo | undefined;
+      try {
+        await chmod(outer, 0o700);
+        const dataDir = join(outer, 'data');
+        await mkdir(dataDir, { mode: 0o700 });
+        own = await startDemo(dataDir, { sf: 0.001 });
+        expect(own.pgDir.startsWith(`${outer}/`)).toBe(false);
+        expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+        const c = createConnector(own.sources[0]);
+        try {
+          expect((await c.execute('select count(*) from orders')).rows[0][0]).toBe(
+            BigInt(expectedRowCount('orders', 0.001)),
+          );
+        } finally {
+          await c.close();
+        }
+        // the next start finds the same cluster
+        const first = own.pgDir;
+        await own.stop();
+        const lines: string[] = [];
+        own = await startDemo(dataDir, { sf: 0.001, log: (l) => lines.push(l) });
+        expect(own.pgDir).toBe(first);
+        expect(lines).toContain('demo: sources dbA..dbD ready (SF 0.001, loaded earlier)');
+      } finally {
+        await own?.stop();
+        if (own) await rm(dirname(own.pgDir), { recursive: true, force: true });
+        await rm(outer, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'stops embedded PostgreSQL when the parent process gets %s',
