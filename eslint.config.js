@@ -62,6 +62,25 @@ export default tseslint.config(
     },
   },
   {
+    // The source gate (services/source-gate.ts) is the one module of the API that opens a
+    // connector: every other path reaches a source through it, so its checks cannot be bypassed.
+    files: ['apps/api/src/**/*.ts'],
+    ignores: ['apps/api/src/services/source-gate.ts', 'apps/api/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='connectorFactory'], CallExpression[callee.name='connectorFactory']",
+          message: 'Open connectors through the source gate (app.junction.gate), which authorizes every statement.',
+        },
+        {
+          selector: "ImportSpecifier[imported.name='createConnector'], Property[key.name='createConnector']",
+          message: 'Open connectors through the source gate (app.junction.gate), which authorizes every statement.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/*.test.tsx', 'e2e/**'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -133,7 +133,9 @@ test('benchmark lab: load a direct target, run the JDV preset, watch it, chart i
   await expect(page.getByTestId('bench-run-status')).toHaveText('Done');
   await expect(page.getByTestId('chart-geomean').locator('canvas')).toBeVisible();
   await shoot(page, '08-chart-geomean', page.getByTestId('chart-geomean'));
-  await shoot(page, '09-chart-cold-warm', page.getByTestId('chart-cold-warm'));
+  // each cold/warm phase has its chart in its own card (the streams preset's is the third phase)
+  await expect(page.getByTestId('chart-cold-warm-2').locator('canvas')).toBeVisible();
+  await shoot(page, '09-chart-cold-warm', page.getByTestId('phase-2'));
 
   await page.goto('/#/benchmarks');
   const runs = page.getByTestId('runs-table');

@@ -50,7 +50,7 @@ describe('meta and hardening', () => {
     // without trustProxy a client cannot claim https
     const claimed = await h.as(null, { method: 'GET', url: '/api/v1/health', headers: { 'x-forwarded-proto': 'https' } });
     expect(claimed.headers['strict-transport-security']).toBeUndefined();
-    const proxied = await startHarness({ trustProxy: true });
+    const proxied = await startHarness({ trustProxy: 1 });
     try {
       const tls = await proxied.as(null, {
         method: 'GET',
@@ -164,7 +164,7 @@ describe('auth', () => {
     expect(login.statusCode).toBe(200);
     const body = login.json();
     expect(body).toMatchObject({ username: 'analyst', role: 'analyst', via: 'session' });
-    expect(body.permissions).toEqual(['read', 'query', 'run', 'design']);
+    expect(body.permissions).toEqual(['read', 'query', 'run', 'design', 'tokens']);
     const session = login.cookies.find((c) => c.name === 'junction_session')!;
     expect(session.httpOnly).toBe(true);
     expect(session.sameSite).toBe('Strict');
@@ -221,7 +221,7 @@ describe('auth', () => {
   });
 
   it('sets the Secure flag behind TLS', async () => {
-    const tls = await startHarness({ trustProxy: true });
+    const tls = await startHarness({ trustProxy: 1 });
     try {
       const login = await tls.as(null, {
         method: 'POST',
@@ -317,6 +317,7 @@ describe('tokens', () => {
       'run',
       'design',
       'admin',
+      'tokens',
     ]);
     expect((await bearer(admin, 'GET', '/api/v1/sources')).statusCode).toBe(200);
     const q = await bearer(admin, 'POST', '/api/v1/query', { sql: 'SELECT 1 AS one' });
@@ -438,10 +439,11 @@ describe('users, grants and audit (admin only)', () => {
     const g = await h.as('admin', {
       method: 'POST',
       url: '/api/v1/grants',
-      payload: { role: 'viewer', sourceName: 'dbA' },
+      // a grant names an existing source or '*' (view-grants.test.ts covers the refusals)
+      payload: { role: 'viewer', sourceName: '*' },
     });
     expect(g.statusCode).toBe(201);
-    expect(g.json()).toMatchObject({ role: 'viewer', sourceName: 'dbA', userId: null, privilege: 'read' });
+    expect(g.json()).toMatchObject({ role: 'viewer', sourceName: '*', userId: null, privilege: 'read' });
     const both = await h.as('admin', {
       method: 'POST',
       url: '/api/v1/grants',
@@ -558,7 +560,15 @@ describe('PostgreSQL metadata', () => {
         .json()
         .map((a: { action: string }) => a.action)
         .sort();
-      expect(audit).toEqual(['token.create', 'user.create']);
+      // each token's first use from an address is audited: the admin's, the analyst's and the new one
+      expect(audit).toEqual([
+        'auth.login',
+        'token.create',
+        'token.new_address',
+        'token.new_address',
+        'token.new_address',
+        'user.create',
+      ]);
     } finally {
       await pgh.close();
       await db.drop();

@@ -33,6 +33,9 @@ import materializationRoutes from './routes/materializations.js';
 import materializerPlugin from './plugins/materializer.js';
 import viewRoutes from './routes/views.js';
 import type { RecordWriterOptions } from './lib/record-writer.js';
+import { SourceAllow } from './lib/source-allow.js';
+import type { LockoutPolicy } from './lib/login-throttle.js';
+import { fastifyTrustProxy, type TrustProxy } from './lib/trust-proxy.js';
 import { DEFAULT_LIMITS, type ConnectorFactory, type EngineFactory, type JunctionLimits } from './services/junction.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -50,13 +53,28 @@ export interface AppOptions {
   corsOrigins?: string[];
   bodyLimit?: number;
   logger?: FastifyServerOptions['logger'];
-  trustProxy?: boolean;
+  /**
+   * proxies whose X-Forwarded-For/-Proto are believed (JUNCTION_TRUST_PROXY, lib/trust-proxy.ts):
+   * a number of hops or their addresses; never every hop, or any client could pick its address
+   */
+  trustProxy?: TrustProxy;
+  /** session cookies Secure: true always, false never, undefined over https or behind a trusted proxy */
+  secureCookies?: boolean;
+  /** per-account sign-in lock-out (JUNCTION_SIGNIN_LOCKOUT); null: none; default 10 failures in 15 min */
+  signInLockout?: LockoutPolicy | null;
   /** Junction's own store of materialized views (an SQLite file); default a temporary one */
   materializeFile?: string;
   /** sign-in and password-change requests one client address may make per minute (default 30) */
   signInsPerMinute?: number;
   /** how query history and audit rows are batched (tests slow it down to see it) */
   records?: RecordWriterOptions;
+  /**
+   * Junction's data directory (JUNCTION_DATA_DIR): no source file may point into it but for its
+   * sqlite/ folder. Without it (tests, embedding) there is nothing of Junction's to protect.
+   */
+  dataDir?: string;
+  /** JUNCTION_SOURCE_ALLOW: the hosts, CIDRs and folders sources may point at (lib/source-allow.ts) */
+  sourceAllow?: string;
 }
 
 const API_DESCRIPTION = `Junction's REST API. Every route is under /api/v1.
@@ -87,10 +105,12 @@ const SHUTDOWN_RETRY_SECONDS = 5;
 
 /** Builds the app: external plugins, then Junction's service plugins, then routes. Does not listen. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  // before anything starts: an unreadable JUNCTION_SOURCE_ALLOW stops the server
+  const sourceAllow = SourceAllow.parse(opts.sourceAllow, opts.dataDir);
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    trustProxy: opts.trustProxy ?? false,
+    trustProxy: fastifyTrustProxy(opts.trustProxy),
     // unknown fields are errors, not silently dropped; values are never coerced (a parameter 1 stays a number)
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // ids of log lines, not of anything a client could guess its way into
@@ -172,7 +192,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(cryptoPlugin, { secretKey: opts.secretKey });
   await app.register(recordsPlugin, { options: opts.records });
   await app.register(principalsPlugin);
-  await app.register(authPlugin);
+  await app.register(authPlugin, {
+    secureCookies: opts.secureCookies,
+    behindProxy: Boolean(opts.trustProxy),
+    lockout: opts.signInLockout,
+  });
   // after the auth plugin's hook has found the caller, before the body is parsed or validated
   app.addHook('onRequest', checkRouteAccess(app));
   await app.register(enginePlugin, {
@@ -180,6 +204,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     engineFactory: opts.engineFactory,
     connectorFactory: opts.connectorFactory,
   });
+  // the allow-list holds for every connection, a stored source's at start-up and health checks too
+  app.junction.gate.allow = sourceAllow;
   await app.register(materializerPlugin, { file: opts.materializeFile });
 
   // routes
@@ -199,7 +225,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await api.register(authRoutes, { attemptsPerMinute: opts.signInsPerMinute });
       await api.register(adminRoutes);
       await api.register(limitRoutes);
-      await api.register(sourceRoutes);
+      await api.register(sourceRoutes, { allow: sourceAllow });
       await api.register(catalogRoutes);
       await api.register(queryRoutes);
       await api.register(savedRoutes);
@@ -221,6 +247,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       wildcard: false,
       index: ['index.html'],
       preCompressed: true,
+      setHeaders: (reply, filePath) => reply.header('cache-control', webCacheControl(webDist as string, filePath)),
     });
   app.setNotFoundHandler((request, reply) => {
     // client-side routes fall back to the app shell; unknown API paths stay JSON 404s
@@ -233,4 +260,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     });
   });
   return app;
+}
+
+// Vite names what it emits under assets/ after a hash of the content ("index-DPpnmBl7.js", with
+// .br/.gz copies beside it), so such a name never comes back with other bytes.
+const HASHED_ASSET = /^assets\/[^/]+-[A-Za-z0-9_-]{8}\.[a-z0-9]+(\.br|\.gz)?$/;
+
+/**
+ * Hashed assets are cached for good; the rest, index.html first, is revalidated on every load, or
+ * a browser would keep an old shell that points at chunks the new build no longer has.
+ */
+function webCacheControl(root: string, filePath: string): string {
+  const rel = path.relative(root, filePath).split(path.sep).join('/');
+  return HASHED_ASSET.test(rel) ? 'public, max-age=31536000, immutable' : 'no-cache';
 }

@@ -3,11 +3,13 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import type { SourceConfig } from '@junction/connectors';
 import { buildApp } from './app.js';
-import { startSourceMonitor } from './services/source-monitor.js';
+import { sourceCheckMs, startSourceMonitor } from './services/source-monitor.js';
 import { ensureAdmin, registerDemo } from './bootstrap.js';
 import { openMetadata } from './db/client.js';
 import { envInteger, limitsFromEnv } from './lib/limits.js';
+import { parseLockout } from './lib/login-throttle.js';
 import { loadSecretKey } from './lib/secrets.js';
+import { parseSecureCookies, parseTrustProxy } from './lib/trust-proxy.js';
 
 // Entry point: `node --import tsx apps/api/src/main.ts` (npm start runs it through scripts/start.mjs).
 
@@ -30,10 +32,14 @@ const app = await buildApp({
   db: meta.db,
   secretKey: loadSecretKey(dataDir),
   materializeFile: path.join(dataDir, 'materialized.db'),
+  dataDir,
+  sourceAllow: process.env.JUNCTION_SOURCE_ALLOW,
   // JUNCTION_MAX_CONCURRENT etc. (README, Configuration); an admin may override them through /api/v1/limits
   limits: limitsFromEnv(process.env),
   signInsPerMinute: envInteger(process.env, 'JUNCTION_SIGNIN_RATE', 1),
-  trustProxy: process.env.JUNCTION_TRUST_PROXY === '1',
+  trustProxy: parseTrustProxy(process.env.JUNCTION_TRUST_PROXY),
+  secureCookies: parseSecureCookies(process.env.JUNCTION_SECURE_COOKIES),
+  signInLockout: parseLockout(process.env.JUNCTION_SIGNIN_LOCKOUT),
   corsOrigins: process.env.JUNCTION_CORS_ORIGINS ? process.env.JUNCTION_CORS_ORIGINS.split(',') : undefined,
   logger: {
     level: process.env.LOG_LEVEL ?? 'info',
@@ -97,12 +103,17 @@ try {
       if (stopping) await demo.stop();
       else await registerDemo(app, demo.sources, demo.sf);
     } catch (e) {
-      // the studio stays useful without its demo: say why and carry on
-      app.log.error({ err: e }, 'the demo federation could not start (JUNCTION_DEMO=0 skips it)');
+      // the studio stays useful without its demo: say why in one line and carry on (the
+      // details, a stack included, only at debug level)
+      const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+      app.log.error(
+        `the demo federation could not start, so Junction runs without it: ${reason} (JUNCTION_DEMO=0 skips the demo)`,
+      );
+      app.log.debug({ err: e }, 'demo start failure');
     }
   }
   // a source that went away shows as offline within this interval, not at the next query or Test
-  stopMonitor = startSourceMonitor(app, Number(process.env.JUNCTION_SOURCE_CHECK_MS ?? 30_000));
+  stopMonitor = startSourceMonitor(app, sourceCheckMs(process.env.JUNCTION_SOURCE_CHECK_MS));
   await app.listen({ host, port });
   const bound = app.server.address();
   const actualPort = bound && typeof bound === 'object' ? bound.port : port;

@@ -48,10 +48,10 @@ export async function startHarness(opts: Partial<AppOptions> & { metadataUrl?: s
     const { sha256 } = await import('../src/lib/secrets.js');
     const scopes =
       role === 'admin'
-        ? ['read', 'query', 'run', 'design', 'admin']
+        ? ['read', 'query', 'run', 'design', 'admin', 'tokens']
         : role === 'analyst'
-          ? ['read', 'query', 'run', 'design']
-          : ['read', 'run'];
+          ? ['read', 'query', 'run', 'design', 'tokens']
+          : ['read', 'run', 'tokens'];
     await meta.db.apiToken.create({
       data: {
         id: randomUUID(),

@@ -12,6 +12,7 @@ export interface AnswerDigest {
 }
 
 export interface AnswerCheck {
+  /** over every parameter set checked */
   readonly direct: AnswerDigest | null;
   readonly federated: AnswerDigest | null;
   /** true: same rows; false: they differ (a failure whatever the timings); null: nothing to compare */
@@ -19,8 +20,20 @@ export interface AnswerCheck {
   /** up to a few rows only one side has (as text), when they differ */
   readonly sample?: { readonly onlyDirect: string[]; readonly onlyFederated: string[] };
   readonly error?: string;
-  /** the parameter values both sides ran with */
+  /** the parameter values both sides ran with (of the first check that differed, else the first) */
   readonly params?: readonly (string | number)[];
+  /** each parameter set compared: one for a query without parameters, several with */
+  readonly checks?: readonly ParamCheck[];
+  /** rows both sides returned over every check (0: the check compared nothing, and says so) */
+  readonly rowsCompared?: number;
+  readonly note?: string;
+}
+
+export interface ParamCheck {
+  readonly params: readonly (string | number)[];
+  readonly directRows: number;
+  readonly federatedRows: number;
+  readonly equivalent: boolean;
 }
 
 const KEEP_ROWS = 20_000;
@@ -51,6 +64,15 @@ export class Digester {
       this.#kept.set(text, (this.#kept.get(text) ?? 0) + 1);
       if (this.#rows > KEEP_ROWS) this.#kept = null;
     }
+  }
+
+  /** adds another digester's rows (the checksum is a sum: the union's is the sum of both) */
+  merge(other: Digester): void {
+    this.#rows += other.#rows;
+    this.#sum = (this.#sum + other.#sum) & 0xffff_ffff_ffff_ffffn;
+    const theirs = other.#kept;
+    if (!this.#kept || !theirs || this.#rows > KEEP_ROWS) this.#kept = null;
+    else for (const [text, n] of theirs) this.#kept.set(text, (this.#kept.get(text) ?? 0) + n);
   }
 
   digest(): AnswerDigest {

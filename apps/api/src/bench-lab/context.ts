@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { isJunctionError, JunctionError, type Connector, type Value } from '@junction/connectors';
+import { isJunctionError, JunctionError, type Value } from '@junction/connectors';
 import { seededRandom } from '@junction/tpch';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Principal } from '../plugins/auth.js';
+import type { NativeSession, ProbeSession } from '../services/source-gate.js';
 import type { Digester } from './answer.js';
 import { Budget, cancelled } from './budget.js';
 import type { BenchQuery, Definition, Mode } from './definition.js';
@@ -37,7 +38,8 @@ function rowBytes(row: readonly Value[]): number {
 /**
  * One run's state and its drivers. Federated executions go through the query service of
  * POST /api/v1/query (JunctionService.startQuery) with the lab's own admission budget; direct
- * ones through a connector of the registered source, opened for this run alone.
+ * ones as native SQL through the source gate (admin or a native grant; read-only), on a
+ * connection pool opened for this run alone.
  */
 export class RunContext {
   readonly results: RunResults = emptyResults();
@@ -46,7 +48,8 @@ export class RunContext {
   readonly random: () => number;
   readonly started = Date.now();
   readonly budget: Budget;
-  readonly #connectors = new Map<string, Promise<Connector>>();
+  readonly #native = new Map<string, Promise<NativeSession>>();
+  readonly #probes = new Map<string, Promise<ProbeSession>>();
   /** every execution of the run, to count them in progress */
   readonly timeoutMs: number;
 
@@ -73,6 +76,34 @@ export class RunContext {
     };
   }
 
+  /**
+   * A parameter stream of its own for `key` (a phase's query, say), the same sequence every time
+   * it is asked for: each mode of a phase draws the same keys, so their rows and times compare.
+   */
+  paramStream(key: string): ParamSource {
+    let h = 2166136261;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
+    return new ParamSource(seededRandom((this.seed ^ h) >>> 0));
+  }
+
+  /** One value through Junction's query service (the user's grants, the run's budget): a count, say. */
+  async scalar(sql: string): Promise<Value> {
+    this.throwIfCancelled();
+    const run = await this.app.junction.startQuery(this.principal, sql, {
+      params: [],
+      timeoutMs: this.timeoutMs,
+      signal: this.signal,
+      admission: this.budget,
+    });
+    let first: Value = null;
+    try {
+      for await (const batch of run.result.rows) if (batch.length && first === null) first = batch[0][0];
+    } finally {
+      run.release();
+    }
+    return first;
+  }
+
   query(id: string): BenchQuery {
     const q = this.def.queries.find((x) => x.id === id);
     if (!q) throw new JunctionError('benchmark_query_unknown', 'user', `The benchmark has no query "${id}".`);
@@ -92,32 +123,41 @@ export class RunContext {
     if (this.signal.aborted) throw cancelled();
   }
 
-  /** A connector of a registered source for this run (closed at its end). */
-  connector(source: string): Promise<Connector> {
-    let c = this.#connectors.get(source);
+  /** The run's native session on a source (closed at its end); refused without the privilege. */
+  native(source: string): Promise<NativeSession> {
+    return this.#once(this.#native, source, () =>
+      this.app.junction.gate.native(this.principal, source, async () => {
+        const config = this.app.junction.configOf(await this.app.junction.findSource(source));
+        return { ...config, options: { ...config.options, pool: { max: this.budget.max + 2 } } };
+      }),
+    );
+  }
+
+  /** Junction's fixed probes on a source the run's user may read (version, settings, activity). */
+  probes(source: string): Promise<ProbeSession> {
+    return this.#once(this.#probes, source, () =>
+      this.app.junction.gate.probe(this.principal, source, async () =>
+        this.app.junction.configOf(await this.app.junction.findSource(source)),
+      ),
+    );
+  }
+
+  #once<T>(map: Map<string, Promise<T>>, source: string, open: () => Promise<T>): Promise<T> {
+    let c = map.get(source);
     if (!c) {
-      c = (async () => {
-        const row = await this.app.junction.findSource(source);
-        const config = this.app.junction.configOf(row);
-        return this.app.junction.connectorFactory({
-          ...config,
-          options: { ...config.options, pool: { max: this.budget.max + 2 } },
-        });
-      })();
-      c.catch(() => this.#connectors.delete(source));
-      this.#connectors.set(source, c);
+      c = open();
+      c.catch(() => map.delete(source));
+      map.set(source, c);
     }
     return c;
   }
 
-  connectedSources(): string[] {
-    return [...this.#connectors.keys()];
-  }
-
   async close(): Promise<void> {
     this.#agent?.destroy();
-    for (const c of this.#connectors.values()) await (await c.catch(() => null))?.close().catch(() => undefined);
-    this.#connectors.clear();
+    for (const c of [...this.#native.values(), ...this.#probes.values()])
+      await (await c.catch(() => null))?.close().catch(() => undefined);
+    this.#native.clear();
+    this.#probes.clear();
     const t = await this.#token?.catch(() => null);
     if (t) await this.app.db.apiToken.deleteMany({ where: { id: t.id } }).catch(() => undefined);
   }
@@ -177,7 +217,9 @@ export class RunContext {
         throw new JunctionError(e.code, 'external', e.message);
       }
     };
-    this.results.environment.http ??= address ? `socket ${address.address}:${address.port}` : 'inject (server not listening)';
+    this.results.environment.http ??= address
+      ? `socket ${address.address}:${address.port}`
+      : 'inject (server not listening)';
     if (address) {
       this.#agent ??= new http.Agent({ keepAlive: true, maxSockets: this.budget.max });
       ({ status, body, bytes } = await this.#post(address, headers, payload, onLine));
@@ -302,7 +344,7 @@ export class RunContext {
 
   async #direct(q: BenchQuery, params: readonly Value[], digest?: Digester): Promise<Execution> {
     const target = q.direct!;
-    const connector = await this.connector(target.source);
+    const session = await this.native(target.source);
     const release = await this.budget.acquire();
     let timer: NodeJS.Timeout | undefined;
     let onAbort = () => undefined as void;
@@ -318,7 +360,11 @@ export class RunContext {
         onAbort = () => reject(cancelled());
         this.signal.addEventListener('abort', onAbort, { once: true });
       });
-      const out = await Promise.race([connector.execute(target.sql, params), stop]);
+      // the signal reaches the source too: a cancelled run leaves no statement running there
+      const out = await Promise.race([
+        session.execute(target.sql, params, { signal: this.signal, timeoutMs: this.timeoutMs }),
+        stop,
+      ]);
       const ms = performance.now() - t0;
       let bytes = 0;
       for (const r of out.rows) {
@@ -340,9 +386,11 @@ export class RunContext {
     /** where the execution is recorded, read when it ends (an interval may have turned meanwhile) */
     into: readonly Recorder[] | (() => readonly Recorder[]),
     where: string,
+    /** where the parameters come from (the run's shared stream by default) */
+    from: ParamSource = this.params,
   ): Promise<Execution | null> {
     const recs = () => (typeof into === 'function' ? into() : into);
-    const params = this.params.next(q);
+    const params = from.next(q);
     try {
       const e = await this.execute(q, mode, params);
       for (const r of recs()) r.record(e.ms, e.rows, e.bytes);

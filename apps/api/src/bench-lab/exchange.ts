@@ -1,3 +1,4 @@
+import { defuse, type ExportOptions } from '../lib/result-encoders.js';
 import type { LatencyStats } from './stats.js';
 import type { QueryResultEntry, RunResults } from './results.js';
 
@@ -8,6 +9,8 @@ export interface RunRecord {
   name: string;
   benchmarkId: string | null;
   status: string;
+  /** a role whose members may read the run besides its owner and admins (an import does not keep it) */
+  sharedRole?: string | null;
   progress: unknown;
   definition: unknown;
   results: Partial<RunResults>;
@@ -36,28 +39,28 @@ const COLUMNS = [
   'maxMs',
 ] as const;
 
-function csvCell(v: unknown): string {
+/** formulaSafe: phase and query names are the definer's text, defused as in query exports */
+function csvCell(v: unknown, formulaSafe: boolean): string {
   if (v === null || v === undefined) return '';
-  const s = String(v);
+  const s = typeof v === 'string' && formulaSafe ? defuse(v) : String(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /** One CSV line per query, phase and mode (results.queries), then the concurrency steps. */
-export function exportCsv(run: RunRecord): string {
+export function exportCsv(run: RunRecord, opts: ExportOptions = {}): string {
+  const cell = (v: unknown) => csvCell(v, opts.formulaSafe ?? true);
   const lines = [['run', 'phase', 'query', 'mode', 'users', 'throughput', ...COLUMNS, 'equivalent'].join(',')];
   for (const q of run.results.queries ?? []) {
     for (const m of MODES) {
       const s = q[m];
       if (!s) continue;
-      lines.push(
-        [run.id, q.phase, q.query, m, '', '', ...COLUMNS.map((c) => s[c]), q.equivalent].map(csvCell).join(','),
-      );
+      lines.push([run.id, q.phase, q.query, m, '', '', ...COLUMNS.map((c) => s[c]), q.equivalent].map(cell).join(','));
     }
   }
   for (const st of run.results.steps ?? []) {
     lines.push(
       [run.id, st.phase, st.query, st.mode, st.users, st.throughput, ...COLUMNS.map((c) => st.stats[c]), '']
-        .map(csvCell)
+        .map(cell)
         .join(','),
     );
   }
@@ -76,6 +79,9 @@ export interface CompareRow {
   readonly p95DiffPct: number | null;
   readonly equivalentA: boolean | null;
   readonly equivalentB: boolean | null;
+  /** that run's phase ended early (cancelled or interrupted): its stats are of what it finished */
+  readonly partialA?: boolean;
+  readonly partialB?: boolean;
 }
 
 const pct = (a: number | undefined, b: number | undefined): number | null =>
@@ -116,6 +122,8 @@ export function compareRuns(a: RunRecord, b: RunRecord) {
       p95DiffPct: pct(sa?.p95Ms, sb?.p95Ms),
       equivalentA: r.a?.equivalent ?? null,
       equivalentB: r.b?.equivalent ?? null,
+      ...(r.a?.partial ? { partialA: true } : {}),
+      ...(r.b?.partial ? { partialB: true } : {}),
     };
   });
   const ga = a.results.summary?.geomeanMs ?? null;

@@ -1,3 +1,4 @@
+import { JunctionError, type EngineName } from '@junction/connectors';
 import { jdvWorkload, paramMax, type Workload } from '@junction/tpch/workload';
 import type { BenchQuery, Definition, ParamGen, Phase, Settings } from './definition.js';
 
@@ -11,7 +12,8 @@ export interface Preset {
   readonly id: string;
   readonly name: string;
   readonly description: string;
-  build(settings: Settings): { queries: BenchQuery[]; phases: Phase[] };
+  /** directEngine: the direct target's engine, whose dialect the direct SQL is rendered in (PostgreSQL's by default) */
+  build(settings: Settings, directEngine?: EngineName): { queries: BenchQuery[]; phases: Phase[] };
 }
 
 /** Overrides of a preset's phases a script or the form may give (shorter runs, fewer users). */
@@ -27,7 +29,7 @@ export interface Overrides {
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const quoted = (name: string): string => (IDENT.test(name) ? name : `"${name.replace(/"/g, '""')}"`);
+export const quoted = (name: string): string => (IDENT.test(name) ? name : `"${name.replace(/"/g, '""')}"`);
 
 /** The layout's source prefixes (dbA.) replaced by the registered names. */
 export function mapSources(sql: string, sources: Readonly<Record<string, string>> = {}): string {
@@ -42,6 +44,45 @@ export function nativeSql(sql: string): string {
   });
 }
 
+/**
+ * Why the presets' direct SQL cannot serve a direct target of this engine, or null when it can.
+ * It is written for PostgreSQL and rendered for MySQL/MariaDB; elsewhere the answers would
+ * differ for reasons that are not Junction's, and the lab would call Junction's answers wrong.
+ */
+export function directRefusal(engine: EngineName, source: string): string | null {
+  switch (engine) {
+    case 'postgresql':
+    case 'mysql':
+      return null;
+    case 'sqlite':
+      return `The presets' direct SQL cannot run on the SQLite source "${source}": SQLite keeps TPC-H's CHAR values padded with spaces (r_name = 'AFRICA' selects nothing) and DECIMAL as floating point (sums differ in their last digits), so the direct answers would differ from Junction's right ones. Choose a PostgreSQL or MySQL/MariaDB source as the direct target, or define custom queries with SQLite's own direct SQL.`;
+    case 'sqlserver':
+      return `The presets' direct SQL is not rendered for SQL Server (source "${source}"): T-SQL has no TIMESTAMP literal and binds @p parameters. Choose a PostgreSQL or MySQL/MariaDB source as the direct target, or define custom queries with T-SQL direct SQL.`;
+  }
+}
+
+/**
+ * The study's direct SQL in the direct target's dialect: ODBC escapes as standard literals (which
+ * PostgreSQL and MySQL read alike) and, for MySQL, PostgreSQL's numbered parameters as its
+ * positional ? (each must occur once, in order, for the values to bind as numbered).
+ */
+export function directSql(sql: string, engine: EngineName = 'postgresql'): string {
+  const native = nativeSql(sql);
+  if (engine !== 'mysql') return native;
+  let n = 0;
+  // numbered parameters outside string literals
+  return native.replace(/('(?:[^']|'')*')|\$(\d+)/g, (m, lit: string | undefined, k: string | undefined) => {
+    if (lit !== undefined) return m;
+    if (Number(k) !== ++n)
+      throw new JunctionError(
+        'benchmark_direct_dialect',
+        'user',
+        `The direct SQL's parameter $${k} is out of order for MySQL's positional parameters.`,
+      );
+    return '?';
+  });
+}
+
 const TABLES = /\b(FROM|JOIN|,)\s+(region|nation|supplier|partsupp|part|customer|orders|lineitem)\b/g;
 
 /** The direct SQL through Junction over the one source (JDV use case 1: pushdown to one source). */
@@ -49,7 +90,13 @@ export function pushdownSql(directSql: string, source: string): string {
   return directSql.replace(TABLES, (_m, kw: string, t: string) => `${kw} ${quoted(source)}.${t}`);
 }
 
-function jdvQueries(w: Workload, settings: Settings, ids: readonly string[], weights: Record<string, number> = {}) {
+function jdvQueries(
+  w: Workload,
+  settings: Settings,
+  ids: readonly string[],
+  weights: Record<string, number> = {},
+  engine: EngineName = 'postgresql',
+) {
   const sf = settings.sf ?? w.sf;
   return ids.map((id): BenchQuery => {
     const q = w.query(id);
@@ -58,7 +105,7 @@ function jdvQueries(w: Workload, settings: Settings, ids: readonly string[], wei
       id,
       title: q.title,
       federated: mapSources(q.federated, settings.sources),
-      ...(settings.direct ? { direct: { source: settings.direct, sql: nativeSql(q.direct) } } : {}),
+      ...(settings.direct ? { direct: { source: settings.direct, sql: directSql(q.direct, engine) } } : {}),
       ...(settings.direct ? { pushdown: pushdownSql(q.direct, settings.direct) } : {}),
       ...(params.length ? { params } : {}),
       ...(weights[id] !== undefined ? { weight: weights[id] } : {}),
@@ -74,8 +121,8 @@ export const PRESETS: readonly Preset[] = [
     name: 'JBoss DV study (A–H)',
     description:
       'The JBoss Data Virtualization study: queries A–F and H alone, direct against one database and through Junction over the four sources (use cases 1–2); query G (= B) by 1…20 concurrent users for a fixed time (use case 3); OLTP query H with a fresh random customer key per execution by 1…16 users, throughput per level (use case 4).',
-    build: (s) => ({
-      queries: jdvQueries(workload(s), s, ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']),
+    build: (s, engine) => ({
+      queries: jdvQueries(workload(s), s, ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'], {}, engine),
       phases: [
         {
           type: 'single',
@@ -109,8 +156,8 @@ export const PRESETS: readonly Preset[] = [
     name: 'Weighted OLTP mix',
     description:
       "The TPoX driver's method: queries H (70 %), A (20 %) and E (10 %) drawn by weight by N users for a duration; per-query p50/p90/p95/p99/max and a summary per interval.",
-    build: (s) => ({
-      queries: jdvQueries(workload(s), s, ['H', 'A', 'E'], { H: 70, A: 20, E: 10 }),
+    build: (s, engine) => ({
+      queries: jdvQueries(workload(s), s, ['H', 'A', 'E'], { H: 70, A: 20, E: 10 }, engine),
       phases: [
         { type: 'mix', label: 'Weighted mix through Junction', users: 4, durationSeconds: 30, intervalSeconds: 2 },
         ...(s.direct
@@ -133,8 +180,8 @@ export const PRESETS: readonly Preset[] = [
     name: 'Query streams',
     description:
       "Red Hat's study: several users each run queries A–F and H in a different order; the score is the geometric mean of the per-query times, with the machine's CPU sampled beside it. Then Delphix's cold vs warm: one pass after Junction's caches are cleared, warm passes, and a second user's warm pass.",
-    build: (s) => ({
-      queries: jdvQueries(workload(s), s, ['A', 'B', 'C', 'D', 'E', 'F', 'H']),
+    build: (s, engine) => ({
+      queries: jdvQueries(workload(s), s, ['A', 'B', 'C', 'D', 'E', 'F', 'H'], {}, engine),
       phases: [
         { type: 'streams', label: 'Query streams through Junction', users: 4 },
         ...(s.direct
@@ -158,6 +205,8 @@ export function applyOverrides(phases: Phase[], o: Overrides = {}): Phase[] {
     return capped.length ? capped : [Math.min(...list)];
   };
   const keep = (ids: string[] | undefined) => (o.queries && ids ? ids.filter((i) => o.queries!.includes(i)) : ids);
+  // a phase whose own list of queries the overrides emptied has nothing to run
+  const empty = (p: Phase) => p.type !== 'concurrency' && p.queries !== undefined && p.queries.length === 0;
   return phases
     .map((p): Phase => {
       switch (p.type) {
@@ -187,7 +236,8 @@ export function applyOverrides(phases: Phase[], o: Overrides = {}): Phase[] {
           return { ...p, queries: keep(p.queries) ?? o.queries, warmPasses: o.warmPasses ?? p.warmPasses };
       }
     })
-    .filter((p) => p.type !== 'concurrency' || !o.queries || o.queries.includes(p.query));
+    .filter((p) => p.type !== 'concurrency' || !o.queries || o.queries.includes(p.query))
+    .filter((p) => !empty(p));
 }
 
 export function definitionOf(
@@ -195,9 +245,12 @@ export function definitionOf(
   preset: Preset | undefined,
   settings: Settings,
   parts: { queries?: BenchQuery[]; phases?: Phase[]; overrides?: Overrides },
+  directEngine?: EngineName,
 ): Definition {
-  const built = preset?.build(settings);
-  const queries = parts.queries ?? built?.queries ?? [];
+  const built = preset?.build(settings, directEngine);
+  const only = parts.overrides?.queries;
+  // the queries the overrides leave out are neither run nor checked
+  const queries = (parts.queries ?? built?.queries ?? []).filter((q) => !only || only.includes(q.id));
   const phases = applyOverrides(parts.phases ?? built?.phases ?? [], parts.overrides);
   return { name, ...(preset ? { preset: preset.id } : {}), queries, phases, settings };
 }

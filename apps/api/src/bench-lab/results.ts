@@ -15,6 +15,8 @@ export interface QueryResultEntry {
   equivalent: boolean | null;
   /** a wrong answer is a failure whatever its speed */
   failed: boolean;
+  /** the phase ended early (cancelled, or the server stopped): the stats are of what it finished */
+  partial?: boolean;
 }
 
 export interface StepEntry {
@@ -26,6 +28,8 @@ export interface StepEntry {
   readonly seconds: number;
   readonly throughput: number;
   readonly stats: LatencyStats;
+  /** a step cut short by a cancel */
+  readonly partial?: boolean;
 }
 
 export interface IntervalEntry {
@@ -98,6 +102,8 @@ export interface RunResults {
   samples: Sample[];
   /** the first errors (up to 200); every error is counted in the stats */
   errors: RunError[];
+  /** what makes the numbers doubtful: data at another scale than the settings say, a check over 0 rows */
+  warnings: string[];
   summary: {
     executions: number;
     errors: number;
@@ -115,8 +121,11 @@ export interface Progress {
   elapsedMs: number;
   executions: number;
   errors: number;
-  /** 0…1, by phases done */
+  /** 0…1: phases done, and within a phase its steps and, in a timed one, its time */
   fraction: number;
+  /** why a run failed: 'answers' when Junction's rows differ from the direct ones */
+  failure?: 'answers' | 'error';
+  error?: string;
 }
 
 export function emptyResults(): RunResults {
@@ -130,6 +139,7 @@ export function emptyResults(): RunResults {
     coldWarm: [],
     samples: [],
     errors: [],
+    warnings: [],
     summary: { executions: 0, errors: 0, mismatches: [], geomeanMs: null, seconds: 0 },
   };
 }

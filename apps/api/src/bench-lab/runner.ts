@@ -3,18 +3,35 @@ import os from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { isJunctionError, JunctionError } from '@junction/connectors';
 import type { Principal } from '../plugins/auth.js';
-import { compareAnswers, Digester } from './answer.js';
+import { compareAnswers, Digester, type AnswerCheck, type ParamCheck } from './answer.js';
 import { RunContext } from './context.js';
-import type { Definition, Phase } from './definition.js';
+import type { BenchQuery, Definition, Phase } from './definition.js';
 import { runColdWarm } from './phases/coldwarm.js';
 import { runConcurrency } from './phases/concurrency.js';
 import { runMix } from './phases/mix.js';
 import { runSingle } from './phases/single.js';
 import { runStreams } from './phases/streams.js';
+import { quoted } from './presets.js';
 import type { Progress, RunResults } from './results.js';
 import { startSampler } from './sampler.js';
 
-export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+/** interrupted: the server stopped during the run (it keeps the results flushed until then) */
+export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+
+/** Parameter sets an answer check compares for a query with parameters (one key may select nothing). */
+const CHECK_KEYS = 5;
+/** customers per unit of scale factor in TPC-H: the count tells the data's real scale */
+const CUSTOMERS_PER_SF = 150_000;
+/** how often a running run's results are written to its row, so a restart keeps them */
+const RESULTS_FLUSH_MS = 3000;
+
+/** The queries a definition's phases run (a phase without a list runs them all). */
+export function queriesInUse(def: Definition): Set<string> {
+  const ids = new Set<string>();
+  for (const p of def.phases)
+    for (const id of p.type === 'concurrency' ? [p.query] : (p.queries ?? def.queries.map((q) => q.id))) ids.add(id);
+  return ids;
+}
 
 interface Active {
   readonly id: string;
@@ -33,9 +50,10 @@ const PHASE_LABELS: Record<Phase['type'], string> = {
 
 /**
  * Runs benchmarks in the server's background: a run is a BenchmarkRun row whose status and
- * progress are written as it goes (so any client can watch it, and a reload changes nothing)
- * and whose results are written when it ends. Runs found 'running' at start were interrupted
- * by a restart of the server and are marked failed.
+ * progress are written as it goes (so any client can watch it, and a reload changes nothing),
+ * and whose results are written every few seconds and when it ends. Runs found 'running' at
+ * start were interrupted by a restart of the server: they are marked 'interrupted' and keep the
+ * results written last.
  */
 export class BenchLab {
   readonly active = new Map<string, Active>();
@@ -44,14 +62,26 @@ export class BenchLab {
   constructor(readonly app: FastifyInstance) {}
 
   async recover(): Promise<void> {
-    await this.app.db.benchmarkRun.updateMany({
+    const rows = await this.app.db.benchmarkRun.findMany({
       where: { status: { in: ['queued', 'running'] } },
-      data: {
-        status: 'failed',
-        finishedAt: new Date(),
-        progress: JSON.stringify({ error: 'The server restarted during the run.' }),
-      },
+      select: { id: true, progress: true },
     });
+    for (const row of rows) {
+      let progress: Record<string, unknown> = {};
+      try {
+        progress = (row.progress && (JSON.parse(row.progress) as Record<string, unknown>)) || {};
+      } catch {
+        // a progress that does not parse says nothing worth keeping
+      }
+      await this.app.db.benchmarkRun.update({
+        where: { id: row.id },
+        data: {
+          status: 'interrupted',
+          finishedAt: new Date(),
+          progress: JSON.stringify({ ...progress, error: 'The server restarted during the run.' }),
+        },
+      });
+    }
   }
 
   async start(benchmarkId: string, principal: Principal): Promise<string> {
@@ -98,14 +128,19 @@ export class BenchLab {
     await Promise.all([...this.active.values()].map((a) => a.done.catch(() => undefined)));
   }
 
-  async #flush(id: string, ctx: RunContext, status: RunStatus): Promise<void> {
+  async #flush(id: string, ctx: RunContext, status: RunStatus, withResults: boolean): Promise<void> {
     if (this.#flushing.has(id)) return;
     this.#flushing.add(id);
     try {
       ctx.progress.elapsedMs = Date.now() - ctx.started;
+      if (withResults) summarize(ctx);
       await this.app.db.benchmarkRun.update({
         where: { id },
-        data: { status, progress: JSON.stringify(ctx.progress) },
+        data: {
+          status,
+          progress: JSON.stringify(ctx.progress),
+          ...(withResults ? { results: JSON.stringify(ctx.results) } : {}),
+        },
       });
     } catch (err) {
       this.app.log.warn({ err, runId: id }, 'could not record benchmark progress');
@@ -119,7 +154,12 @@ export class BenchLab {
     let failure: string | undefined;
     ctx.progress.phase = 'Preparing: connecting to the sources';
     await this.app.db.benchmarkRun.update({ where: { id }, data: { status, startedAt: new Date() } });
-    const flusher = setInterval(() => void this.#flush(id, ctx, 'running'), 1000);
+    let lastResults = Date.now();
+    const flusher = setInterval(() => {
+      const withResults = Date.now() - lastResults >= RESULTS_FLUSH_MS;
+      if (withResults) lastResults = Date.now();
+      void this.#flush(id, ctx, 'running', withResults);
+    }, 1000);
     const sources = new Set<string>();
     let stopSampler: (() => Promise<void>) | undefined;
     try {
@@ -134,6 +174,7 @@ export class BenchLab {
       }
       stopSampler = startSampler(ctx, ctx.def.settings.sampleMs ?? 1000, () => [...sources]);
       ctx.results.environment = await this.#environment(ctx, [...sources]);
+      await this.#checkScale(ctx);
       await this.#checkAnswers(ctx);
       for (const [i, phase] of ctx.def.phases.entries()) {
         ctx.throwIfCancelled();
@@ -144,11 +185,18 @@ export class BenchLab {
         await this.#phase(ctx, phase, i, label);
       }
       ctx.progress.fraction = 1;
-      status = 'done';
+      const wrong = Object.entries(ctx.results.answers).filter(([, a]) => a.equivalent === false);
+      if (wrong.length) {
+        // a wrong answer is a failure whatever the times: the run says so first
+        status = 'failed';
+        ctx.progress.failure = 'answers';
+        failure = `Wrong answer${wrong.length > 1 ? 's' : ''}: ${wrong.map(([q]) => q).join(', ')} — Junction's rows differ from the direct ones.`;
+      } else status = 'done';
     } catch (e) {
       if (ctx.signal.aborted) status = 'cancelled';
       else {
         status = 'failed';
+        ctx.progress.failure = 'error';
         failure = e instanceof Error ? e.message : String(e);
         this.app.log.warn({ err: e, runId: id }, 'benchmark run failed');
       }
@@ -157,14 +205,7 @@ export class BenchLab {
       await stopSampler?.().catch(() => undefined);
       await ctx.close();
     }
-    const r = ctx.results;
-    r.summary.executions = ctx.progress.executions;
-    r.summary.errors = ctx.progress.errors;
-    r.summary.mismatches = Object.entries(r.answers)
-      .filter(([, a]) => a.equivalent === false)
-      .map(([q]) => q);
-    r.summary.geomeanMs = r.streams.length ? r.streams[0].geomeanMs : null;
-    r.summary.seconds = (Date.now() - ctx.started) / 1000;
+    const r = summarize(ctx);
     ctx.progress.elapsedMs = Date.now() - ctx.started;
     ctx.progress.step = null;
     while (this.#flushing.has(id)) await new Promise((res) => setTimeout(res, 10));
@@ -195,32 +236,101 @@ export class BenchLab {
   }
 
   /**
-   * Every run checks the answers first: each query with a direct target runs once direct and once
-   * through Junction with the same parameters; row count and order-independent checksum must match.
+   * Every run checks the answers first: each query its phases run that has a direct target runs
+   * direct and through Junction with the same parameters; row count and order-independent
+   * checksum must match. A query with parameters is checked with several keys drawn as the run
+   * draws them, since one key may select nothing (a TPC-H customer key that is a multiple of 3
+   * has no orders); a check over 0 rows says it compared nothing.
    */
   async #checkAnswers(ctx: RunContext): Promise<void> {
     ctx.progress.phase = 'Answer checks';
+    const used = queriesInUse(ctx.def);
     for (const q of ctx.def.queries) {
-      if (!q.direct) continue;
-      ctx.throwIfCancelled();
-      ctx.setStep(`${q.id}: direct vs federated`);
-      const params = ctx.params.next(q);
-      const d = new Digester();
-      const f = new Digester();
-      try {
-        await ctx.execute(q, 'direct', params, d);
-        await ctx.execute(q, 'federated', params, f);
-        ctx.results.answers[q.id] = { ...compareAnswers(d, f), params };
-      } catch (e) {
-        if (ctx.signal.aborted) throw e;
-        ctx.results.answers[q.id] = {
-          direct: null,
-          federated: null,
-          equivalent: null,
+      if (!q.direct || !used.has(q.id)) continue;
+      ctx.results.answers[q.id] = await this.#checkAnswer(ctx, q);
+      const a = ctx.results.answers[q.id];
+      if (a.rowsCompared === 0 && a.equivalent === true)
+        ctx.results.warnings.push(`Answer check of ${q.id}: both sides returned 0 rows, so it compared nothing.`);
+    }
+  }
+
+  async #checkAnswer(ctx: RunContext, q: BenchQuery): Promise<AnswerCheck> {
+    const keys = ctx.paramStream(`answers:${q.id}`);
+    const d = new Digester();
+    const f = new Digester();
+    const checks: ParamCheck[] = [];
+    let differing: { params: (string | number)[]; check: AnswerCheck } | undefined;
+    let params: (string | number)[] = [];
+    try {
+      for (let i = 0; i < (q.params?.length ? CHECK_KEYS : 1); i++) {
+        ctx.throwIfCancelled();
+        params = keys.next(q);
+        ctx.setStep(`${q.id}: direct vs federated${params.length ? ` (${params.join(', ')})` : ''}`);
+        const dk = new Digester();
+        const fk = new Digester();
+        await ctx.execute(q, 'direct', params, dk);
+        await ctx.execute(q, 'federated', params, fk);
+        const check = compareAnswers(dk, fk);
+        checks.push({
           params,
-          error: isJunctionError(e) || e instanceof Error ? e.message.slice(0, 500) : String(e),
-        };
+          directRows: check.direct!.rows,
+          federatedRows: check.federated!.rows,
+          equivalent: check.equivalent === true,
+        });
+        if (check.equivalent === false) differing ??= { params, check };
+        d.merge(dk);
+        f.merge(fk);
       }
+    } catch (e) {
+      if (ctx.signal.aborted) throw e;
+      return {
+        direct: null,
+        federated: null,
+        equivalent: null,
+        params,
+        checks,
+        error: isJunctionError(e) || e instanceof Error ? e.message.slice(0, 500) : String(e),
+      };
+    }
+    // the digests and sample of the key that differed: the rows shown are that key's
+    if (differing) return { ...differing.check, params: differing.params, checks };
+    const rows = d.digest().rows;
+    return {
+      ...compareAnswers(d, f),
+      params: checks[0]?.params ?? [],
+      checks,
+      rowsCompared: rows,
+      ...(rows === 0 ? { note: 'Both sides returned 0 rows: the check compared nothing.' } : {}),
+    };
+  }
+
+  /**
+   * The data's real scale: a preset's queries and parameter ranges are for settings.sf (0.01 when
+   * none is given), and data loaded at another scale gives other rows and keys that select
+   * nothing. TPC-H's customer table has 150,000 rows per unit of scale; it is counted through
+   * Junction, as the run's user.
+   */
+  async #checkScale(ctx: RunContext): Promise<void> {
+    if (!ctx.def.preset) return;
+    const source = ctx.def.settings.sources?.dbB ?? 'dbB';
+    const expected = ctx.def.settings.sf;
+    const data: Record<string, unknown> = { table: 'customer', source };
+    ctx.results.environment.data = data;
+    ctx.setStep('counting the data');
+    try {
+      const rows = Number(await ctx.scalar(`SELECT count(*) FROM ${quoted(source)}.customer`));
+      const sf = Number((rows / CUSTOMERS_PER_SF).toPrecision(3));
+      Object.assign(data, { rows, sf });
+      const assumed = expected ?? 0.01;
+      if (Math.abs(sf - assumed) > assumed * 0.05)
+        ctx.results.warnings.push(
+          `The data is at SF ${sf} (${rows.toLocaleString('en-US')} customers in ${source}), not the SF ${assumed} ${
+            expected === undefined ? 'assumed when the settings give none' : 'the settings say'
+          }: the queries' constants and parameter ranges are for SF ${assumed}.`,
+        );
+    } catch (e) {
+      if (ctx.signal.aborted) throw e;
+      data.error = e instanceof Error ? e.message.slice(0, 300) : String(e);
     }
   }
 
@@ -231,19 +341,20 @@ export class BenchLab {
       try {
         const row = await ctx.app.junction.findSource(name);
         info.engine = row.engine;
-        const c = await ctx.connector(name);
-        const v = await c.execute('SELECT version()');
-        info.version = String(v.rows[0]?.[0] ?? '');
-        const settings =
-          row.engine === 'postgresql'
-            ? `SELECT name, setting FROM pg_settings WHERE name IN ('shared_buffers','work_mem','max_connections','effective_cache_size')`
-            : row.engine === 'mysql'
-              ? `SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN ('INNODB_BUFFER_POOL_SIZE','MAX_CONNECTIONS','THREAD_HANDLING')`
-              : null;
-        if (settings)
-          info.settings = Object.fromEntries((await c.execute(settings)).rows.map((r) => [String(r[0]), String(r[1])]));
+        // Junction's own probes, only on sources the run's user may read: the others' versions
+        // and settings are not the user's to see
+        const probe = await ctx.probes(name);
+        const v = await probe.run('version');
+        info.version = String(v?.[0]?.[0] ?? '');
+        const settings = await probe.run('settings');
+        if (settings) info.settings = Object.fromEntries(settings.map((r) => [String(r[0]), String(r[1])]));
       } catch (e) {
-        info.error = e instanceof Error ? e.message.slice(0, 300) : String(e);
+        info.error =
+          isJunctionError(e) && e.kind === 'forbidden'
+            ? 'not probed: no grant on this source'
+            : e instanceof Error
+              ? e.message.slice(0, 300)
+              : String(e);
       }
       out.push(info);
     }
@@ -261,4 +372,17 @@ export class BenchLab {
       startedAt: new Date(ctx.started).toISOString(),
     };
   }
+}
+
+/** The summary of what the run has so far (written with every flush of its results, and at its end). */
+function summarize(ctx: RunContext): RunResults {
+  const r = ctx.results;
+  r.summary.executions = ctx.progress.executions;
+  r.summary.errors = ctx.progress.errors;
+  r.summary.mismatches = Object.entries(r.answers)
+    .filter(([, a]) => a.equivalent === false)
+    .map(([q]) => q);
+  r.summary.geomeanMs = r.streams.length ? r.streams[0].geomeanMs : null;
+  r.summary.seconds = (Date.now() - ctx.started) / 1000;
+  return r;
 }

@@ -3,12 +3,6 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { RunContext } from './context.js';
 
-/** What a source says about its own load: active statements (PostgreSQL), running threads (MySQL/MariaDB). */
-const ACTIVITY: Record<string, string> = {
-  postgresql: `SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND datname = current_database()`,
-  mysql: `SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_RUNNING'`,
-};
-
 interface CpuTimes {
   busy: number;
   /** time the CPUs sat idle with I/O outstanding; null where /proc/stat cannot be read */
@@ -65,7 +59,6 @@ export function startSampler(ctx: RunContext, everyMs: number, sources: () => re
   let machine = cpuTimes();
   let wall = performance.now();
   let busy = false;
-  const engines = new Map<string, string>();
 
   const sample = async () => {
     if (busy) return;
@@ -78,11 +71,11 @@ export function startSampler(ctx: RunContext, everyMs: number, sources: () => re
       const src: Record<string, { active: number | null }> = {};
       for (const name of sources()) {
         try {
-          if (!engines.has(name)) engines.set(name, (await ctx.app.junction.findSource(name)).engine);
-          const sql = ACTIVITY[engines.get(name)!];
-          if (!sql) continue;
-          const out = await withTimeout((await ctx.connector(name)).execute(sql), 1000);
-          const v = out?.rows[0]?.[0];
+          // only sources the run's user may read (the gate refuses the others: not sampled)
+          const probe = await ctx.probes(name);
+          if (!probe.has('activity')) continue;
+          const rows = await withTimeout(probe.run('activity', { timeoutMs: 1000 }), 1000);
+          const v = rows?.[0]?.[0];
           src[name] = { active: v === undefined || v === null ? null : Number(v) };
         } catch {
           src[name] = { active: null };

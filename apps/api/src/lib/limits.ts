@@ -1,7 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { AdmissionLimits, Bucket, QueueLimit } from './admission.js';
-import type { JunctionLimits } from '../services/junction.js';
+
+export interface JunctionLimits extends AdmissionLimits {
+  readonly memoryBudgetBytes: number;
+  /** applied when a query names none, and the ceiling for one that does */
+  readonly defaultTimeoutMs: number;
+  readonly maxTimeoutMs: number;
+  /** JSON replies hold every row in memory: this caps them (NDJSON streams have no cap) */
+  readonly maxRowsJson: number;
+  /** ...and this caps their size in bytes (JUNCTION_MAX_JSON_BYTES) */
+  readonly maxJsonBytes: number;
+  /** queries one source may serve at once; default ¾ of maxConcurrent (JUNCTION_SOURCE_SHARE) */
+  readonly perSource?: number;
+  /** result cache budgets (JUNCTION_CACHE_MEMORY_BYTES, JUNCTION_CACHE_DISK_BYTES); engine defaults 256 MiB and 1 GiB */
+  readonly cacheMemoryBytes?: number;
+  readonly cacheDiskBytes?: number;
+}
+
+export const DEFAULT_LIMITS: JunctionLimits = {
+  maxConcurrent: 8,
+  maxQueued: 32,
+  queueTimeoutMs: 10_000,
+  perUser: 4,
+  perUserQueued: 16,
+  perUserQueueTimeoutMs: 5_000,
+  memoryBudgetBytes: 256 * 1024 * 1024,
+  defaultTimeoutMs: 5 * 60_000,
+  maxTimeoutMs: 60 * 60_000,
+  maxRowsJson: 100_000,
+  maxJsonBytes: 32 * 1024 * 1024,
+};
 
 export type LimitScope = 'server' | 'role' | 'user' | 'token';
 

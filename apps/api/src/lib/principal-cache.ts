@@ -9,6 +9,8 @@ interface UserPart {
 export interface TokenRecord {
   id: string;
   userId: string;
+  name: string;
+  prefix: string;
   scopes: string;
   lastUsedAt: Date | null;
   revokedAt: Date | null;

@@ -127,7 +127,8 @@ describe('query history through the API', () => {
       const queryId = res.json().queryId as string;
       // the reply is out and the row is not yet written: the request did not wait for it
       expect(await h.meta.db.queryHistory.count({ where: { queryId } })).toBe(0);
-      expect(h.app.records.pending).toBe(1);
+      // the history row, and the audit of the token's first use from this address
+      expect(h.app.records.pending).toBe(2);
       await h.app.close();
       closed = true;
       const stored = await h.meta.db.queryHistory.findFirstOrThrow({ where: { queryId } });

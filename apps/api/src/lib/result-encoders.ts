@@ -28,18 +28,33 @@ export function ndjsonEncoder(): ResultEncoder {
   };
 }
 
+export interface ExportOptions {
+  /** CSV: text cells that a spreadsheet would run as a formula get a leading `'` (default true) */
+  formulaSafe?: boolean;
+}
+
 /**
  * RFC 4180: CRLF line ends, a header row of column names, fields quoted when they hold a comma,
  * quote, CR or LF. NULL is an empty field and an empty string is `""`, so the two stay apart.
  * Values are the API's exact text (int64 and decimals unrounded, binary base64).
+ *
+ * formulaSafe (default): text from the data (and column names, which a query chooses) starting
+ * with = + - @ tab or CR is prefixed with `'`, so a spreadsheet shows it rather than running it
+ * (CSV injection). Only text columns: numbers, decimals and dates are never formulas, and a -5
+ * must stay a number.
  */
-export function csvEncoder(): ResultEncoder {
+export function csvEncoder(opts: ExportOptions = {}): ResultEncoder {
+  const safe = opts.formulaSafe ?? true;
+  let textual: boolean[] = [];
   return {
     contentType: 'text/csv; charset=utf-8',
-    head: (_queryId, columns) => columns.map((c) => csvField(c.name)).join(',') + '\r\n',
+    head(_queryId, columns) {
+      textual = columns.map((c) => safe && TEXT_KINDS.has(c.type.kind));
+      return columns.map((c) => csvField(safe ? defuse(c.name) : c.name)).join(',') + '\r\n';
+    },
     rows(batch) {
       let chunk = '';
-      for (const row of batch) chunk += row.map(csvValue).join(',') + '\r\n';
+      for (const row of batch) chunk += row.map((v, i) => csvValue(v, textual[i])).join(',') + '\r\n';
       return chunk;
     },
     tail: () => '',
@@ -47,10 +62,20 @@ export function csvEncoder(): ResultEncoder {
   };
 }
 
-function csvValue(v: Value): string {
+/** Kinds whose values are free text; decimal, date, uuid… are strings too but of a fixed form. */
+const TEXT_KINDS: ReadonlySet<string> = new Set(['string', 'json', 'unknown']);
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A text cell as a spreadsheet will show it, never run it. */
+export function defuse(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+function csvValue(v: Value, textual = false): string {
   if (v === null) return '';
   const j = jsonValue(v);
-  const text = typeof j === 'string' ? j : String(j);
+  const text = typeof j === 'string' ? (textual ? defuse(j) : j) : String(j);
   return text === '' ? '""' : csvField(text);
 }
 
@@ -95,6 +120,6 @@ export function uniqueKeys(names: readonly string[]): string[] {
   });
 }
 
-export function exportEncoder(format: ExportFormat): ResultEncoder {
-  return format === 'csv' ? csvEncoder() : jsonExportEncoder();
+export function exportEncoder(format: ExportFormat, opts: ExportOptions = {}): ResultEncoder {
+  return format === 'csv' ? csvEncoder(opts) : jsonExportEncoder();
 }

@@ -16,13 +16,13 @@ let h: Harness;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 
 const ROLES: readonly RoleName[] = ['admin', 'analyst', 'viewer'];
-const SCOPES = ['read', 'run', 'query', 'design', 'admin'] as const;
+const SCOPES = ['read', 'run', 'query', 'design', 'admin', 'tokens'] as const;
 type Scope = (typeof SCOPES)[number];
 
 /**
  * What a token of each role with one scope may do, written out rather than computed: scopes are
- * hierarchical (run ⇒ read; query ⇒ read, run; design ⇒ read, query, run; admin ⇒ all) and capped
- * by the owner's role (analyst: no admin; viewer: read and run only).
+ * hierarchical (run ⇒ read; query ⇒ read, run; design ⇒ read, query, run; admin ⇒ all; tokens ⇒
+ * tokens only) and capped by the owner's role (analyst: no admin; viewer: read, run and tokens only).
  */
 const EXPECTED: Record<RoleName, Record<Scope, string[]>> = {
   admin: {
@@ -30,21 +30,24 @@ const EXPECTED: Record<RoleName, Record<Scope, string[]>> = {
     run: ['read', 'run'],
     query: ['read', 'run', 'query'],
     design: ['read', 'run', 'query', 'design'],
-    admin: ['read', 'run', 'query', 'design', 'admin'],
+    admin: ['read', 'run', 'query', 'design', 'admin', 'tokens'],
+    tokens: ['tokens'],
   },
   analyst: {
     read: ['read'],
     run: ['read', 'run'],
     query: ['read', 'run', 'query'],
     design: ['read', 'run', 'query', 'design'],
-    admin: ['read', 'run', 'query', 'design'],
+    admin: ['read', 'run', 'query', 'design', 'tokens'],
+    tokens: ['tokens'],
   },
   viewer: {
     read: ['read'],
     run: ['read', 'run'],
     query: ['read', 'run'],
     design: ['read', 'run'],
-    admin: ['read', 'run'],
+    admin: ['read', 'run', 'tokens'],
+    tokens: ['tokens'],
   },
 };
 
@@ -195,15 +198,16 @@ describe('scopes beyond the route: other users', () => {
     expect((await running).statusCode).toBe(499);
   });
 
-  it("an admin's read-scope token cannot revoke another user's token (404); an admin-scope token can", async () => {
+  it("an admin's tokens-scope token cannot revoke another user's token (404), a read-scope one none (403); an admin-scope token can", async () => {
     const victim = await storeToken(h.userIds.analyst, ['read'], 'victim');
-    const tried = await bearer(tokens.admin.read, 'DELETE', `/api/v1/tokens/${victim.id}`);
+    const tried = await bearer(tokens.admin.tokens, 'DELETE', `/api/v1/tokens/${victim.id}`);
     expect(tried.statusCode).toBe(404);
     expect(tried.json().code).toBe('token_not_found');
     expect((await bearer(victim.token, 'GET', '/api/v1/auth/me')).statusCode).toBe(200);
-    // its own tokens it may revoke
+    // its own tokens a tokens-scope token may revoke; a read-scope token not even those
     const own = await storeToken(h.userIds.admin, ['read'], 'own');
-    expect((await bearer(tokens.admin.read, 'DELETE', `/api/v1/tokens/${own.id}`)).statusCode).toBe(200);
+    expect((await bearer(tokens.admin.read, 'DELETE', `/api/v1/tokens/${own.id}`)).statusCode).toBe(403);
+    expect((await bearer(tokens.admin.tokens, 'DELETE', `/api/v1/tokens/${own.id}`)).statusCode).toBe(200);
     expect((await bearer(tokens.admin.admin, 'DELETE', `/api/v1/tokens/${victim.id}`)).statusCode).toBe(200);
     expect((await bearer(victim.token, 'GET', '/api/v1/auth/me')).statusCode).toBe(401);
   });

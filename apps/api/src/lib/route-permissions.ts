@@ -26,10 +26,12 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   // a session's own password (the handler refuses tokens: a leaked token must not take the account)
   'POST /api/v1/auth/password': 'signed-in',
 
-  // tokens: your own; another user's only with the admin permission
-  'GET /api/v1/tokens': 'read',
-  'POST /api/v1/tokens': 'read',
-  'DELETE /api/v1/tokens/:id': 'read',
+  // tokens: your own; another user's only with the admin permission. Minting and revoking need
+  // `tokens` (every session; a token only with the tokens or admin scope), or a leaked read token
+  // could mint copies of itself that outlive its revocation. Listing shows names, never secrets.
+  'GET /api/v1/tokens': 'signed-in',
+  'POST /api/v1/tokens': 'tokens',
+  'DELETE /api/v1/tokens/:id': 'tokens',
   'GET /api/v1/tokens/all': 'admin',
 
   // administration
@@ -97,21 +99,25 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'DELETE /api/v1/views/:id': 'design',
   'POST /api/v1/views/:id/run': 'run',
 
-  // the benchmark lab: reading runs; defining and running them is querying; loading data replaces tables
+  // the benchmark lab: reading your own runs and those shared with your role; defining and running
+  // them is querying (a direct target's native SQL also needs admin or a native grant: the source
+  // gate); loading data replaces tables
   'GET /api/v1/benchmarks/presets': 'read',
   'GET /api/v1/benchmarks': 'read',
   'POST /api/v1/benchmarks': 'query',
   'GET /api/v1/benchmarks/:id': 'read',
   'DELETE /api/v1/benchmarks/:id': 'query',
+  'PATCH /api/v1/benchmarks/:id': 'query',
   'POST /api/v1/benchmarks/:id/runs': 'query',
   'GET /api/v1/benchmark-runs': 'read',
   'GET /api/v1/benchmark-runs/:runId': 'read',
   'DELETE /api/v1/benchmark-runs/:runId': 'query',
+  'PATCH /api/v1/benchmark-runs/:runId': 'query',
   'GET /api/v1/benchmark-runs/:a/compare/:b': 'read',
   'GET /api/v1/benchmark-runs/:runId/export': 'read',
   'POST /api/v1/benchmark-runs/import': 'query',
   'POST /api/v1/benchmarks/load': 'admin',
-  'GET /api/v1/benchmarks/load/:id': 'read',
+  'GET /api/v1/benchmarks/load/:id': 'admin',
 
   // result and fragment caches: statistics, entries (statement texts of every user) and purging
   'GET /api/v1/cache': 'admin',

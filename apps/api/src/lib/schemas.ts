@@ -32,7 +32,9 @@ export const Ok = Type.Object({ ok: Type.Boolean() });
 export const Name = Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
 
 export const Role = Type.Union([Type.Literal('admin'), Type.Literal('analyst'), Type.Literal('viewer')]);
-export const PERMISSIONS = ['read', 'query', 'run', 'design', 'admin'] as const;
+// `tokens` (mint and revoke API tokens) is apart from the data permissions: a token that reads or
+// runs must not be able to copy itself into tokens that outlive its revocation
+export const PERMISSIONS = ['read', 'query', 'run', 'design', 'admin', 'tokens'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export const Scope = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
 

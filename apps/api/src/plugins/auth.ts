@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { JunctionError } from '@junction/connectors';
+import { DEFAULT_LOCKOUT, SignInGuard, type LockoutPolicy } from '../lib/login-throttle.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import { PERMISSIONS, type Permission } from '../lib/schemas.js';
 
@@ -20,14 +21,16 @@ export interface Principal {
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   admin: PERMISSIONS,
-  analyst: ['read', 'query', 'run', 'design'],
-  viewer: ['read', 'run'],
+  analyst: ['read', 'query', 'run', 'design', 'tokens'],
+  viewer: ['read', 'run', 'tokens'],
 };
 
 /**
  * What a token scope implies, mirroring the roles: viewer (read, run) is what `run` implies,
  * analyst (read, query, run, design) what `design` implies, admin everything. Running ad hoc SQL
- * covers running saved queries, designing views covers querying.
+ * covers running saved queries, designing views covers querying. `tokens` (mint and revoke tokens)
+ * implies no data access, and no data scope implies it: only `tokens` or `admin` lets a token
+ * make more tokens.
  */
 export const SCOPE_IMPLIES: Record<Permission, readonly Permission[]> = {
   read: ['read'],
@@ -35,6 +38,7 @@ export const SCOPE_IMPLIES: Record<Permission, readonly Permission[]> = {
   query: ['read', 'query', 'run'],
   design: ['read', 'query', 'run', 'design'],
   admin: PERMISSIONS,
+  tokens: ['tokens'],
 };
 
 /** A token's permissions: everything its scopes imply, capped by its user's role. */
@@ -49,6 +53,46 @@ export const CSRF_COOKIE = 'junction_csrf';
 export const CSRF_HEADER = 'x-junction-csrf';
 const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
+export interface AuthPluginOptions {
+  /** true: session cookies always Secure; false: never; undefined: over https or behind a trusted proxy */
+  secureCookies?: boolean;
+  /** a proxy is trusted (JUNCTION_TRUST_PROXY), so the browser's side of it is taken to be https */
+  behindProxy?: boolean;
+  /** per-account lock-out after failed sign-ins; null: none */
+  lockout?: LockoutPolicy | null;
+}
+
+/** Addresses remembered per token, and for how long one counts as recent. */
+const TOKEN_ADDRESSES = 4;
+const TOKEN_ADDRESS_RECENT_MS = 24 * 60 * 60 * 1000;
+const TRACKED_TOKENS = 10_000;
+
+/**
+ * Whether a token is used from an address it was not used from recently: a leaked token shows up
+ * as use from somewhere new. In memory and bounded (the last few addresses of the most recently
+ * used tokens), so a restart makes each token's next address new once.
+ */
+export class TokenAddresses {
+  readonly #seen = new Map<string, Map<string, number>>();
+  constructor(readonly now: () => number = Date.now) {}
+
+  isNew(tokenId: string, address: string): boolean {
+    const now = this.now();
+    let addresses = this.#seen.get(tokenId);
+    if (!addresses) {
+      addresses = new Map();
+      this.#seen.set(tokenId, addresses);
+      if (this.#seen.size > TRACKED_TOKENS) this.#seen.delete(this.#seen.keys().next().value as string);
+    }
+    const last = addresses.get(address);
+    // re-inserted last, so the least recently seen address is the one forgotten
+    addresses.delete(address);
+    addresses.set(address, now);
+    if (addresses.size > TOKEN_ADDRESSES) addresses.delete(addresses.keys().next().value as string);
+    return last === undefined || now - last > TOKEN_ADDRESS_RECENT_MS;
+  }
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
@@ -57,11 +101,15 @@ declare module 'fastify' {
     /** preHandler: 401 without a principal, 403 without the permission */
     authorize(permission?: Permission): preHandlerHookHandler;
     startSession(reply: FastifyReply, request: FastifyRequest, userId: string): Promise<{ csrfToken: string }>;
+    /** sign-in backoff and per-account lock-out (lib/login-throttle.ts) */
+    signIns: SignInGuard;
+    /** `actor`: who acted when the request has no principal yet (a sign-in) */
     audit(
       request: FastifyRequest,
       action: string,
       target?: string | null,
       details?: Record<string, unknown>,
+      actor?: { id: string; username: string },
     ): Promise<void>;
   }
 }
@@ -79,9 +127,11 @@ function unauthenticated(message = 'Sign in or send an API token (Authorization:
  * readable `junction_csrf` cookie and in the login/me replies); another site can neither read
  * the cookie nor set a custom header without a CORS preflight that we refuse.
  */
-export default fp(
-  async (app) => {
+export default fp<AuthPluginOptions>(
+  async (app, opts) => {
     app.decorateRequest('principal', null);
+    app.decorate('signIns', new SignInGuard(opts.lockout === undefined ? DEFAULT_LOCKOUT : opts.lockout));
+    const tokenAddresses = new TokenAddresses();
 
     app.addHook('onRequest', async (request) => {
       if (!request.url.startsWith('/api/v1/')) return;
@@ -114,6 +164,8 @@ export default fp(
           token.lastUsedAt = new Date(); // the cached copy too, or every request would write until it expires
           await app.db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: token.lastUsedAt } });
         }
+        if (tokenAddresses.isNew(token.id, request.ip))
+          await app.audit(request, 'token.new_address', token.name, { tokenId: token.id, prefix: token.prefix });
         return;
       }
       const cookie = request.cookies[SESSION_COOKIE];
@@ -167,7 +219,7 @@ export default fp(
       await app.db.session.create({
         data: { id: sha256(value), userId, csrfToken, expiresAt: new Date(Date.now() + SESSION_TTL_MS) },
       });
-      const secure = request.protocol === 'https';
+      const secure = opts.secureCookies ?? (opts.behindProxy === true || request.protocol === 'https');
       reply.setCookie(SESSION_COOKIE, value, {
         httpOnly: true,
         sameSite: 'strict',
@@ -187,12 +239,18 @@ export default fp(
 
     app.decorate(
       'audit',
-      async (request: FastifyRequest, action: string, target?: string | null, details?: Record<string, unknown>) => {
+      async (
+        request: FastifyRequest,
+        action: string,
+        target?: string | null,
+        details?: Record<string, unknown>,
+        actor?: { id: string; username: string },
+      ) => {
         // batched off the request path (plugins/records.ts); GET /audit flushes before it reads
         await app.records.audit({
           id: randomUUID(),
-          actorId: request.principal?.userId ?? null,
-          actorName: request.principal?.username ?? null,
+          actorId: actor?.id ?? request.principal?.userId ?? null,
+          actorName: actor?.username ?? request.principal?.username ?? null,
           action,
           target: target ?? null,
           details: details ? JSON.stringify(details) : null,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import {
   JunctionService,
@@ -22,6 +23,20 @@ export default fp<EnginePluginOptions>(
   async (app, opts) => {
     const service = new JunctionService(app.db, app.secrets, opts.limits, opts.engineFactory, opts.connectorFactory);
     service.log = app.log;
+    // every refusal of the source gate is an audit entry: someone tried to reach a source
+    service.gate.onRefusal = (r, message) => {
+      void app.records
+        .audit({
+          id: randomUUID(),
+          actorId: r.principal?.userId ?? null,
+          actorName: r.principal?.username ?? null,
+          action: 'source.refused',
+          target: r.source,
+          details: JSON.stringify({ path: r.path, code: r.code, message }),
+          ip: null,
+        })
+        .catch((err: unknown) => app.log.error({ err }, 'could not audit a refusal'));
+    };
     app.decorate('junction', service);
     // stored limits (lib/limits.ts) apply from the first request
     app.addHook('onReady', async () => {
@@ -31,5 +46,5 @@ export default fp<EnginePluginOptions>(
       await service.close();
     });
   },
-  { name: 'engine', dependencies: ['db', 'crypto'] },
+  { name: 'engine', dependencies: ['db', 'crypto', 'records'] },
 );

@@ -85,3 +85,138 @@ describe('token expiry', () => {
     expect(forever.json().expiresAt).toBeNull();
   });
 });
+
+describe('minting and revoking tokens needs the tokens or admin scope', () => {
+  async function session(username: 'admin' | 'viewer' | 'analyst') {
+    const res = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username, password: h.passwords[username] },
+    });
+    expect(res.statusCode).toBe(200);
+    const c = Object.fromEntries(res.cookies.map((x) => [x.name, x.value]));
+    return {
+      cookie: `junction_session=${c.junction_session}; junction_csrf=${c.junction_csrf}`,
+      'x-junction-csrf': c.junction_csrf,
+    };
+  }
+  const bearer = (token: string, method: string, url: string, payload?: object) =>
+    h.app.inject({
+      method: method as 'GET',
+      url,
+      ...(payload ? { payload } : {}),
+      headers: { authorization: `Bearer ${token}` },
+    });
+  const FORBIDDEN = {
+    code: 'forbidden',
+    kind: 'forbidden',
+    message: 'This needs the "tokens" permission, which this token does not have.',
+    details: { permission: 'tokens' },
+  };
+
+  it('a read token can neither mint nor revoke, not even itself; it keeps working', async () => {
+    const headers = await session('viewer');
+    const made = await h.as(null, {
+      method: 'POST',
+      url: '/api/v1/tokens',
+      payload: { name: 'leaky', scopes: ['read', 'run'] },
+      headers,
+    });
+    expect(made.statusCode).toBe(201);
+    const { token, id } = made.json() as { token: string; id: string };
+    const mint = await bearer(token, 'POST', '/api/v1/tokens', { name: 'copy', scopes: ['read'] });
+    expect(mint.statusCode).toBe(403);
+    expect(mint.json()).toEqual(FORBIDDEN);
+    const revoke = await bearer(token, 'DELETE', `/api/v1/tokens/${id}`);
+    expect(revoke.statusCode).toBe(403);
+    expect(revoke.json()).toEqual(FORBIDDEN);
+    expect((await bearer(token, 'GET', '/api/v1/auth/me')).statusCode).toBe(200);
+    // listing its user's tokens (names, never secrets) is fine
+    expect((await bearer(token, 'GET', '/api/v1/tokens')).statusCode).toBe(200);
+    // the session that made it revokes it
+    const del = await h.as(null, { method: 'DELETE', url: `/api/v1/tokens/${id}`, headers });
+    expect(del.statusCode).toBe(200);
+    expect((await bearer(token, 'GET', '/api/v1/auth/me')).statusCode).toBe(401);
+  });
+
+  it('an admin-scope token mints and revokes; a tokens-scope token mints only within its scopes and reads no data', async () => {
+    const headers = await session('admin');
+    const admin = (
+      await h.as(null, { method: 'POST', url: '/api/v1/tokens', payload: { name: 'ops', scopes: ['admin'] }, headers })
+    ).json() as { token: string; id: string };
+    const child = await bearer(admin.token, 'POST', '/api/v1/tokens', { name: 'child', scopes: ['read'] });
+    expect(child.statusCode).toBe(201);
+    expect((await bearer(admin.token, 'DELETE', `/api/v1/tokens/${child.json().id}`)).statusCode).toBe(200);
+
+    const rotator = (
+      await h.as(null, {
+        method: 'POST',
+        url: '/api/v1/tokens',
+        payload: { name: 'rotator', scopes: ['tokens', 'read'] },
+        headers,
+      })
+    ).json() as { token: string; id: string };
+    const beyond = await bearer(rotator.token, 'POST', '/api/v1/tokens', { name: 'more', scopes: ['read', 'query'] });
+    expect(beyond.statusCode).toBe(403);
+    expect(beyond.json()).toEqual({
+      code: 'forbidden',
+      kind: 'forbidden',
+      message: 'You cannot grant scopes you do not have: query.',
+    });
+    const within = await bearer(rotator.token, 'POST', '/api/v1/tokens', { name: 'within', scopes: ['read'] });
+    expect(within.statusCode).toBe(201);
+    const only = (
+      await h.as(null, { method: 'POST', url: '/api/v1/tokens', payload: { name: 'only', scopes: ['tokens'] }, headers })
+    ).json() as { token: string };
+    expect((await bearer(only.token, 'GET', '/api/v1/auth/me')).json().permissions).toEqual(['tokens']);
+    const data = await bearer(only.token, 'GET', '/api/v1/sources');
+    expect(data.statusCode).toBe(403);
+    expect(data.json().details).toEqual({ permission: 'read' });
+
+    await h.app.records.flush();
+    const audit = (await h.as('admin', { method: 'GET', url: '/api/v1/audit?action=token.create' })).json() as {
+      target: string;
+      actorName: string;
+      details: Record<string, unknown>;
+    }[];
+    const within_ = audit.find((a) => a.target === 'within')!;
+    expect(within_).toMatchObject({ actorName: 'admin' });
+    expect(within_.details).toEqual({
+      tokenId: within.json().id,
+      prefix: within.json().prefix,
+      scopes: ['read'],
+      viaToken: rotator.id,
+    });
+    const revokes = (await h.as('admin', { method: 'GET', url: '/api/v1/audit?action=token.revoke' })).json() as {
+      target: string;
+      details: Record<string, unknown>;
+    }[];
+    expect(revokes.find((a) => a.target === 'child')!.details).toEqual({
+      tokenId: child.json().id,
+      prefix: child.json().prefix,
+      viaToken: admin.id,
+    });
+  });
+
+  it('a token minted by an expiring token expires with it at the latest', async () => {
+    const headers = await session('analyst');
+    const expiresAt = new Date(Date.now() + 3600_000).toISOString();
+    const parent = (
+      await h.as(null, {
+        method: 'POST',
+        url: '/api/v1/tokens',
+        payload: { name: 'p', scopes: ['tokens', 'read'], expiresAt },
+        headers,
+      })
+    ).json() as { token: string };
+    const inherits = await bearer(parent.token, 'POST', '/api/v1/tokens', { name: 'c', scopes: ['read'] });
+    expect(inherits.json().expiresAt).toBe(expiresAt);
+    const later = await bearer(parent.token, 'POST', '/api/v1/tokens', {
+      name: 'c2',
+      scopes: ['read'],
+      expiresAt: new Date(Date.now() + 7200_000).toISOString(),
+    });
+    expect(later.statusCode).toBe(400);
+    expect(later.json()).toMatchObject({ code: 'invalid_expiry', details: { field: 'body.expiresAt' } });
+  });
+});

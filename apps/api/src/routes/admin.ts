@@ -17,7 +17,12 @@ const Username = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-
 const Password = Type.String({ minLength: 8, maxLength: 1000 });
 const CreateUser = Type.Object({ username: Username, password: Password, role: Role }, { additionalProperties: false });
 const UpdateUser = Type.Object(
-  { password: Type.Optional(Password), role: Type.Optional(Role), disabled: Type.Optional(Type.Boolean()) },
+  {
+    password: Type.Optional(Password),
+    role: Type.Optional(Role),
+    disabled: Type.Optional(Type.Boolean()),
+    unlock: Type.Optional(Type.Literal(true, { description: 'end a sign-in lock-out now (a new password does too)' })),
+  },
   { additionalProperties: false },
 );
 
@@ -37,10 +42,13 @@ const CreateGrant = Type.Object(
     userId: Type.Optional(Type.String({ maxLength: 200 })),
     sourceName: Type.Optional(Type.Union([Name, Type.Literal('*')])),
     viewSchema: Type.Optional(Name),
-    viewName: Type.Optional(Name),
+    viewName: Type.Optional(Type.Union([Name, Type.Literal('*')], { description: "'*' or none: every view of the schema" })),
     privilege: Type.Optional(
-      Type.Union([Type.Literal('read'), Type.Literal('design')], {
-        description: 'read (default); design: also change the views of a virtual schema (viewSchema only)',
+      Type.Union([Type.Literal('read'), Type.Literal('design'), Type.Literal('native')], {
+        description:
+          'read (default); design: create, change and delete the views of a virtual schema, or change one view ' +
+          '(viewSchema only); design does not include read; native: also send the source its own SQL, read-only, ' +
+          'in the benchmark lab (one named sourceName, not *)',
       }),
     ),
   },
@@ -116,7 +124,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const user = await app.db.user.findUnique({ where: { id: request.params.id } });
       if (!user) throw notFound('user', request.params.id);
-      const { password, role, disabled } = request.body;
+      const { password, role, disabled, unlock } = request.body;
       if (user.id === request.principal!.userId && ((role && role !== 'admin') || disabled))
         throw forbidden('You cannot demote or disable yourself.');
       const updated = await app.db.user.update({
@@ -129,11 +137,13 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       });
       // a changed password or a disabled account ends every session of that user
       if (password || disabled) await app.db.session.deleteMany({ where: { userId: user.id } });
+      const unlocked = unlock || password ? app.signIns.unlock(user.username) : false;
       app.principals.forgetUser(user.id); // cached tokens and sessions carry the old role and flags
       await app.audit(request, 'user.update', user.username, {
         ...(role ? { role } : {}),
         ...(disabled !== undefined ? { disabled } : {}),
         ...(password ? { passwordChanged: true } : {}),
+        ...(unlocked ? { unlocked: true } : {}),
       });
       return userOut(updated);
     },
@@ -191,7 +201,24 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         throw new JunctionError('grant_privilege', 'user', 'A design grant names a viewSchema (and optionally a viewName).', {
           details: { field: 'body.privilege' },
         });
+      if (b.privilege === 'native' && (b.sourceName === undefined || b.sourceName === '*'))
+        throw new JunctionError('grant_privilege', 'user', 'A native grant names one source (sourceName), not * and not a view.', {
+          details: { field: 'body.privilege' },
+        });
       if (b.userId && !(await app.db.user.findUnique({ where: { id: b.userId } }))) throw notFound('user', b.userId);
+      // a grant on nothing would reach whatever later takes the name (views are read with their
+      // definer's rights, so the grantee would read what that view exposes)
+      const viewName = b.viewName === '*' ? undefined : b.viewName;
+      if (b.sourceName !== undefined && b.sourceName !== '*') {
+        // the materialized store is no registered source: its rows are reached only through views
+        if (!(await app.db.source.findUnique({ where: { name: b.sourceName } }))) throw notFound('source', b.sourceName);
+      }
+      if (b.viewSchema !== undefined) {
+        const schema = await app.db.virtualSchema.findUnique({ where: { name: b.viewSchema } });
+        if (!schema) throw notFound('schema', b.viewSchema);
+        if (viewName && !(await app.db.view.findUnique({ where: { schemaId_name: { schemaId: schema.id, name: viewName } } })))
+          throw notFound('view', `${b.viewSchema}.${viewName}`);
+      }
       const g = await app.db.grant.create({
         data: {
           id: randomUUID(),
@@ -199,7 +226,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           userId: b.userId ?? null,
           sourceName: b.sourceName ?? null,
           viewSchema: b.viewSchema ?? null,
-          viewName: b.viewName ?? null,
+          viewName: viewName ?? null,
           privilege: b.privilege ?? 'read',
         },
       });
@@ -207,6 +234,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       await app.audit(request, 'grant.create', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
         role: g.role,
         userId: g.userId,
+        privilege: g.privilege,
       });
       return reply
         .status(201)
@@ -225,6 +253,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       await app.audit(request, 'grant.delete', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
         role: g.role,
         userId: g.userId,
+        privilege: g.privilege,
       });
       return { ok: true };
     },
@@ -322,7 +351,9 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           'Scopes are hierarchical, as roles are: `read` allows reading the catalog; `run` implies read and allows ' +
           'running saved queries and views; `query` implies read and run and allows ad hoc SQL; `design` implies ' +
           'read, query and run and allows designing views; `admin` implies every permission. A token may do what ' +
-          "its scopes imply, capped by its user's role at the time of each request; you can grant only scopes you have.",
+          "its scopes imply, capped by its user's role at the time of each request; you can grant only scopes you have. " +
+          '`tokens` allows creating and revoking your tokens and nothing else; a token needs it (or `admin`) to ' +
+          'create a token, which then has no scope beyond its own and expires no later than it.',
         body: CreateToken,
         response: { 201: Type.Intersect([Token, Type.Object({ token: Type.String() })]), ...errors() },
       },
@@ -331,9 +362,21 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       const p = request.principal!;
       const beyond = request.body.scopes.filter((s) => !p.permissions.has(s));
       if (beyond.length) throw forbidden(`You cannot grant scopes you do not have: ${beyond.join(', ')}.`);
-      const expiresAt = request.body.expiresAt === undefined ? null : new Date(request.body.expiresAt);
+      let expiresAt = request.body.expiresAt === undefined ? null : new Date(request.body.expiresAt);
       if (expiresAt && expiresAt.getTime() <= Date.now())
         throw new JunctionError('invalid_expiry', 'user', 'A token must expire in the future; leave the expiry out for a token that lasts until revoked.');
+      // a token's offspring must not outlive it by expiry (revoking the parent does not reach them)
+      const parent = p.tokenId ? await app.db.apiToken.findUnique({ where: { id: p.tokenId } }) : null;
+      if (parent?.expiresAt) {
+        if (expiresAt && expiresAt > parent.expiresAt)
+          throw new JunctionError(
+            'invalid_expiry',
+            'user',
+            `A token created with a token cannot expire after it (${parent.expiresAt.toISOString()}).`,
+            { details: { field: 'body.expiresAt' } },
+          );
+        expiresAt ??= parent.expiresAt;
+      }
       const secret = `jct_${randomToken(32)}`;
       const t = await app.db.apiToken.create({
         data: {
@@ -347,8 +390,12 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         },
       });
       await app.audit(request, 'token.create', request.body.name, {
+        tokenId: t.id,
+        prefix: t.prefix,
         scopes: request.body.scopes,
         ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+        // which token made it, to find what a leaked token minted
+        ...(p.tokenId ? { viaToken: p.tokenId } : {}),
       });
       return reply.status(201).send({ ...tokenOut(t), token: secret });
     },
@@ -364,7 +411,12 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       if (!t || (t.userId !== p.userId && !p.permissions.has('admin'))) throw notFound('token', request.params.id);
       await app.db.apiToken.update({ where: { id: t.id }, data: { revokedAt: t.revokedAt ?? new Date() } });
       app.principals.forgetToken(t.id);
-      await app.audit(request, 'token.revoke', t.name);
+      await app.audit(request, 'token.revoke', t.name, {
+        tokenId: t.id,
+        prefix: t.prefix,
+        ...(t.userId !== p.userId ? { ownerId: t.userId } : {}),
+        ...(p.tokenId ? { viaToken: p.tokenId } : {}),
+      });
       return { ok: true };
     },
   );

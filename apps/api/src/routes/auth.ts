@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { JunctionError } from '@junction/connectors';
-import { LoginThrottle } from '../lib/login-throttle.js';
 import { errors, ErrorReply, Ok, Role } from '../lib/schemas.js';
 import { hashPassword, sha256, verifyPassword } from '../lib/secrets.js';
 import { CSRF_COOKIE, ROLE_PERMISSIONS, SESSION_COOKIE, type Role as RoleName } from '../plugins/auth.js';
@@ -31,12 +30,27 @@ interface AuthRouteOptions {
   attemptsPerMinute?: number;
 }
 
-/** Enough for a person and a script behind one address; the per-user backoff stops guessing long before. */
+/** Enough for a person and a script behind one address; the per-user backoff and lock-out stop guessing long before. */
 const DEFAULT_SIGNIN_RATE = 30;
+
+/**
+ * 423 Locked rather than 429: waiting a moment does not help, and the owner's own right password
+ * is refused too, which the message says so that they ask an admin instead of retrying.
+ */
+function locked(reply: FastifyReply, until: number) {
+  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  const at = new Date(until).toISOString();
+  reply.header('retry-after', String(seconds));
+  return reply.status(423).send({
+    code: 'account_locked',
+    kind: 'auth',
+    message: `This account is temporarily locked after too many failed sign-ins; it unlocks at ${at}, or sooner if an admin unlocks it.`,
+    details: { lockedUntil: at, retryAfterSeconds: seconds },
+  });
+}
 
 export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOptions = {}): Promise<void> {
   const rateLimit = { max: opts.attemptsPerMinute ?? DEFAULT_SIGNIN_RATE, timeWindow: '1 minute' };
-  const throttle = new LoginThrottle();
   // verifying against a real hash for unknown users keeps response time from revealing names
   const dummyHash = await hashPassword('not a password of anyone');
 
@@ -47,15 +61,16 @@ export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOp
         tags: ['auth'],
         summary: 'Sign in; sets the session cookie',
         body: LoginBody,
-        response: { 200: Me, 400: ErrorReply, 401: ErrorReply, 429: ErrorReply },
+        response: { 200: Me, 400: ErrorReply, 401: ErrorReply, 423: ErrorReply, 429: ErrorReply },
       },
       config: { rateLimit },
     },
     async (request, reply) => {
       const { username, password } = request.body;
-      const key = `${request.ip}|${username.toLowerCase()}`;
-      const wait = throttle.waitMs(key);
-      if (wait > 0) {
+      const check = app.signIns.check(request.ip, username);
+      if (check.status === 'locked') return locked(reply, check.until);
+      if (check.status === 'wait') {
+        const wait = check.ms;
         reply.header('retry-after', String(Math.ceil(wait / 1000)));
         return reply.status(429).send({
           code: 'too_many_attempts',
@@ -67,22 +82,24 @@ export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOp
       const user = await app.db.user.findUnique({ where: { username } });
       const ok = await verifyPassword(password, user?.passwordHash ?? dummyHash);
       if (!user || !ok || user.disabled) {
-        throttle.fail(key);
-        await app.records.audit({
-          id: crypto.randomUUID(),
-          actorId: null,
-          actorName: null,
-          action: 'auth.login_failed',
-          target: username.slice(0, 100),
-          details: null,
-          ip: request.ip,
-        });
+        const lock = app.signIns.failed(request.ip, username);
+        // the name tried, never the password: a password typed into the name field is the risk taken
+        await app.audit(request, 'auth.login_failed', username.slice(0, 100));
+        if (lock) {
+          const policy = app.signIns.lockout!;
+          await app.audit(request, 'auth.locked', username.slice(0, 100), {
+            failures: policy.failures,
+            windowSeconds: policy.windowMs / 1000,
+            lockedUntil: new Date(lock.lockedUntil).toISOString(),
+          });
+        }
         return reply
           .status(401)
           .send({ code: 'bad_credentials', kind: 'auth', message: 'Unknown user name or wrong password.' });
       }
-      throttle.succeed(key);
+      app.signIns.succeeded(request.ip, username);
       const { csrfToken } = await app.startSession(reply, request, user.id);
+      await app.audit(request, 'auth.login', user.username, undefined, { id: user.id, username: user.username });
       return {
         id: user.id,
         username: user.username,

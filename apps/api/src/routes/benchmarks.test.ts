@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BenchLab } from '../bench-lab/runner.js';
 import { createPgDatabase, pgExec, startHarness, TEST_MYSQL_URL, type Harness } from '../../test/harness.js';
@@ -37,7 +38,7 @@ const finished = (id: string, ms?: number) =>
   until(
     `run ${id}`,
     () => getRun(id),
-    (r) => ['done', 'failed', 'cancelled'].includes(r.status),
+    (r) => ['done', 'failed', 'cancelled', 'interrupted'].includes(r.status),
     ms,
   );
 
@@ -88,6 +89,8 @@ beforeAll(async () => {
     await myFor('dbC'),
     await myFor('dbD'),
     await pgFor('tpch'),
+    await myFor('tpchMy'),
+    { name: 'lite', engine: 'sqlite', file: liteFile() },
   ]) {
     const r = await api('POST', '/api/v1/sources', s);
     expect(r.statusCode, r.body).toBe(201);
@@ -95,6 +98,7 @@ beforeAll(async () => {
   for (const [layout, sources] of [
     ['jdv', { dbA: 'dbA', dbB: 'dbB', dbC: 'dbC', dbD: 'dbD' }],
     ['single', { direct: 'tpch' }],
+    ['single', { direct: 'tpchMy' }],
   ] as const) {
     const started = await api('POST', '/api/v1/benchmarks/load', { layout, sf: SF, sources });
     expect(started.statusCode, started.body).toBe(202);
@@ -116,6 +120,13 @@ afterAll(async () => {
   await c.end();
 });
 
+/** an empty SQLite database for a direct target the presets' SQL cannot serve */
+function liteFile(): string {
+  const file = path.join(h.dir, 'lite.sqlite');
+  new Database(file).close();
+  return file;
+}
+
 /** the harness's app on a socket of its own (the HTTP driver and the CLI need one) */
 let listeningAt: Promise<string> | undefined;
 function listening(): Promise<string> {
@@ -133,11 +144,9 @@ describe('benchmark lab', () => {
     const jdv = r.json()[0];
     expect(jdv.queries.map((q: Json) => q.id)).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']);
     expect(jdv.queries[0].title).toEqual(expect.any(String));
-    expect(jdv.phases.map((p: Json) => `${p.type} ${p.query ?? p.queries?.join('')} ${p.users ?? p.repetitions}`)).toEqual([
-      'single ABCDEFH 5',
-      'concurrency G 1,2,5,10,20',
-      'concurrency H 1,2,4,8,16',
-    ]);
+    expect(
+      jdv.phases.map((p: Json) => `${p.type} ${p.query ?? p.queries?.join('')} ${p.users ?? p.repetitions}`),
+    ).toEqual(['single ABCDEFH 5', 'concurrency G 1,2,5,10,20', 'concurrency H 1,2,4,8,16']);
   });
 
   let jdvRun = '';
@@ -155,7 +164,20 @@ describe('benchmark lab', () => {
     for (const q of ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']) {
       expect(res.answers[q].equivalent, `${q}: ${JSON.stringify(res.answers[q])}`).toBe(true);
       expect(res.answers[q].direct).toEqual(res.answers[q].federated);
+      expect(res.answers[q].rowsCompared).toBe(res.answers[q].direct.rows);
     }
+    // H is checked with several keys drawn like the run's (one key, a multiple of 3, has no
+    // orders in TPC-H: 0 rows against 0 rows proves nothing)
+    const hCheck = res.answers.H;
+    expect(hCheck.checks).toHaveLength(5);
+    expect(new Set(hCheck.checks.map((c: Json) => c.params[0])).size).toBe(5);
+    for (const c of hCheck.checks) expect(c).toMatchObject({ equivalent: true, directRows: c.federatedRows });
+    expect(hCheck.rowsCompared).toBeGreaterThan(0);
+    expect(hCheck.rowsCompared).toBe(hCheck.checks.reduce((n: number, c: Json) => n + c.directRows, 0));
+    expect(res.answers.A.checks).toHaveLength(1);
+    // the data's real scale, counted
+    expect(res.environment.data).toMatchObject({ table: 'customer', rows: 1500, sf: SF });
+    expect(res.warnings ?? []).toEqual([]);
     // the study's answers at this scale select rows for the queries that are not parameterised
     // rows of the study's queries at SF 0.01 (seeded generator, small-scale constants)
     expect(Object.fromEntries(['A', 'B', 'C', 'D', 'E', 'F', 'G'].map((q) => [q, res.answers[q].direct.rows]))).toEqual(
@@ -179,8 +201,10 @@ describe('benchmark lab', () => {
         for (const k of ['p50Ms', 'p90Ms', 'p95Ms', 'p99Ms', 'maxMs']) expect(e[m][k]).toBeGreaterThan(0);
         expect(e[m].p50Ms).toBeLessThanOrEqual(e[m].maxMs);
       }
-      // the same query in each mode returns the same rows per execution
-      if (e.query !== 'H') expect(e.federated.rows).toBe(e.direct.rows);
+      // the same query in each mode returns the same rows per execution: H's random keys are the
+      // same in every mode
+      expect(e.federated.rows).toBe(e.direct.rows);
+      expect(e.pushdown.rows).toBe(e.direct.rows);
     }
     expect(single.find((e: Json) => e.query === 'A').federated.rows).toBe(200);
     // use cases 3 and 4: two levels of users, direct and federated
@@ -280,7 +304,10 @@ describe('benchmark lab', () => {
       phases: [{ type: 'single', warmups: 0, repetitions: 1 }],
     });
     const run = await finished(runId);
-    expect(run.status).toBe('done');
+    // a wrong answer fails the run, whatever its times
+    expect(run.status).toBe('failed');
+    expect(run.progress.failure).toBe('answers');
+    expect(run.progress.error).toMatch(/^Wrong answer: X /);
     expect(run.results.answers.X).toMatchObject({
       equivalent: false,
       direct: { rows: 9 },
@@ -399,6 +426,12 @@ describe('benchmark lab', () => {
     const orig = await getRun(jdvRun);
     expect(copy.results).toEqual(orig.results);
     expect(copy.status).toBe('done');
+    // an import says it is one (and of which run), the original does not
+    expect(copy.imported).toMatchObject({ from: jdvRun, at: expect.any(String) });
+    expect(orig.imported).toBeNull();
+    const listed = (await api('GET', '/api/v1/benchmark-runs')).json();
+    expect(listed.find((r: Json) => r.id === copy.id).imported).toBe(true);
+    expect(listed.find((r: Json) => r.id === jdvRun).imported).toBe(false);
     const cmp = (await api('GET', `/api/v1/benchmark-runs/${jdvRun}/compare/${copy.id}`)).json();
     expect(cmp.queries.length).toBe(7 * 3 + 2 * 2);
     for (const r of cmp.queries) expect(r.p50DiffPct).toBe(0);
@@ -426,8 +459,6 @@ describe('benchmark lab', () => {
         'jdv',
         '--url',
         address,
-        '--token',
-        h.tokens.admin,
         '--direct',
         'tpch',
         '--sf',
@@ -443,7 +474,8 @@ describe('benchmark lab', () => {
         '--name',
         'from the CLI',
       ],
-      { cwd: repo, timeout: 120_000 },
+      // the token from the environment: npm echoes a command line
+      { cwd: repo, timeout: 120_000, env: { ...process.env, JUNCTION_TOKEN: h.tokens.admin } },
     );
     const lines = stdout.split('\n');
     expect(lines).toContain('Use cases 1–2: each query alone');
@@ -455,14 +487,143 @@ describe('benchmark lab', () => {
     expect(runs.find((r: Json) => r.name === 'from the CLI')).toMatchObject({ status: 'done' });
   });
 
-  it('a run the server was running when it stopped is marked failed at the next start', async () => {
+  it('a run the server was running when it stopped is marked interrupted at the next start, keeping what it flushed', async () => {
+    const partial = { steps: [{ phase: 'p', query: 'N', users: 1 }], summary: { executions: 7 } };
     await h.meta.db.benchmarkRun.create({
-      data: { id: 'interrupted', name: 'interrupted', results: '{}', status: 'running' },
+      data: {
+        id: 'interrupted',
+        name: 'interrupted',
+        results: JSON.stringify(partial),
+        status: 'running',
+        progress: JSON.stringify({ phase: 'p', executions: 7 }),
+      },
     });
     await new BenchLab(h.app).recover();
     const run = await getRun('interrupted');
-    expect(run.status).toBe('failed');
-    expect(run.progress).toEqual({ error: 'The server restarted during the run.' });
+    expect(run.status).toBe('interrupted');
+    expect(run.progress).toMatchObject({ phase: 'p', executions: 7, error: 'The server restarted during the run.' });
+    expect(run.results).toEqual(partial);
+  });
+
+  it('an unknown run is benchmark_run_not_found', async () => {
+    const r = await api('GET', '/api/v1/benchmark-runs/nope');
+    expect(r.statusCode).toBe(404);
+    expect(r.json().code).toBe('benchmark_run_not_found');
+  });
+
+  it("renders the presets' direct SQL for a MySQL target, and refuses SQLite with the reason before any run", async () => {
+    const refused = await api('POST', '/api/v1/benchmarks', {
+      name: 'lite direct',
+      preset: 'jdv',
+      sources: { ...SOURCES, direct: 'lite' },
+      settings: { sf: SF },
+    });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'benchmark_direct_dialect' });
+    expect(refused.json().message).toMatch(/SQLite/);
+    const runId = await startRun({
+      name: 'mysql direct',
+      preset: 'jdv',
+      sources: { ...SOURCES, direct: 'tpchMy' },
+      settings: { sf: SF },
+      overrides: { queries: ['B', 'C', 'E', 'H'], warmups: 0, repetitions: 1, users: [1], stepSeconds: 0.3 },
+    });
+    const run = await finished(runId);
+    expect(run.status, JSON.stringify(run.progress)).toBe('done');
+    for (const q of ['B', 'C', 'E', 'H']) {
+      expect(run.results.answers[q].equivalent, `${q}: ${JSON.stringify(run.results.answers[q])}`).toBe(true);
+      expect(run.results.answers[q].rowsCompared).toBeGreaterThan(0);
+    }
+    expect(run.results.errors).toEqual([]);
+  });
+
+  it('cold vs warm purges only what its queries read: an interactive cached result of another source stays', async () => {
+    const other = '/*+ cache(ttl=300) */ SELECT count(*) AS n FROM dbD.region';
+    const ask = async () => (await api('POST', '/api/v1/query', { sql: other })).json();
+    await ask();
+    expect((await ask()).stats.cache).toBe('hit');
+    const runId = await startRun({
+      name: 'cold warm scoped',
+      queries: [{ id: 'A', federated: 'SELECT * FROM dbB.customer WHERE c_custkey <= 10' }],
+      phases: [{ type: 'coldwarm', warmPasses: 1, cacheTtlSeconds: 60 }],
+    });
+    const run = await finished(runId);
+    expect(run.status).toBe('done');
+    expect((await ask()).stats.cache).toBe('hit');
+  });
+
+  it('a phase over queries the overrides leave out is dropped, and only the queries left are checked', async () => {
+    const created = await api('POST', '/api/v1/benchmarks', {
+      name: 'only G',
+      preset: 'jdv',
+      sources: SOURCES,
+      settings: { sf: SF },
+      overrides: { queries: ['G'], users: [1], stepSeconds: 0.3 },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const def = (await api('GET', `/api/v1/benchmarks/${created.json().id}`)).json().definition;
+    expect(def.phases.map((p: Json) => `${p.type} ${p.query ?? p.queries}`)).toEqual(['concurrency G']);
+    expect(def.queries.map((q: Json) => q.id)).toEqual(['G']);
+    const run = await finished((await api('POST', `/api/v1/benchmarks/${created.json().id}/runs`)).json().runId);
+    expect(Object.keys(run.results.answers)).toEqual(['G']);
+  });
+
+  it('counts the data to check the scale, and warns when the settings say another', async () => {
+    const runId = await startRun({
+      name: 'wrong scale',
+      preset: 'jdv',
+      sources: SOURCES,
+      settings: { sf: 1 },
+      overrides: { queries: ['A'], warmups: 0, repetitions: 1 },
+    });
+    const run = await finished(runId);
+    expect(run.results.environment.data).toMatchObject({ table: 'customer', source: 'dbB', rows: 1500, sf: SF });
+    expect(run.results.warnings).toEqual([expect.stringMatching(/SF 0\.01 .*not the SF 1 /)]);
+  });
+
+  it('a timed phase moves the progress, flushes results while it runs, has no sliver intervals, and a cancel keeps its finished steps', async () => {
+    const runId = await startRun({
+      name: 'cancelled steps',
+      queries: [{ id: 'N', federated: 'SELECT count(*) FROM dbD.nation' }],
+      phases: [{ type: 'concurrency', query: 'N', users: [1, 2, 4, 8], stepSeconds: 2.3 }],
+      settings: { sampleMs: 200 },
+    });
+    const fractions = new Set<number>();
+    let flushed: Json = {};
+    try {
+      await until(
+        'the second level',
+        async () => {
+          const r = await getRun(runId);
+          if (r.progress?.step === 'N federated × 1 users') fractions.add(r.progress.fraction);
+          return r;
+        },
+        (r) => r.progress?.step === 'N federated × 2 users',
+      );
+      // what the run has so far is in its row, not only in memory (a restart keeps it)
+      flushed = await until(
+        'results flushed',
+        async () => JSON.parse((await h.meta.db.benchmarkRun.findUniqueOrThrow({ where: { id: runId } })).results),
+        (r) => r.steps?.length === 1,
+        10_000,
+      );
+    } finally {
+      expect((await api('DELETE', `/api/v1/benchmark-runs/${runId}`)).json().status).toBe('cancelled');
+    }
+    expect(flushed.intervals.length).toBeGreaterThan(0);
+    expect(fractions.size).toBeGreaterThanOrEqual(3);
+    const run = await getRun(runId);
+    const done = run.results.steps.filter((s: Json) => !s.partial);
+    expect(done.map((s: Json) => s.users)).toEqual([1]);
+    const entry = run.results.queries.find((e: Json) => e.query === 'N');
+    const steps = run.results.steps.reduce((n: number, s: Json) => n + s.stats.executions, 0);
+    expect(entry.federated.executions).toBe(steps);
+    expect(entry.federated.executions).toBeGreaterThan(done[0].stats.executions - 1);
+    expect(entry.partial).toBe(true);
+    // the step of 2.3 s at 1 s intervals: 1 s, then 1.3 s, not 1, 1 and a 0.3 s sliver
+    const first = run.results.intervals.filter((i: Json) => i.step === 'N federated × 1 users');
+    expect(first.map((i: Json) => Math.round(i.seconds))).toEqual([1, 1]);
+    expect(first.reduce((n: number, i: Json) => n + i.executions, 0)).toBe(done[0].stats.executions);
   });
 
   it('needs query permission to define and run, admin to load', async () => {

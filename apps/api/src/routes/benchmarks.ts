@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { JunctionError } from '@junction/connectors';
+import { JunctionError, type EngineName } from '@junction/connectors';
 import type { BenchmarkRun } from '../generated/prisma/client.js';
 import { CreateBenchmarkBody, Phase, type Definition, type Settings } from '../bench-lab/definition.js';
 import { compareRuns, EXPORT_FORMAT, exportCsv, exportJson, type RunRecord } from '../bench-lab/exchange.js';
 import { Loader } from '../bench-lab/loader.js';
-import { definitionOf, PRESETS, presetById } from '../bench-lab/presets.js';
+import { definitionOf, directRefusal, PRESETS, presetById } from '../bench-lab/presets.js';
 import { BenchLab } from '../bench-lab/runner.js';
 import { conflict, notFound } from '../lib/errors.js';
 import { errors, Json } from '../lib/schemas.js';
+import type { Principal } from '../plugins/auth.js';
 
 const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const RunId = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -21,6 +22,9 @@ const RunSummary = Type.Object({
   createdAt: Type.String(),
   startedAt: Type.Union([Type.String(), Type.Null()]),
   finishedAt: Type.Union([Type.String(), Type.Null()]),
+  sharedRole: Type.Union([Type.String(), Type.Null()]),
+  mine: Type.Boolean(),
+  imported: Type.Boolean(),
   summary: Json,
 });
 const LoadBody = Type.Object(
@@ -32,9 +36,38 @@ const LoadBody = Type.Object(
   { additionalProperties: false },
 );
 const ImportBody = Type.Object(
-  { format: Type.Literal(EXPORT_FORMAT), version: Type.Literal(1), run: Type.Unknown() },
+  {
+    format: Type.Literal(EXPORT_FORMAT),
+    version: Type.Literal(1),
+    exportedAt: Type.Optional(Type.String({ maxLength: 40 })),
+    run: Type.Unknown(),
+  },
   { additionalProperties: true },
 );
+
+const ShareBody = Type.Object(
+  {
+    sharedRole: Type.Union([Type.Literal('admin'), Type.Literal('analyst'), Type.Literal('viewer'), Type.Null()], {
+      description:
+        'members of this role may read it (a benchmark: also run it) besides its owner and admins; null: nobody else',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** Benchmarks and runs belong to their owner; admins and an explicitly shared role may read them. */
+interface Owned {
+  readonly userId: string | null;
+  readonly sharedRole: string | null;
+}
+const mayRead = (p: Principal, o: Owned): boolean =>
+  p.permissions.has('admin') || o.userId === p.userId || (o.sharedRole !== null && o.sharedRole === p.role);
+const mayChange = (p: Principal, o: Owned): boolean => p.permissions.has('admin') || o.userId === p.userId;
+/** The listing filter matching mayRead. */
+const readable = (p: Principal) =>
+  p.permissions.has('admin') ? {} : { OR: [{ userId: p.userId }, { sharedRole: p.role }] };
+const notOwner = (what: string): JunctionError =>
+  new JunctionError('forbidden', 'forbidden', `Only the ${what}'s owner or an admin may do this.`);
 
 const parse = (s: string | null): unknown => {
   if (!s) return null;
@@ -45,20 +78,43 @@ const parse = (s: string | null): unknown => {
   }
 };
 
-function record(row: BenchmarkRun, lab: BenchLab): RunRecord {
+/** Where an imported run came from (kept in its progress: the run's row has no column for it). */
+function importedOf(progress: unknown): { at: string; from: string | null; exportedAt: string | null } | null {
+  const i = (progress as { imported?: unknown } | null)?.imported;
+  return i && typeof i === 'object' ? (i as { at: string; from: string | null; exportedAt: string | null }) : null;
+}
+
+function record(row: BenchmarkRun, lab: BenchLab): RunRecord & { imported: ReturnType<typeof importedOf> } {
   const live = lab.live(row.id);
   return {
     id: row.id,
     name: row.name,
     benchmarkId: row.benchmarkId,
     status: row.status,
+    sharedRole: row.sharedRole,
     progress: live?.progress ?? parse(row.progress),
     definition: parse(row.config),
     results: (live?.results ?? parse(row.results) ?? {}) as RunRecord['results'],
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
     finishedAt: row.finishedAt?.toISOString() ?? null,
+    imported: importedOf(parse(row.progress)),
   };
+}
+
+/**
+ * A preset's direct SQL is rendered for its direct target's engine; an engine it cannot be
+ * rendered for is refused before any run, with the reason (400).
+ */
+async function directEngine(app: FastifyInstance, direct: string | undefined) {
+  if (!direct) return undefined;
+  const engine = (await app.junction.findSource(direct)).engine as EngineName;
+  const refusal = directRefusal(engine, direct);
+  if (refusal)
+    throw new JunctionError('benchmark_direct_dialect', 'user', refusal, {
+      details: { field: 'sources.direct', engine },
+    });
+  return engine;
 }
 
 /**
@@ -73,9 +129,15 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
   app.addHook('onReady', async () => lab.recover());
   app.addHook('onClose', async () => lab.close());
 
-  const findRun = async (runId: string) => {
+  // what the caller may not read does not exist for them (404, as for an unknown id)
+  const findRun = async (p: Principal, runId: string) => {
     const row = await app.db.benchmarkRun.findUnique({ where: { id: runId } });
-    if (!row) throw notFound('benchmark run', runId);
+    if (!row || !mayRead(p, row)) throw notFound('benchmark_run', runId);
+    return row;
+  };
+  const findBenchmark = async (p: Principal, id: string) => {
+    const row = await app.db.benchmark.findUnique({ where: { id } });
+    if (!row || !mayRead(p, row)) throw notFound('benchmark', id);
     return row;
   };
 
@@ -123,11 +185,19 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         response: { 200: Json, ...errors() },
       },
     },
-    async () =>
-      (await app.db.benchmark.findMany({ orderBy: { createdAt: 'desc' }, take: 200 })).map((b) => ({
+    async (request) =>
+      (
+        await app.db.benchmark.findMany({
+          where: readable(request.principal!),
+          orderBy: { createdAt: 'desc' },
+          take: 200,
+        })
+      ).map((b) => ({
         id: b.id,
         name: b.name,
         preset: b.preset,
+        sharedRole: b.sharedRole,
+        mine: b.userId === request.principal!.userId,
         createdAt: b.createdAt.toISOString(),
       })),
   );
@@ -139,7 +209,7 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         tags: ['benchmarks'],
         summary: 'Define a benchmark, from a preset (with overrides) or from queries and phases',
         body: CreateBenchmarkBody,
-        response: { 201: Type.Object({ id: Type.String() }), ...errors(404) },
+        response: { 201: Type.Object({ id: Type.String() }), ...errors(400, 404) },
       },
     },
     async (request, reply) => {
@@ -152,7 +222,8 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         sources: { ...b.settings?.sources, ...layout },
         ...(direct ? { direct } : {}),
       };
-      const def: Definition = definitionOf(b.name, preset, settings, b);
+      const engine = preset && !b.queries ? await directEngine(app, settings.direct) : undefined;
+      const def: Definition = definitionOf(b.name, preset, settings, b, engine);
       if (!def.queries.length)
         throw new JunctionError('benchmark_empty', 'user', 'A benchmark needs queries (or a preset).', {
           details: { field: 'queries' },
@@ -185,6 +256,7 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
           definition: JSON.stringify(def),
         },
       });
+      await app.audit(request, 'benchmark.create', id, { name: b.name });
       return reply.status(201).send({ id });
     },
   );
@@ -200,12 +272,12 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
       },
     },
     async (request) => {
-      const b = await app.db.benchmark.findUnique({ where: { id: request.params.id } });
-      if (!b) throw notFound('benchmark', request.params.id);
+      const b = await findBenchmark(request.principal!, request.params.id);
       return {
         id: b.id,
         name: b.name,
         preset: b.preset,
+        sharedRole: b.sharedRole,
         createdAt: b.createdAt.toISOString(),
         definition: JSON.parse(b.definition),
       };
@@ -223,8 +295,30 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
       },
     },
     async (request) => {
-      const n = await app.db.benchmark.deleteMany({ where: { id: request.params.id } });
-      if (!n.count) throw notFound('benchmark', request.params.id);
+      const b = await findBenchmark(request.principal!, request.params.id);
+      if (!mayChange(request.principal!, b)) throw notOwner('benchmark');
+      await app.db.benchmark.delete({ where: { id: b.id } });
+      await app.audit(request, 'benchmark.delete', b.id, { name: b.name });
+      return { ok: true };
+    },
+  );
+
+  app.patch<{ Params: Static<typeof Id>; Body: Static<typeof ShareBody> }>(
+    '/benchmarks/:id',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Share a benchmark with a role (its members may read and run it), or stop sharing it',
+        params: Id,
+        body: ShareBody,
+        response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(403, 404) },
+      },
+    },
+    async (request) => {
+      const b = await findBenchmark(request.principal!, request.params.id);
+      if (!mayChange(request.principal!, b)) throw notOwner('benchmark');
+      await app.db.benchmark.update({ where: { id: b.id }, data: { sharedRole: request.body.sharedRole } });
+      await app.audit(request, 'benchmark.share', b.id, { sharedRole: request.body.sharedRole });
       return { ok: true };
     },
   );
@@ -236,11 +330,18 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         tags: ['benchmarks'],
         summary: "Start a run in the server's background",
         params: Id,
-        response: { 201: Type.Object({ runId: Type.String() }), ...errors(404) },
+        response: { 201: Type.Object({ runId: Type.String() }), ...errors(400, 404) },
       },
     },
     async (request, reply) => {
-      const runId = await lab.start(request.params.id, request.principal!);
+      const b = await findBenchmark(request.principal!, request.params.id);
+      // a preset's benchmark defined before its direct SQL was rendered per engine, or whose
+      // target changed engine since
+      const def = parse(b.definition) as Definition | null;
+      if (def?.preset && def.settings?.direct && def.queries.some((q) => q.direct))
+        await directEngine(app, def.settings.direct);
+      const runId = await lab.start(b.id, request.principal!);
+      await app.audit(request, 'benchmark.run', runId, { benchmark: b.id });
       return reply.status(201).send({ runId });
     },
   );
@@ -260,7 +361,10 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
     },
     async (request) => {
       const rows = await app.db.benchmarkRun.findMany({
-        where: request.query.benchmarkId ? { benchmarkId: request.query.benchmarkId } : {},
+        where: {
+          ...readable(request.principal!),
+          ...(request.query.benchmarkId ? { benchmarkId: request.query.benchmarkId } : {}),
+        },
         orderBy: { createdAt: 'desc' },
         take: 200,
       });
@@ -269,6 +373,9 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         name: r.name,
         benchmarkId: r.benchmarkId,
         status: r.status,
+        sharedRole: r.sharedRole,
+        mine: r.userId === request.principal!.userId,
+        imported: importedOf(parse(r.progress)) !== null,
         createdAt: r.createdAt.toISOString(),
         startedAt: r.startedAt?.toISOString() ?? null,
         finishedAt: r.finishedAt?.toISOString() ?? null,
@@ -287,7 +394,10 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         response: { 200: Json, ...errors(404) },
       },
     },
-    async (request) => record(await findRun(request.params.runId), lab),
+    async (request) => {
+      const row = await findRun(request.principal!, request.params.runId);
+      return { ...record(row, lab), mayChange: mayChange(request.principal!, row) };
+    },
   );
 
   app.delete<{ Params: Static<typeof RunId> }>(
@@ -301,10 +411,12 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
       },
     },
     async (request) => {
-      const row = await findRun(request.params.runId);
+      const row = await findRun(request.principal!, request.params.runId);
+      if (!mayChange(request.principal!, row)) throw notOwner('run');
       if (!lab.cancel(row.id)) throw conflict('benchmark_run_not_running', `The run is ${row.status}, not running.`);
       await lab.active.get(row.id)?.done.catch(() => undefined);
-      return { ok: true, status: (await findRun(row.id)).status };
+      await app.audit(request, 'benchmark_run.cancel', row.id);
+      return { ok: true, status: (await findRun(request.principal!, row.id)).status };
     },
   );
 
@@ -319,10 +431,13 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
       },
     },
     async (request) =>
-      compareRuns(record(await findRun(request.params.a), lab), record(await findRun(request.params.b), lab)),
+      compareRuns(
+        record(await findRun(request.principal!, request.params.a), lab),
+        record(await findRun(request.principal!, request.params.b), lab),
+      ),
   );
 
-  app.get<{ Params: Static<typeof RunId>; Querystring: { format?: 'json' | 'csv' } }>(
+  app.get<{ Params: Static<typeof RunId>; Querystring: { format?: 'json' | 'csv'; formulaSafe?: 'true' | 'false' } }>(
     '/benchmark-runs/:runId/export',
     {
       schema: {
@@ -330,18 +445,27 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         summary: 'Export a run: JSON (re-importable) or CSV (format=csv)',
         params: RunId,
         querystring: Type.Object(
-          { format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) },
+          {
+            format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
+            formulaSafe: Type.Optional(
+              Type.Union([Type.Literal('true'), Type.Literal('false')], {
+                description: "csv: false writes names starting with = + - @ as they are (default: prefixed with ')",
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Json, ...errors(404) },
       },
     },
     async (request, reply) => {
-      const run = record(await findRun(request.params.runId), lab);
+      const run = record(await findRun(request.principal!, request.params.runId), lab);
       const base = `benchmark-${run.id.slice(0, 8)}`;
       if (request.query.format === 'csv') {
         reply.header('content-disposition', `attachment; filename="${base}.csv"`);
-        return reply.type('text/csv; charset=utf-8').send(exportCsv(run));
+        return reply
+          .type('text/csv; charset=utf-8')
+          .send(exportCsv(run, { formulaSafe: request.query.formulaSafe !== 'false' }));
       }
       reply.header('content-disposition', `attachment; filename="${base}.json"`);
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(exportJson(run)));
@@ -357,7 +481,8 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         body: ImportBody,
         response: { 201: Type.Object({ runId: Type.String() }), ...errors() },
       },
-      bodyLimit: 64 * 1024 * 1024,
+      // a run's results with its samples stay well under this; more is not a run export
+      bodyLimit: 16 * 1024 * 1024,
     },
     async (request, reply) => {
       const run = request.body.run as Partial<RunRecord> | null;
@@ -365,7 +490,16 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         throw new JunctionError('benchmark_import_invalid', 'user', 'Not an exported benchmark run.', {
           details: { field: 'run' },
         });
-      const status = ['done', 'failed', 'cancelled'].includes(String(run.status)) ? String(run.status) : 'failed';
+      const status = ['done', 'failed', 'cancelled', 'interrupted'].includes(String(run.status))
+        ? String(run.status)
+        : 'failed';
+      // the run says it is an import, and of which run: it looks the same as its original otherwise
+      const imported = {
+        at: new Date().toISOString(),
+        from: typeof run.id === 'string' ? run.id.slice(0, 100) : null,
+        exportedAt: request.body.exportedAt ?? null,
+      };
+      const progress = run.progress && typeof run.progress === 'object' ? run.progress : {};
       const runId = randomUUID();
       await app.db.benchmarkRun.create({
         data: {
@@ -375,13 +509,34 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
           benchmarkId: null,
           status,
           config: run.definition ? JSON.stringify(run.definition) : null,
-          progress: run.progress ? JSON.stringify(run.progress) : null,
+          progress: JSON.stringify({ ...progress, imported }),
           results: JSON.stringify(run.results),
           startedAt: run.startedAt ? new Date(run.startedAt) : null,
           finishedAt: run.finishedAt ? new Date(run.finishedAt) : new Date(),
         },
       });
+      await app.audit(request, 'benchmark_run.import', runId, { name: run.name.slice(0, 200) });
       return reply.status(201).send({ runId });
+    },
+  );
+
+  app.patch<{ Params: Static<typeof RunId>; Body: Static<typeof ShareBody> }>(
+    '/benchmark-runs/:runId',
+    {
+      schema: {
+        tags: ['benchmarks'],
+        summary: 'Share a run with a role (its members may read and export it), or stop sharing it',
+        params: RunId,
+        body: ShareBody,
+        response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(403, 404) },
+      },
+    },
+    async (request) => {
+      const row = await findRun(request.principal!, request.params.runId);
+      if (!mayChange(request.principal!, row)) throw notOwner('run');
+      await app.db.benchmarkRun.update({ where: { id: row.id }, data: { sharedRole: request.body.sharedRole } });
+      await app.audit(request, 'benchmark_run.share', row.id, { sharedRole: request.body.sharedRole });
+      return { ok: true };
     },
   );
 
@@ -396,7 +551,8 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
       },
     },
     async (request, reply) => {
-      const job = await loader.start(request.body.layout, request.body.sf, request.body.sources);
+      const job = await loader.start(request.principal!, request.body.layout, request.body.sf, request.body.sources);
+      await app.audit(request, 'benchmark.load', job.id, { layout: job.layout, sf: job.sf, sources: job.sources });
       return reply.status(202).send(job);
     },
   );

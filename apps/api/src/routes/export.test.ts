@@ -128,3 +128,48 @@ describe('saved queries: export, distinct names', () => {
     expect([overwrite.statusCode, overwrite.json().sql]).toEqual([200, 'SELECT 5']);
   });
 });
+
+describe('CSV formula injection', () => {
+  // text that a spreadsheet would run, a text "-5", numbers (int32, int64, decimal) that must stay numbers
+  const INJECT =
+    `SELECT '=HYPERLINK("http://x","y")' AS a, '-5' AS b, -5 AS c, CAST(-7 AS bigint) AS d, ` +
+    `CAST(-0.5 AS numeric(4,2)) AS e, '@x' AS f, '+1' AS g, 'ok' AS h, 'z' AS "=cmd"`;
+
+  it('prefixes text cells and column names that start a formula with a quote, by default', async () => {
+    const res = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query/export',
+      payload: { sql: INJECT, format: 'csv' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(
+      ["a,b,c,d,e,f,g,h,'=cmd", `"'=HYPERLINK(""http://x"",""y"")",'-5,-5,-7,-0.50,'@x,'+1,ok,z`, ''].join('\r\n'),
+    );
+  });
+
+  it('writes cells as they are with formulaSafe: false', async () => {
+    const res = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/query/export',
+      payload: { sql: INJECT, format: 'csv', formulaSafe: false },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(
+      ['a,b,c,d,e,f,g,h,=cmd', `"=HYPERLINK(""http://x"",""y"")",-5,-5,-7,-0.50,@x,+1,ok,z`, ''].join('\r\n'),
+    );
+  });
+
+  it('does the same for a saved query export', async () => {
+    const saved = await h.as('analyst', {
+      method: 'POST',
+      url: '/api/v1/saved-queries',
+      payload: { name: 'inject', sql: "SELECT '=1+2' AS f, -5 AS n" },
+    });
+    expect(saved.statusCode).toBe(201);
+    const url = `/api/v1/saved-queries/${saved.json().id}/export`;
+    const safe = await h.as('analyst', { method: 'POST', url, payload: { format: 'csv' } });
+    expect(safe.body).toBe("f,n\r\n'=1+2,-5\r\n");
+    const raw = await h.as('analyst', { method: 'POST', url, payload: { format: 'csv', formulaSafe: false } });
+    expect(raw.body).toBe('f,n\r\n=1+2,-5\r\n');
+  });
+});

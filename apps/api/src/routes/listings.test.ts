@@ -38,6 +38,12 @@ beforeAll(async () => {
     await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role, sourceName: 'opensrc' } });
   for (const schema of ['pub', 'hushschema'])
     expect((await h.as('admin', { method: 'POST', url: '/api/v1/schemas', payload: { name: schema } })).statusCode).toBe(201);
+  // publishing into a schema takes a design grant on it
+  await h.as('admin', {
+    method: 'POST',
+    url: '/api/v1/grants',
+    payload: { userId: h.userIds.analyst, viewSchema: 'pub', privilege: 'design' },
+  });
   const hushView = await h.as('admin', {
     method: 'POST',
     url: '/api/v1/views',
@@ -207,7 +213,7 @@ describe("another user's objects", () => {
     const ok = await bearer(analyst2, 'PATCH', url, { description: 'changed by analyst2' });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().description).toBe('changed by analyst2');
-    // the creator and the admin permission always may
+    // the creator (with design on pub) and the admin permission may
     expect((await h.as('analyst', { method: 'PATCH', url, payload: { description: 'back' } })).statusCode).toBe(200);
     expect((await h.as('admin', { method: 'PATCH', url, payload: { description: 'admin' } })).statusCode).toBe(200);
   });

@@ -76,9 +76,19 @@ describe('materialized views', () => {
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ view: 'rep.gen_v', status: 'failed', rows: 200 });
     expect(list[0].error).toMatch(/gen/);
+    expect(list[0].errorCode).toEqual(expect.any(String));
+    // a driver's message may quote data: a reader of the view who is not an admin gets a code
+    const g = await h.as('admin', { method: 'POST', url: '/api/v1/grants', payload: { role: 'viewer', viewSchema: 'rep', viewName: 'gen_v' } });
+    expect(g.statusCode).toBe(201);
+    const seen = await h.as('viewer', { method: 'GET', url: '/api/v1/materializations' });
+    expect(seen.json()).toEqual([
+      { ...list[0], error: 'The last refresh failed; an administrator can see why.', errorCode: list[0].errorCode },
+    ]);
+    expect(seen.body).not.toContain(list[0].error);
+    expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/grants/${g.json().id}` })).statusCode).toBe(200);
     expect(await rows(PER_GEN)).toEqual([[6, '200', '5025.00']]);
     await pgExec(db.url, 'ALTER TABLE public.gen_gone RENAME TO gen');
-    expect((await refresh()).json()).toMatchObject({ status: 'ok', error: null });
+    expect((await refresh()).json()).toMatchObject({ status: 'ok', error: null, errorCode: null });
   });
 
   it('goes back to the definition when the view changes or is no longer materialized', async () => {

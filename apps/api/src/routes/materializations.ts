@@ -12,8 +12,13 @@ const Status = Type.Object({
   bytes: Type.Union([Type.Integer(), Type.Null()]),
   refreshedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   durationMs: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: "why the last refresh failed: the driver's message for admins, a generic one for other readers",
+  }),
+  errorCode: Type.Union([Type.String(), Type.Null()]),
 });
+/** what a reader who is not an admin sees of a failed refresh */
+const GENERIC_ERROR = 'The last refresh failed; an administrator can see why.';
 const ViewParams = Type.Object({
   schema: Type.String({ minLength: 1, maxLength: 128 }),
   name: Type.String({ minLength: 1, maxLength: 128 }),
@@ -46,10 +51,16 @@ export default async function materializationRoutes(app: FastifyInstance): Promi
     async (request) => {
       await app.materializer.ready();
       const access = await app.junction.accessPolicy(request.principal!);
-      return app.materializer.list().filter((m) => {
-        const i = m.view.indexOf('.');
-        return access.canReadView(m.view.slice(0, i), m.view.slice(i + 1));
-      });
+      // a driver's message may quote the rows it choked on, and a view's readers need not be
+      // allowed to read what it reads
+      const admin = request.principal!.permissions.has('admin');
+      return app.materializer
+        .list()
+        .filter((m) => {
+          const i = m.view.indexOf('.');
+          return access.canReadView(m.view.slice(0, i), m.view.slice(i + 1));
+        })
+        .map((m) => (admin || m.error === null ? m : { ...m, error: GENERIC_ERROR }));
     },
   );
 
@@ -86,6 +97,8 @@ export default async function materializationRoutes(app: FastifyInstance): Promi
     async (request) => {
       await app.materializer.ready();
       const { schema, name } = request.params;
+      app.materializer.get(`${schema}.${name}`); // 404 before the log says it was refreshed
+      // logged before it runs: a failing refresh is an attempt worth recording too
       await app.audit(request, 'materialization.refresh', `${schema}.${name}`);
       return app.materializer.refresh(schema, name);
     },

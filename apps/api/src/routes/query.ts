@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isJunctionError, JunctionError, type Value } from '@junction/connectors';
-import type { QueryStats } from '@junction/query-core';
+import type { ExplainResult, QueryStats } from '@junction/query-core';
 import { logLevelOf, notFound, toErrorBody } from '../lib/errors.js';
 import { errors, Limit } from '../lib/schemas.js';
 import { coalesce } from '../lib/coalesce.js';
@@ -13,6 +13,7 @@ import {
   exportEncoder,
   ndjsonEncoder,
   type ExportFormat,
+  type ExportOptions,
   type ResultEncoder,
 } from '../lib/result-encoders.js';
 import { jsonColumns } from '../lib/values.js';
@@ -75,6 +76,14 @@ const ExplainBody = Type.Object(
     sql: Type.String({ minLength: 1, maxLength: 1_000_000 }),
     params: Type.Optional(Type.Array(Param, { maxItems: 10_000 })),
     analyze: Type.Optional(Type.Boolean()),
+    queryId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'analyze: chosen by the client so it can cancel (DELETE /queries/:id) before the reply arrives',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -117,6 +126,12 @@ export const ExportBody = Type.Object(
       EXPORT_FORMATS.map((f) => Type.Literal(f)),
       { description: 'csv (RFC 4180) or json (an array of row objects)' },
     ),
+    formulaSafe: Type.Optional(
+      Type.Boolean({
+        description:
+          "csv: text cells starting with = + - @ tab or CR get a leading ' so spreadsheets do not run them as formulas (default true); false writes them as they are",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -151,10 +166,11 @@ export async function runQuery(
   reply: FastifyReply,
   input: RunInput,
   exportAs?: ExportFormat,
+  exportOptions?: ExportOptions,
 ): Promise<unknown> {
   const p = request.principal as Principal;
   const encoder = exportAs
-    ? exportEncoder(exportAs)
+    ? exportEncoder(exportAs, exportOptions)
     : (request.headers.accept ?? '').includes('application/x-ndjson')
       ? ndjsonEncoder()
       : undefined;
@@ -282,8 +298,71 @@ export async function runQuery(
   return reply.send(Readable.from(coalesce(lines(), { waitMs: COALESCE_WAIT_MS }), { objectMode: false }));
 }
 
-function statusOf(e: unknown): string {
+export function statusOf(e: unknown): string {
   return isJunctionError(e) && (e.kind === 'cancelled' || e.kind === 'timeout') ? e.kind : 'error';
+}
+
+/** One row of the caller's history for a statement run other than through runQuery. */
+export async function recordHistory(
+  app: FastifyInstance,
+  p: Principal,
+  entry: { queryId: string; sql: string; params?: unknown[]; started: number; rows?: number | null; error?: unknown },
+): Promise<void> {
+  const failed = entry.error !== undefined;
+  await app.records.history({
+    id: randomUUID(),
+    userId: p.userId,
+    queryId: entry.queryId,
+    sql: entry.sql,
+    params: entry.params?.length ? JSON.stringify(entry.params) : null,
+    status: failed ? statusOf(entry.error) : 'ok',
+    rows: entry.rows ?? null,
+    elapsedMs: Date.now() - entry.started,
+    errorCode: failed ? (isJunctionError(entry.error) ? entry.error.code : 'internal') : null,
+  });
+}
+
+/** An abort signal that fires when the client goes away before its reply is written. */
+export function disconnectSignal(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished)
+      abort.abort(new JunctionError('client_disconnected', 'cancelled', 'The client closed the connection.'));
+  });
+  return abort.signal;
+}
+
+/**
+ * EXPLAIN ANALYZE runs the statement on its sources to the end, so, like a query, it is listed
+ * (GET /queries), cancellable by its owner or an admin (DELETE /queries/:id) or by the client
+ * going away, and in the caller's history.
+ */
+async function explainAnalyzed(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Static<typeof ExplainBody>,
+): Promise<ExplainResult> {
+  const p = request.principal as Principal;
+  const queryId = body.queryId ?? randomUUID();
+  // marked, so the history tells it from a run of the same SQL; still runnable as it stands
+  const label = `/* EXPLAIN ANALYZE */ ${body.sql}`;
+  const started = Date.now();
+  reply.header('x-junction-query-id', queryId);
+  try {
+    const out = await app.junction.explain(p, body.sql, {
+      params: body.params,
+      analyze: true,
+      signal: disconnectSignal(reply),
+      queryId,
+      label,
+    });
+    await recordHistory(app, p, { queryId, sql: label, params: body.params, started });
+    return out;
+  } catch (e) {
+    await recordHistory(app, p, { queryId, sql: label, params: body.params, started, error: e });
+    throw e;
+  }
 }
 
 export default async function queryRoutes(app: FastifyInstance): Promise<void> {
@@ -314,8 +393,8 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { format, ...input } = request.body;
-      return runQuery(app, request, reply, input, format);
+      const { format, formulaSafe, ...input } = request.body;
+      return runQuery(app, request, reply, input, format, { formulaSafe });
     },
   );
 
@@ -373,15 +452,15 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
               ),
             ),
           }),
-          ...errors(404, 422, 429, 502, 503, 504),
+          ...errors(404, 409, 422, 429, 499, 502, 503, 504),
         },
       },
     },
-    async (request) => {
-      const out = await app.junction.explain(request.principal!, request.body.sql, {
-        params: request.body.params,
-        analyze: request.body.analyze,
-      });
+    async (request, reply) => {
+      const out = request.body.analyze
+        ? await explainAnalyzed(app, request, reply, request.body)
+        : // planning only: no source is contacted, nothing to list or cancel
+          await app.junction.explain(request.principal!, request.body.sql, { params: request.body.params });
       return {
         plan: out.plan,
         text: out.text,

@@ -5,7 +5,7 @@ import { conflict, forbidden, notFound } from '../lib/errors.js';
 import { errors, IdParams, Ok } from '../lib/schemas.js';
 import type { Principal } from '../plugins/auth.js';
 import { EXPORT_FORMATS } from '../lib/result-encoders.js';
-import { ExportReply, runQuery, type RunInput } from './query.js';
+import { ExportBody, ExportReply, runQuery, type RunInput } from './query.js';
 
 const Param = Type.Union([Type.String({ maxLength: 100_000 }), Type.Number(), Type.Boolean(), Type.Null()]);
 const Saved = Type.Object({
@@ -41,7 +41,11 @@ const RunSaved = Type.Object(
   { additionalProperties: false },
 );
 const ExportSaved = Type.Object(
-  { ...RunSaved.properties, format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f))) },
+  {
+    ...RunSaved.properties,
+    format: Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f))),
+    formulaSafe: ExportBody.properties.formulaSafe,
+  },
   { additionalProperties: false },
 );
 
@@ -75,19 +79,44 @@ const out = (q: Row) => ({
 export default async function savedRoutes(app: FastifyInstance): Promise<void> {
   const visible = (userId: string) => ({ OR: [{ ownerId: userId }, { shared: true }, { example: true }] });
 
+  /**
+   * Whether the caller's grants let them run the query: binding under their access policy
+   * decides it exactly (views read with the view's rights included), and planning contacts no
+   * source. A query refused for anything but access (a placeholder without a default value, a
+   * table since dropped) stays listed: it is the caller's to fix or run with values, and binding
+   * got past every name it checks before failing.
+   */
+  async function runnableBy(p: Principal): Promise<(q: { sql: string; params: string | null }) => Promise<boolean>> {
+    const access = await app.junction.accessPolicy(p);
+    if (access.key === 'all') return async () => true;
+    const engine = await app.junction.engine();
+    return async (q) => {
+      try {
+        await engine.explain(q.sql, { access, params: q.params ? JSON.parse(q.params) : [] });
+        return true;
+      } catch (e) {
+        return (e as { code?: string }).code !== 'access_denied';
+      }
+    };
+  }
+
   app.get(
     '/saved-queries',
     {
       schema: { tags: ['saved queries'], response: { 200: Type.Array(Saved), ...errors() } },
     },
-    async (request) =>
-      (
-        await app.db.savedQuery.findMany({
-          where: visible(request.principal!.userId),
-          include: { owner: true },
-          orderBy: [{ example: 'desc' }, { name: 'asc' }],
-        })
-      ).map(out),
+    async (request) => {
+      const all = await app.db.savedQuery.findMany({
+        where: visible(request.principal!.userId),
+        include: { owner: true },
+        orderBy: [{ example: 'desc' }, { name: 'asc' }],
+      });
+      const may = await runnableBy(request.principal!);
+      const shown = [];
+      // one at a time: plans are cached per policy, and a long list must not plan in parallel bursts
+      for (const q of all) if (await may(q)) shown.push(out(q));
+      return shown;
+    },
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
@@ -100,7 +129,8 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
         where: { id: request.params.id, ...visible(request.principal!.userId) },
         include: { owner: true },
       });
-      if (!q) throw notFound('saved_query', request.params.id);
+      // a query over what the caller may not read is not theirs to learn of, as a private one
+      if (!q || !(await (await runnableBy(request.principal!))(q))) throw notFound('saved_query', request.params.id);
       return out(q);
     },
   );
@@ -195,7 +225,7 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
   /** The saved query's SQL with the caller's parameter values, or its own defaults. */
   async function runnable(id: string, p: Principal, body: Static<typeof RunSaved>): Promise<RunInput> {
     const q = await app.db.savedQuery.findFirst({ where: { id, ...visible(p.userId) } });
-    if (!q) throw notFound('saved_query', id);
+    if (!q || !(await (await runnableBy(p))(q))) throw notFound('saved_query', id);
     const params = body.params ?? (q.params ? JSON.parse(q.params) : undefined);
     return { sql: q.sql, params, timeoutMs: body.timeoutMs, maxRows: body.maxRows, queryId: body.queryId };
   }
@@ -213,8 +243,10 @@ export default async function savedRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { format, ...body } = request.body;
-      return runQuery(app, request, reply, await runnable(request.params.id, request.principal!, body), format);
+      const { format, formulaSafe, ...body } = request.body;
+      return runQuery(app, request, reply, await runnable(request.params.id, request.principal!, body), format, {
+        formulaSafe,
+      });
     },
   );
 

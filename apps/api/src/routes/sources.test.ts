@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -222,7 +227,14 @@ describe('sources', () => {
     expect(detail.body).not.toContain(NEW_SECRET);
     expect(detail.body).not.toContain(SECRET);
     // connection details are the admins' business
-    expect(detail.json()).toMatchObject({ name: 'crm', host: null, port: null, database: null, user: null, file: null });
+    expect(detail.json()).toMatchObject({
+      name: 'crm',
+      host: null,
+      port: null,
+      database: null,
+      user: null,
+      file: null,
+    });
     expect(detail.body).not.toContain(role);
     await h.as('admin', { method: 'DELETE', url: `/api/v1/grants/${g.json().id}` });
   });
@@ -287,14 +299,22 @@ describe('source status follows queries', () => {
       };
     // fire-and-forget updates: poll until the metadata row shows the change
     const until = async (id: string, status: string) => {
-      for (let i = 0; i < 100 && (await statusOf(id)).status !== status; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && (await statusOf(id)).status !== status; i++)
+        await new Promise((r) => setTimeout(r, 20));
       return statusOf(id);
     };
     try {
       const created = await h.as('admin', {
         method: 'POST',
         url: '/api/v1/sources',
-        payload: { ...pgSource(), name: 'flaky', host: '127.0.0.1', port: relay.port(), user: pgdb.user, password: pgdb.password },
+        payload: {
+          ...pgSource(),
+          name: 'flaky',
+          host: '127.0.0.1',
+          port: relay.port(),
+          user: pgdb.user,
+          password: pgdb.password,
+        },
       });
       expect(created.statusCode).toBe(201);
       const id = created.json().id as string;
@@ -308,7 +328,11 @@ describe('source status follows queries', () => {
         payload: { sql: 'SELECT c_custkey FROM flaky.customer' },
       });
       expect(failed.statusCode).toBe(502);
-      expect(failed.json()).toMatchObject({ code: 'source_unavailable', kind: 'external', details: { source: 'flaky' } });
+      expect(failed.json()).toMatchObject({
+        code: 'source_unavailable',
+        kind: 'external',
+        details: { source: 'flaky' },
+      });
       const offline = await until(id, 'offline');
       expect(offline.status).toBe('offline');
       expect(offline.statusMessage).toBe(failed.json().message);
@@ -332,6 +356,192 @@ describe('source status follows queries', () => {
       expect((await h.as('admin', { method: 'DELETE', url: `/api/v1/sources/${id}` })).statusCode).toBe(200);
     } finally {
       await relay.shut().catch(() => undefined);
+    }
+  });
+});
+
+/** A TCP listener that only counts who knocks: proof that a refused source was never contacted. */
+async function knockCounter() {
+  let knocks = 0;
+  const server = net.createServer((sock) => {
+    knocks++;
+    sock.destroy();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    knocks: () => knocks,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** A port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('where a source may point (JUNCTION_SOURCE_ALLOW)', () => {
+  let g: Harness;
+  let root: string;
+  let dataDir: string;
+  let shared: string;
+  let knock: Awaited<ReturnType<typeof knockCounter>>;
+
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'jt-allow-api-'));
+    dataDir = path.join(root, 'data');
+    shared = path.join(root, 'shared');
+    mkdirSync(path.join(dataDir, 'sqlite'), { recursive: true });
+    mkdirSync(shared);
+    // Junction's own files, as SQLite files a source could otherwise read
+    for (const f of [
+      path.join(dataDir, 'junction.db'),
+      path.join(dataDir, 'sqlite', 'demo.sqlite'),
+      path.join(shared, 'ok.sqlite'),
+    ]) {
+      const db = new Database(f);
+      db.exec('CREATE TABLE t (x INT)');
+      db.close();
+    }
+    symlinkSync(path.join(dataDir, 'junction.db'), path.join(shared, 'innocent.sqlite'));
+    knock = await knockCounter();
+    g = await startHarness({ dataDir, sourceAllow: `10.255.255.0/24, db.example.invalid, ${shared}` });
+  });
+  afterAll(async () => {
+    await g?.close();
+    await knock?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const create = (payload: Record<string, unknown>) =>
+    g.as('admin', { method: 'POST', url: '/api/v1/sources', payload });
+  const pgAt = (port: number) => ({
+    name: 'scan',
+    engine: 'postgresql',
+    host: '127.0.0.1',
+    port,
+    database: 'x',
+    user: 'x',
+    password: 'x',
+  });
+
+  it('refuses a host outside the list with 403 source_not_allowed, before connecting, the same for an open or closed port', async () => {
+    const open = await create(pgAt(knock.port));
+    const closed = await create(pgAt(await closedPort()));
+    const listening = await create(pgAt(pgdb.port));
+    expect(open.statusCode).toBe(403);
+    expect(open.json()).toMatchObject({
+      code: 'source_not_allowed',
+      kind: 'forbidden',
+      details: { field: 'host', rule: 'JUNCTION_SOURCE_ALLOW' },
+    });
+    expect(open.json().message).toContain('JUNCTION_SOURCE_ALLOW');
+    expect(closed.body).toBe(open.body);
+    expect(listening.body).toBe(open.body);
+    expect(knock.knocks()).toBe(0);
+    expect(await g.meta.db.source.count()).toBe(0);
+    await g.app.records.flush();
+    expect(await g.meta.db.auditLog.count({ where: { action: 'source.refused', target: 'scan' } })).toBe(3);
+  });
+
+  it('refuses a SQLite file in the data directory, also through a symlink, and allows the listed folder', async () => {
+    for (const file of [
+      path.join(dataDir, 'junction.db'),
+      path.join(dataDir, 'secret.key'),
+      path.join(shared, 'innocent.sqlite'),
+    ]) {
+      const res = await create({ name: 'peek', engine: 'sqlite', file });
+      expect(res.statusCode, file).toBe(403);
+      expect(res.json(), file).toMatchObject({ code: 'source_not_allowed', details: { rule: 'data_directory' } });
+    }
+    // listed hosts and folders, not the default: the demo folder is not listed here
+    const demo = await create({ name: 'demo', engine: 'sqlite', file: path.join(dataDir, 'sqlite', 'demo.sqlite') });
+    expect(demo.json()).toMatchObject({ code: 'source_not_allowed', details: { rule: 'JUNCTION_SOURCE_ALLOW' } });
+    const ok = await create({ name: 'lite', engine: 'sqlite', file: path.join(shared, 'ok.sqlite') });
+    expect(ok.statusCode).toBe(201);
+  });
+
+  it('checks an update too: the stored settings stay', async () => {
+    const lite = (await g.as('admin', { method: 'GET', url: '/api/v1/sources/lite' })).json();
+    const res = await g.as('admin', {
+      method: 'PATCH',
+      url: `/api/v1/sources/${lite.id}`,
+      payload: { file: path.join(dataDir, 'junction.db') },
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'source_not_allowed', details: { rule: 'data_directory' } });
+    expect((await g.meta.db.source.findUniqueOrThrow({ where: { id: lite.id } })).file).toBe(
+      path.join(shared, 'ok.sqlite'),
+    );
+  });
+
+  it('tests a stored source the rules refuse without contacting it: one diagnosis whatever listens there', async () => {
+    // stored before the rules were tightened
+    const id = randomUUID();
+    await g.meta.db.source.create({
+      data: {
+        id,
+        name: 'legacy',
+        engine: 'postgresql',
+        host: '127.0.0.1',
+        port: knock.port,
+        options: '{}',
+        status: 'online',
+      },
+    });
+    const test = () => g.as('admin', { method: 'POST', url: `/api/v1/sources/${id}/test` });
+    const open = await test();
+    await g.meta.db.source.update({ where: { id }, data: { port: await closedPort() } });
+    const closed = await test();
+    expect(open.statusCode).toBe(200);
+    expect(open.json()).toMatchObject({ ok: false, code: 'source_not_allowed' });
+    expect(closed.body).toBe(open.body);
+    expect(knock.knocks()).toBe(0);
+    expect(await g.meta.db.source.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'offline' });
+    const refresh = await g.as('admin', { method: 'POST', url: `/api/v1/sources/${id}/refresh` });
+    expect(refresh.statusCode).toBe(403);
+    expect(refresh.json().code).toBe('source_not_allowed');
+    const patch = await g.as('admin', { method: 'PATCH', url: `/api/v1/sources/${id}`, payload: { password: 'x' } });
+    expect(patch.statusCode).toBe(403);
+    expect(knock.knocks()).toBe(0);
+  });
+});
+
+describe('the default rules with a data directory', () => {
+  it('allows any host and the data directory’s sqlite/ folder, refuses other files', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'jt-allow-default-'));
+    const dataDir = path.join(root, 'data');
+    mkdirSync(path.join(dataDir, 'sqlite'), { recursive: true });
+    const demoFile = path.join(dataDir, 'sqlite', 'dbC.sqlite');
+    const elsewhere = path.join(root, 'elsewhere.sqlite');
+    for (const f of [demoFile, elsewhere, path.join(dataDir, 'materialized.db')]) {
+      const db = new Database(f);
+      db.exec('CREATE TABLE t (x INT)');
+      db.close();
+    }
+    const d = await startHarness({ dataDir });
+    try {
+      const as = (payload: Record<string, unknown>) =>
+        d.as('admin', { method: 'POST', url: '/api/v1/sources', payload });
+      expect((await as({ name: 'dbC', engine: 'sqlite', file: demoFile })).statusCode).toBe(201);
+      expect(
+        (await as({ name: 'store', engine: 'sqlite', file: path.join(dataDir, 'materialized.db') })).json(),
+      ).toMatchObject({
+        code: 'source_not_allowed',
+        details: { rule: 'data_directory' },
+      });
+      expect((await as({ name: 'other', engine: 'sqlite', file: elsewhere })).json()).toMatchObject({
+        code: 'source_not_allowed',
+        details: { rule: 'JUNCTION_SOURCE_ALLOW' },
+      });
+      expect((await as({ ...pgSource(), user: pgdb.user, password: pgdb.password })).statusCode).toBe(201);
+    } finally {
+      await d.close();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

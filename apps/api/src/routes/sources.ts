@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { CatalogSnapshot } from '@junction/connectors';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isJunctionError, type CatalogSnapshot, type JunctionError } from '@junction/connectors';
 import type { Source as SourceRow } from '../generated/prisma/client.js';
 import { notFound } from '../lib/errors.js';
 import { errors, IdParams, Name, Ok } from '../lib/schemas.js';
+import { SourceAllow, type SourceTarget } from '../lib/source-allow.js';
 
 const Engine = Type.Union([
   Type.Literal('postgresql'),
@@ -44,7 +45,8 @@ const Options = Type.Object(
         },
         {
           additionalProperties: false,
-          description: "reuse the results of this source's statements for ttlSeconds (only those reading just the listed tables, when given)",
+          description:
+            "reuse the results of this source's statements for ttlSeconds (only those reading just the listed tables, when given)",
         },
       ),
     ),
@@ -164,7 +166,40 @@ export function withoutConnection(d: Static<typeof SourceDetail>): Static<typeof
   };
 }
 
-export default async function sourceRoutes(app: FastifyInstance): Promise<void> {
+export interface SourceRouteOptions {
+  /** where sources may point (JUNCTION_SOURCE_ALLOW); default: anywhere, as without a data directory */
+  allow?: SourceAllow;
+}
+
+export default async function sourceRoutes(app: FastifyInstance, opts: SourceRouteOptions): Promise<void> {
+  const allow = opts.allow ?? SourceAllow.parse(undefined);
+
+  /**
+   * Before any connection is attempted: what a refused target would have answered (open, closed,
+   * silent port; a file that exists or not) is never learnt, so the API is no port scanner.
+   */
+  async function assertAllowed(request: FastifyRequest, target: SourceTarget, path: string): Promise<void> {
+    try {
+      await allow.check(target);
+    } catch (e) {
+      if (isJunctionError(e))
+        await app.audit(request, 'source.refused', target.name, { path, code: e.code, message: e.message });
+      throw e;
+    }
+  }
+
+  /** A stored source whose target the rules no longer allow: offline, and never contacted. */
+  async function refusedStored(row: SourceRow): Promise<JunctionError | undefined> {
+    try {
+      await allow.check(row);
+      return undefined;
+    } catch (e) {
+      if (!isJunctionError(e)) throw e;
+      await app.db.source.update({ where: { id: row.id }, data: { status: 'offline', statusMessage: e.message } });
+      return e;
+    }
+  }
+
   app.get(
     '/sources',
     { schema: { tags: ['sources'], response: { 200: Type.Array(SourceSummary), ...errors() } } },
@@ -188,6 +223,7 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
       },
     },
     async (request, reply) => {
+      await assertAllowed(request, request.body, 'create');
       const row = await app.junction.createSource(request.body);
       await app.audit(request, 'source.create', row.name, {
         engine: row.engine,
@@ -225,7 +261,19 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
       },
     },
     async (request) => {
-      const row = await app.junction.updateSource(request.params.id, request.body);
+      // the settings the update would connect with: a new host, or a stored one the rules now refuse
+      const stored = await app.junction.findSource(request.params.id);
+      await assertAllowed(
+        request,
+        {
+          name: stored.name,
+          engine: stored.engine,
+          host: request.body.host ?? stored.host,
+          file: request.body.file ?? stored.file,
+        },
+        'update',
+      );
+      const row = await app.junction.updateSource(stored.id, request.body);
       const changed = Object.keys(request.body).filter((k) => k !== 'password');
       await app.audit(request, 'source.update', row.name, {
         changed,
@@ -255,7 +303,22 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
         response: { 200: Diagnosis, ...errors(404) },
       },
     },
-    async (request) => app.junction.testSource(request.params.id),
+    async (request) => {
+      const row = await app.junction.findSource(request.params.id);
+      const refused = await refusedStored(row);
+      // the same answer whatever is (or is not) listening there
+      if (refused)
+        return {
+          ok: false,
+          code: refused.code,
+          message: refused.message,
+          hint:
+            refused.details?.rule === 'data_directory'
+              ? "Point the source at a file outside Junction's data directory."
+              : "Allow the source's host or folder in JUNCTION_SOURCE_ALLOW, or point the source elsewhere.",
+        };
+      return app.junction.testSource(row.id);
+    },
   );
 
   app.post<{ Params: Static<typeof IdParams> }>(
@@ -269,7 +332,10 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
       },
     },
     async (request) => {
-      const row = await app.junction.refreshSource(request.params.id);
+      const stored = await app.junction.findSource(request.params.id);
+      const refused = await refusedStored(stored);
+      if (refused) throw refused;
+      const row = await app.junction.refreshSource(stored.id);
       await app.audit(request, 'source.refresh', row.name);
       return sourceDetail(row);
     },

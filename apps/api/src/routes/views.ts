@@ -6,8 +6,10 @@ import { conflict, forbidden, notFound, toErrorBody } from '../lib/errors.js';
 import { errors, ErrorReply, IdParams, Name, Ok } from '../lib/schemas.js';
 import { jsonColumns } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
-import { runQuery } from './query.js';
+import { STORE_SOURCE } from '../services/materializer.js';
+import { disconnectSignal, recordHistory, runQuery } from './query.js';
 import {
+  designRights,
   visibleSchemas as visibleSchemasOf,
   visibleViews as visibleViewsOf,
   type ViewRef as ViewRefOf,
@@ -71,6 +73,8 @@ const Impact = Type.Object({
       reason: Type.Optional(Type.String()),
     }),
   ),
+  hiddenDependants: Type.Integer({ description: 'views reading it that the caller may not see (not named)' }),
+  hiddenBreaking: Type.Integer({ description: 'how many of those would stop binding' }),
 });
 const Graph = Type.Object({
   nodes: Type.Array(
@@ -145,6 +149,30 @@ function wordsOf(sql: string): Set<string> {
   return out;
 }
 
+/**
+ * Views named in a reply: the ones the caller may see by name, the others only counted, so a
+ * refusal or an impact report does not reveal what someone else built on a view.
+ */
+function namesAnd(named: readonly string[], hidden: number, separator = ', '): string {
+  const unseen = hidden ? `${hidden} ${hidden === 1 ? 'view' : 'views'} you cannot see` : '';
+  if (!named.length) return unseen;
+  return `${named.join(separator)}${unseen ? ` and ${unseen}` : ''}`;
+}
+/** "Views a, b" / "Views a and 2 views you cannot see" / "2 views you cannot see" */
+const readersOf = (named: readonly string[], hidden: number) =>
+  named.length ? `Views ${namesAnd(named, hidden)}` : namesAnd(named, hidden);
+
+type GrantRow = {
+  role: string | null;
+  userId: string | null;
+  sourceName: string | null;
+  viewSchema: string | null;
+  viewName: string | null;
+  privilege: string;
+};
+const grantTarget = (g: GrantRow) => g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`;
+const grantDetails = (g: GrantRow) => ({ role: g.role, userId: g.userId, privilege: g.privilege });
+
 export default async function viewRoutes(app: FastifyInstance): Promise<void> {
   /** What a view reads, as `<source or schema>.<table or view>`: the engine's binding, or the text's names when it fails. */
   async function readsOf(sql: string): Promise<{ qualifier: string; name: string }[]> {
@@ -164,23 +192,52 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     (await visibleSchemasOf(app, p)).map((s) => ({ ...s, visibleViews: s.visible.length }));
 
   /**
-   * Changing a view: its creator, the admin permission, or a design grant on its schema (or on
-   * it) for the caller or their role. A view the caller cannot see is 404, as when reading it.
+   * Changing or deleting a view: the admin permission, or a design grant on its schema or on it
+   * for the caller or their role. Having created it is not enough: a creator whose design grant
+   * was taken back could otherwise still rewrite what the schema's readers see. A view the
+   * caller cannot see is 404, as when reading it.
    */
   async function assertEditable(p: Principal, v: ViewRef & { id: string }) {
-    if (v.createdBy === p.userId || p.permissions.has('admin')) return;
+    if (p.permissions.has('admin')) return;
     if (!(await visibleViews(p))(v)) throw notFound('view', v.id);
-    const grant = await app.db.grant.findFirst({
-      where: {
-        privilege: 'design',
-        viewSchema: v.schema.name,
-        AND: [{ OR: [{ viewName: null }, { viewName: v.name }] }, { OR: [{ role: p.role }, { userId: p.userId }] }],
-      },
-    });
-    if (!grant)
+    if (!(await designRights(app, p))(v.schema.name, v.name))
       throw forbidden(
-        `Only the creator of ${v.schema.name}.${v.name}, an admin, or a holder of a design grant on it may change it.`,
+        `Changing ${v.schema.name}.${v.name} takes a design grant on "${v.schema.name}" or on the view (or the admin permission).`,
       );
+  }
+
+  /**
+   * Schema names the engine would confuse with something else: a source's (case-insensitively,
+   * as unquoted names resolve) and Junction's store of materialized views, whose name a view's
+   * SQL could no longer tell apart from the store.
+   */
+  async function assertSchemaName(name: string) {
+    if (name.toLowerCase() === STORE_SOURCE)
+      throw conflict(
+        'name_reserved',
+        `"${name}" is the name of Junction's store of materialized views; a virtual schema needs another.`,
+      );
+    const sources = await app.db.source.findMany({ select: { name: true } });
+    if (sources.some((x) => x.name.toLowerCase() === name.toLowerCase()))
+      throw conflict('name_taken', `"${name}" is a source name; a virtual schema needs another.`);
+    if (await app.db.virtualSchema.findUnique({ where: { name } }))
+      throw conflict('schema_exists', `A virtual schema named "${name}" already exists.`);
+  }
+
+  /**
+   * Removes grants on an object that goes away (or on one about to be created under a name an
+   * older object had): a grant must not reach a later object of the same name.
+   */
+  async function dropGrants(
+    request: Parameters<typeof app.audit>[0],
+    where: { viewSchema: string; viewName?: string },
+    reason: string,
+  ) {
+    const stale = await app.db.grant.findMany({ where });
+    if (!stale.length) return;
+    await app.db.grant.deleteMany({ where: { id: { in: stale.map((g) => g.id) } } });
+    app.junction.invalidateAccess();
+    for (const g of stale) await app.audit(request, 'grant.delete', grantTarget(g), { ...grantDetails(g), reason });
   }
 
   /** Plans the SQL with the caller's grants and reads its output columns; LIMIT 0 keeps sources idle. */
@@ -228,14 +285,23 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
+      const p = request.principal!;
       const { name, description } = request.body;
-      if (await app.db.source.findUnique({ where: { name } }))
-        throw conflict('name_taken', `"${name}" is a source name; a virtual schema needs another.`);
-      if (await app.db.virtualSchema.findUnique({ where: { name } }))
-        throw conflict('schema_exists', `A virtual schema named "${name}" already exists.`);
+      await assertSchemaName(name);
+      // grants left by an earlier schema of this name (from before deleting took them along)
+      await dropGrants(request, { viewSchema: name }, 'stale');
       const s = await app.db.virtualSchema.create({
         data: { id: randomUUID(), name, description: description ?? null },
       });
+      await app.audit(request, 'schema.create', s.name);
+      // views need a design grant on their schema: its creator gets one, or they could not fill it
+      if (!p.permissions.has('admin')) {
+        const g = await app.db.grant.create({
+          data: { id: randomUUID(), userId: p.userId, viewSchema: s.name, viewName: null, privilege: 'design' },
+        });
+        app.junction.invalidateAccess();
+        await app.audit(request, 'grant.create', grantTarget(g), { ...grantDetails(g), reason: 'schema.create' });
+      }
       return reply.status(201).send({ id: s.id, name: s.name, description: s.description, views: 0 });
     },
   );
@@ -252,32 +318,50 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const s = (await visibleSchemas(request.principal!)).find((x) => x.id === request.params.id);
+      const p = request.principal!;
+      const s = (await visibleSchemas(p)).find((x) => x.id === request.params.id);
       if (!s) throw notFound('schema', request.params.id);
+      // its grants follow it: renaming moves what every grantee reads, so it is the designer's
+      if (!(await designRights(app, p))(s.name))
+        throw forbidden(`Renaming "${s.name}" takes a design grant on it (or the admin permission).`);
       const { name } = request.body;
       if (name !== s.name) {
-        if (await app.db.source.findUnique({ where: { name } }))
-          throw conflict('name_taken', `"${name}" is a source name; a virtual schema needs another.`);
-        if (await app.db.virtualSchema.findUnique({ where: { name } }))
-          throw conflict('schema_exists', `A virtual schema named "${name}" already exists.`);
+        await assertSchemaName(name);
+        const visible = await visibleViews(p);
         // a view naming one of these views in its SQL would stop binding: it is changed first
         const readers: string[] = [];
+        let hidden = 0;
         for (const o of await app.db.view.findMany({ include: { schema: true }, orderBy: { name: 'asc' } }))
-          if ((await readsOf(o.sql)).some((r) => s.views.some((v) => sameView(r, { name: v.name, schema: s }))))
-            readers.push(`${o.schema.name}.${o.name}`);
-        if (readers.length)
+          if ((await readsOf(o.sql)).some((r) => s.views.some((v) => sameView(r, { name: v.name, schema: s })))) {
+            if (visible(o)) readers.push(`${o.schema.name}.${o.name}`);
+            else hidden++;
+          }
+        if (readers.length || hidden)
           throw conflict(
             'schema_in_use',
-            `Views ${readers.join(', ')} read views of "${s.name}" by name; change them before renaming it.`,
+            `${readersOf(readers, hidden)} read views of "${s.name}" by name; change them before renaming it.`,
           );
+        // stored rows are kept under the view's qualified name: they would stay behind
+        await app.materializer.ready();
+        const stored = new Set(app.materializer.list().map((m) => m.view));
+        const materialized = s.views.filter((v) => stored.has(`${s.name}.${v.name}`));
+        if (materialized.length) {
+          const shown = materialized.filter((v) => visible({ ...v, schema: s })).map((v) => `${s.name}.${v.name}`);
+          throw conflict(
+            'schema_materialized',
+            `${readersOf(shown, materialized.length - shown.length)} of "${s.name}" are materialized; stop materializing them before renaming it.`,
+          );
+        }
         await app.db.$transaction([
           app.db.virtualSchema.update({ where: { id: s.id }, data: { name } }),
           app.db.grant.updateMany({ where: { viewSchema: s.name }, data: { viewSchema: name } }),
         ]);
+        app.junction.invalidateAccess();
         for (const v of s.views) {
           await app.junction.dropView(s.name, v.name);
           await app.junction.setView(name, v.name, v.sql);
         }
+        await app.audit(request, 'schema.rename', s.name, { name });
       }
       return { id: s.id, name, description: s.description, views: s.visibleViews };
     },
@@ -287,11 +371,16 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     '/schemas/:id',
     { schema: { tags: ['views'], params: IdParams, response: { 200: Ok, ...errors(404, 409) } } },
     async (request) => {
-      const s = await app.db.virtualSchema.findUnique({ where: { id: request.params.id }, include: { views: true } });
+      const p = request.principal!;
+      const s = (await visibleSchemas(p)).find((x) => x.id === request.params.id);
       if (!s) throw notFound('schema', request.params.id);
+      if (!(await designRights(app, p))(s.name))
+        throw forbidden(`Deleting "${s.name}" takes a design grant on it (or the admin permission).`);
       if (s.views.length)
         throw conflict('schema_not_empty', `Schema "${s.name}" still has ${s.views.length} views; delete them first.`);
       await app.db.virtualSchema.delete({ where: { id: s.id } });
+      await app.audit(request, 'schema.delete', s.name);
+      await dropGrants(request, { viewSchema: s.name }, 'schema.delete');
       return { ok: true };
     },
   );
@@ -326,14 +415,36 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         tags: ['views'],
         summary: 'Check view SQL and report its columns, without saving',
         body: Type.Object({ sql: Sql }, { additionalProperties: false }),
-        response: { 200: Validation, ...errors() },
+        response: { 200: Validation, ...errors(499) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      // As describe(), but a run of the caller's: listed while it runs, cancellable by them or an
+      // admin, stopped when the client goes away, and in their history. LIMIT 0 does not keep
+      // every source idle: a scalar subquery runs to the end before the first row.
+      const p = request.principal!;
+      const queryId = randomUUID();
+      const sql = `SELECT * FROM (${request.body.sql.trim().replace(/;+\s*$/, '')}) AS junction_view LIMIT 0`;
+      const started = Date.now();
       try {
-        return { ok: true, columns: await describe(request.principal!, request.body.sql) };
+        const run = await app.junction.startQuery(p, sql, {
+          signal: disconnectSignal(reply),
+          timeoutMs: 60_000,
+          queryId,
+        });
+        let columns: ReturnType<typeof jsonColumns>;
+        try {
+          columns = jsonColumns(run.result.columns);
+          for await (const _ of run.result.rows) void _;
+        } finally {
+          run.release();
+        }
+        await recordHistory(app, p, { queryId, sql, started, rows: 0 });
+        return { ok: true, columns };
       } catch (e) {
-        if (!isJunctionError(e) || e.kind === 'internal') throw e;
+        await recordHistory(app, p, { queryId, sql, started, error: e });
+        // a cancelled check is no verdict on the SQL
+        if (!isJunctionError(e) || e.kind === 'internal' || e.kind === 'cancelled') throw e;
         return { ok: false, error: toErrorBody(e).body };
       }
     },
@@ -349,9 +460,13 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       // a schema the caller may not see is not there for them, as in GET /schemas
       const schema = (await visibleSchemas(request.principal!)).find((s) => s.name === b.schema);
       if (!schema) throw notFound('schema', b.schema);
+      // every reader of the schema reads a new view with its definition's rights: publishing
+      if (!(await designRights(app, request.principal!))(schema.name))
+        throw forbidden(`Creating views in "${schema.name}" takes a design grant on it (or the admin permission).`);
       if (await app.db.view.findUnique({ where: { schemaId_name: { schemaId: schema.id, name: b.name } } }))
         throw conflict('view_exists', `View ${b.schema}.${b.name} already exists.`);
       const columns = await describe(request.principal!, b.sql);
+      await dropGrants(request, { viewSchema: schema.name, viewName: b.name }, 'stale');
       await app.junction.setView(b.schema, b.name, b.sql);
       const v = await app.db.view.create({
         data: {
@@ -366,6 +481,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         },
         include: { schema: true },
       });
+      await app.audit(request, 'view.create', `${v.schema.name}.${v.name}`);
       return reply.status(201).send(viewOut(v));
     },
   );
@@ -389,13 +505,16 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       if (b.sql !== undefined && b.sql !== v.sql) {
         const impact = await impactOf(request.principal!, v, b.sql);
         const broken = impact.dependants.filter((d) => d.breaks);
-        if (broken.length > 0 && !b.confirmBreaking)
+        if ((broken.length > 0 || impact.hiddenBreaking > 0) && !b.confirmBreaking)
           throw new JunctionError(
             'dependants_break',
             'conflict',
-            `Saving breaks ${broken.map((d) => `${d.schema}.${d.name} (${d.reason})`).join('; ')}. ` +
-              'Review the change and confirm to save anyway.',
-            { details: { dependants: broken } },
+            `Saving breaks ${namesAnd(
+              broken.map((d) => `${d.schema}.${d.name} (${d.reason})`),
+              impact.hiddenBreaking,
+              '; ',
+            )}. Review the change and confirm to save anyway.`,
+            { details: { dependants: broken, hidden: impact.hiddenBreaking } },
           );
         columns = JSON.stringify(impact.columns);
         await app.junction.setView(v.schema.name, v.name, b.sql);
@@ -410,6 +529,9 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         },
         include: { schema: true },
       });
+      await app.audit(request, 'view.update', `${v.schema.name}.${v.name}`, {
+        changed: (['sql', 'layout', 'description'] as const).filter((k) => b[k] !== undefined),
+      });
       return viewOut(updated);
     },
   );
@@ -421,16 +543,23 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       const v = await app.db.view.findUnique({ where: { id: request.params.id }, include: { schema: true } });
       if (!v) throw notFound('view', request.params.id);
       await assertEditable(request.principal!, v);
-      const others = (await app.db.view.findMany({ include: { schema: true } })).filter((o) => o.id !== v.id);
+      const visible = await visibleViews(request.principal!);
+      const others = (await app.db.view.findMany({ include: { schema: true }, orderBy: { name: 'asc' } })).filter(
+        (o) => o.id !== v.id,
+      );
       const dependents: typeof others = [];
       for (const o of others) if ((await readsOf(o.sql)).some((r) => sameView(r, v))) dependents.push(o);
-      if (dependents.length)
+      if (dependents.length) {
+        const named = dependents.filter(visible).map((d) => `${d.schema.name}.${d.name}`);
         throw conflict(
           'view_in_use',
-          `Views ${dependents.map((d) => `${d.schema.name}.${d.name}`).join(', ')} read ${v.schema.name}.${v.name}; change them first.`,
+          `${readersOf(named, dependents.length - named.length)} read ${v.schema.name}.${v.name}; change them first.`,
         );
+      }
       await app.junction.dropView(v.schema.name, v.name);
       await app.db.view.delete({ where: { id: v.id } });
+      await app.audit(request, 'view.delete', `${v.schema.name}.${v.name}`);
+      await dropGrants(request, { viewSchema: v.schema.name, viewName: v.name }, 'view.delete');
       return { ok: true };
     },
   );
@@ -455,11 +584,19 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       return now && now.type !== c.type ? [{ name: c.name, from: c.type, to: now.type }] : [];
     });
     const dependants: Static<typeof Impact>['dependants'] = [];
+    const visible = await visibleViews(p);
+    let hiddenDependants = 0;
+    let hiddenBreaking = 0;
     for (const o of await app.db.view.findMany({ include: { schema: true }, orderBy: { name: 'asc' } })) {
       if (o.id === v.id) continue;
       if (!(await readsOf(o.sql)).some((r) => sameView(r, v))) continue;
       const words = wordsOf(o.sql);
       const lost = removed.filter((n) => words.has(n.toLowerCase()));
+      if (!visible(o)) {
+        hiddenDependants++;
+        if (lost.length > 0) hiddenBreaking++;
+        continue;
+      }
       dependants.push({
         id: o.id,
         schema: o.schema.name,
@@ -468,7 +605,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         ...(lost.length > 0 ? { reason: `reads ${lost.join(', ')}, which the new version no longer has` } : {}),
       });
     }
-    return { columns, removed, changed, dependants };
+    return { columns, removed, changed, dependants, hiddenDependants, hiddenBreaking };
   }
 
   app.post<{ Params: Static<typeof IdParams>; Body: { sql: string } }>(

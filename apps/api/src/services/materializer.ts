@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { JunctionError, type ColumnMeta, type Connector, type JType, type Row } from '@junction/connectors';
+import { JunctionError, isJunctionError, type ColumnMeta, type Connector, type JType, type Row } from '@junction/connectors';
 import type { Db } from '../db/client.js';
 import { notFound } from '../lib/errors.js';
+import { STORE_SOURCE } from './internal-sources.js';
 import type { BackgroundLog, JunctionService } from './junction.js';
 
-/** The engine source holding materialized views' rows: Junction's own store. */
-export const STORE_SOURCE = 'junction_mv';
+/** What a refresh may read: everything, as the admin who materialized the view may. */
+const MATERIALIZER_ACCESS = { key: 'all', canReadSource: () => true, canReadView: () => true } as const;
+
+export { STORE_SOURCE };
 /** how long a replaced table stays, so a query planned on it just before a refresh can finish */
 const DROP_GRACE_MS = 60_000;
 const TICK_MS = 1_000;
@@ -24,7 +27,10 @@ export interface MaterializationStatus {
   readonly bytes: number | null;
   readonly refreshedAt: string | null;
   readonly durationMs: number | null;
+  /** the driver's message: it may quote data values, so only admins see it (routes/materializations.ts) */
   readonly error: string | null;
+  /** the failure's error code, safe for every reader of the view */
+  readonly errorCode: string | null;
 }
 
 interface Stored {
@@ -38,6 +44,7 @@ interface Stored {
   refreshed_at: number | null;
   duration_ms: number | null;
   error: string | null;
+  error_code: string | null;
 }
 
 /**
@@ -78,7 +85,10 @@ export class Materializer {
     db.pragma('journal_mode = WAL');
     db.exec(`CREATE TABLE IF NOT EXISTS _junction_materializations (
       view TEXT PRIMARY KEY, tbl TEXT, interval_seconds INTEGER, max_staleness_seconds INTEGER NOT NULL,
-      status TEXT NOT NULL, rows INTEGER, bytes INTEGER, refreshed_at INTEGER, duration_ms INTEGER, error TEXT)`);
+      status TEXT NOT NULL, rows INTEGER, bytes INTEGER, refreshed_at INTEGER, duration_ms INTEGER, error TEXT, error_code TEXT)`);
+    // stores written before error codes were kept
+    if (!(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('_junction_materializations') as string[]).includes('error_code'))
+      db.exec('ALTER TABLE _junction_materializations ADD COLUMN error_code TEXT');
     this.#db = db;
     // tables no materialization points at are left over from a crash mid-refresh
     const used = new Set(this.#all().map((r) => r.tbl));
@@ -177,7 +187,9 @@ export class Materializer {
     const t0 = performance.now();
     let created = false;
     try {
-      const result = await engine.query(sql, { cache: 'off', timeoutMs: this.junction.limits.maxTimeoutMs });
+      // an admin materialized the view; its refresh reads with the server's own policy, whatever the
+      // view reads (scheduled refreshes run with nobody signed in)
+      const result = await engine.query(sql, { cache: 'off', timeoutMs: this.junction.limits.maxTimeoutMs, access: MATERIALIZER_ACCESS });
       db.exec(`CREATE TABLE "${table}" (${result.columns.map(columnDdl).join(', ')})`);
       created = true;
       const insert = db.prepare(`INSERT INTO "${table}" VALUES (${result.columns.map(() => '?').join(', ')})`);
@@ -202,11 +214,12 @@ export class Materializer {
         refreshed_at: startedAt,
         duration_ms: Math.round(performance.now() - t0),
         error: null,
+        error_code: null,
       };
       // the swap: from this statement on, queries are planned on the new table
       this.#point(stored);
       db.prepare(
-        `UPDATE _junction_materializations SET tbl = ?, status = 'ok', rows = ?, bytes = ?, refreshed_at = ?, duration_ms = ?, error = NULL WHERE view = ?`,
+        `UPDATE _junction_materializations SET tbl = ?, status = 'ok', rows = ?, bytes = ?, refreshed_at = ?, duration_ms = ?, error = NULL, error_code = NULL WHERE view = ?`,
       ).run(table, rows, bytes, startedAt, stored.duration_ms, view);
       if (previous) this.#dropLater(previous);
       return { ...this.get(view), refreshing: false };
@@ -214,8 +227,9 @@ export class Materializer {
       if (created) db.exec(`DROP TABLE IF EXISTS "${table}"`);
       const message = e instanceof Error ? e.message : String(e);
       if (this.#row(view))
-        db.prepare(`UPDATE _junction_materializations SET status = 'failed', error = ?, duration_ms = ? WHERE view = ?`).run(
+        db.prepare(`UPDATE _junction_materializations SET status = 'failed', error = ?, error_code = ?, duration_ms = ? WHERE view = ?`).run(
           message.slice(0, 2000),
+          isJunctionError(e) ? e.code : 'internal',
           Math.round(performance.now() - t0),
           view,
         );
@@ -229,7 +243,7 @@ export class Materializer {
   /** Registers the store with the engine, or tells it the store's tables changed. */
   async #publish(): Promise<void> {
     const engine = await this.junction.engine();
-    this.#connector ??= await this.junction.connectorFactory({ name: STORE_SOURCE, engine: 'sqlite', file: this.file, options: {} });
+    this.#connector ??= await this.junction.gate.system({ name: STORE_SOURCE, engine: 'sqlite', file: this.file, options: {} }, 'store');
     const catalog = await this.#connector.introspect();
     if (!this.#registered) {
       await engine.addSource({ name: STORE_SOURCE, connector: this.#connector, catalog, semantics: await this.#connector.probe() });
@@ -313,6 +327,7 @@ export class Materializer {
       refreshedAt: r.refreshed_at === null ? null : new Date(r.refreshed_at).toISOString(),
       durationMs: r.duration_ms,
       error: r.error,
+      errorCode: r.error_code,
     };
   }
 }

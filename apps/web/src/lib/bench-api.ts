@@ -27,7 +27,15 @@ export interface BenchQuery {
 /** A phase of a benchmark (apps/api/src/bench-lab/definition.ts) */
 export type Phase =
   | { type: 'single'; label?: string; queries?: string[]; warmups: number; repetitions: number; modes?: Mode[] }
-  | { type: 'concurrency'; label?: string; query: string; users: number[]; stepSeconds: number; thinkMs?: number; modes?: Mode[] }
+  | {
+      type: 'concurrency';
+      label?: string;
+      query: string;
+      users: number[];
+      stepSeconds: number;
+      thinkMs?: number;
+      modes?: Mode[];
+    }
   | {
       type: 'mix';
       label?: string;
@@ -67,6 +75,8 @@ export interface QueryEntry {
   federated: LatencyStats | null;
   equivalent: boolean | null;
   failed: boolean;
+  /** the phase was cancelled or interrupted before its end: these are the executions it finished */
+  partial?: boolean;
 }
 
 export interface AnswerCheck {
@@ -76,6 +86,10 @@ export interface AnswerCheck {
   sample?: { onlyDirect: string[]; onlyFederated: string[] };
   error?: string;
   params?: (string | number)[];
+  /** one per parameter set compared (absent in runs stored before several were) */
+  checks?: { params: (string | number)[]; directRows: number; federatedRows: number; equivalent: boolean }[];
+  /** rows both sides returned, over every check; 0: the check compared nothing */
+  rowsCompared?: number;
 }
 
 export interface RunResults {
@@ -91,12 +105,15 @@ export interface RunResults {
     seconds: number;
     throughput: number;
     stats: LatencyStats;
+    partial?: boolean;
   }[];
   intervals?: {
     phase: string;
     phaseIndex: number;
     step: string;
     t: number;
+    /** absent in runs stored before it was returned */
+    seconds?: number;
     executions: number;
     errors: number;
     throughput: number;
@@ -108,6 +125,7 @@ export interface RunResults {
   }[];
   streams?: {
     phase: string;
+    phaseIndex?: number;
     mode: Mode;
     users: number;
     geomeanMs: number;
@@ -116,6 +134,7 @@ export interface RunResults {
   }[];
   coldWarm?: {
     phase: string;
+    phaseIndex?: number;
     query: string;
     coldMs: number | null;
     warmMs: (number | null)[];
@@ -135,6 +154,8 @@ export interface RunResults {
   }[];
   errors?: { phase: string; query: string; mode: Mode; code: string; message: string; t: number }[];
   summary?: { executions: number; errors: number; mismatches: string[]; geomeanMs: number | null; seconds: number };
+  /** what makes the numbers doubtful (the data at another scale than the settings say, an answer check over 0 rows) */
+  warnings?: string[];
 }
 
 export interface Progress {
@@ -147,17 +168,33 @@ export interface Progress {
   errors: number;
   fraction: number;
   error?: string;
+  /** why a failed run failed: 'answers' when Junction's rows differed from the direct ones */
+  failure?: 'answers' | 'error';
 }
 
-export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+/** interrupted: the server stopped during the run; it keeps the results flushed until then */
+export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+
+/** Where an imported run came from. */
+export interface Imported {
+  at: string;
+  from: string | null;
+  exportedAt: string | null;
+}
 
 export interface Run {
   id: string;
   name: string;
   benchmarkId: string | null;
   status: RunStatus;
+  /** a role whose members may read the run besides its owner and admins */
+  sharedRole: string | null;
+  /** the caller may cancel, delete and share it (its owner or an admin) */
+  mayChange: boolean;
   progress: Progress | null;
   results: RunResults;
+  /** an import of an exported run, not run here */
+  imported: Imported | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -168,6 +205,10 @@ export interface RunSummary {
   name: string;
   benchmarkId: string | null;
   status: RunStatus;
+  sharedRole: string | null;
+  /** the caller's own run (else shared with their role, or an admin reading another's) */
+  mine: boolean;
+  imported?: boolean;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -185,6 +226,9 @@ export interface CompareRow {
   p95DiffPct: number | null;
   equivalentA: boolean | null;
   equivalentB: boolean | null;
+  /** that run's phase ended early (cancelled or interrupted) */
+  partialA?: boolean;
+  partialB?: boolean;
 }
 
 export interface Comparison {
@@ -233,6 +277,8 @@ export const benchApi = {
   run: (id: string) => requestJson<Run>(`/benchmark-runs/${enc(id)}`),
   cancel: (id: string) =>
     requestJson<{ ok: boolean; status: string }>(`/benchmark-runs/${enc(id)}`, { method: 'DELETE' }),
+  share: (id: string, sharedRole: string | null) =>
+    requestJson<{ ok: boolean }>(`/benchmark-runs/${enc(id)}`, { method: 'PATCH', body: { sharedRole } }),
   compare: (a: string, b: string) => requestJson<Comparison>(`/benchmark-runs/${enc(a)}/compare/${enc(b)}`),
   exportUrl: (id: string, format: 'json' | 'csv') => `/api/v1/benchmark-runs/${enc(id)}/export?format=${format}`,
   importRun: (json: unknown) => requestJson<{ runId: string }>('/benchmark-runs/import', { body: json }),

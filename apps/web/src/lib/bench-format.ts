@@ -24,7 +24,11 @@ export const STATUS_LABEL: Record<RunStatus, string> = {
   done: 'Done',
   failed: 'Failed',
   cancelled: 'Cancelled',
+  interrupted: 'Interrupted',
 };
+
+/** Runs whose status may still change: the views poll them. */
+export const isActive = (status: RunStatus): boolean => status === 'queued' || status === 'running';
 
 export function pct(x: number | null): string {
   if (x === null) return '–';

@@ -40,7 +40,9 @@ export interface MaterializationStatus {
   readonly bytes: number | null;
   readonly refreshedAt: string | null;
   readonly durationMs: number | null;
+  /** the driver's message for admins; a generic one for everyone else, who get the code */
   readonly error: string | null;
+  readonly errorCode?: string | null;
 }
 export type PurgeScope = { source: string } | { view: string } | Record<string, never>;
 

@@ -3,7 +3,11 @@ import type { MaterializationStatus } from './cache-api.js';
 /** What the catalog says about a materialized view: fresh (and how old), outdated, failed, refreshing. */
 export function materializationLabel(m: MaterializationStatus, now = Date.now()): { text: string; title: string } {
   if (m.refreshing) return { text: 'refreshing…', title: 'Its materialization is being refreshed' };
-  if (m.status === 'failed') return { text: 'materialization failed', title: m.error ?? 'The last refresh failed' };
+  if (m.status === 'failed')
+    return {
+      text: 'materialization failed',
+      title: `${m.error ?? 'The last refresh failed'}${m.errorCode ? ` (${m.errorCode})` : ''}`,
+    };
   if (m.status === 'outdated')
     return {
       text: 'materialized, outdated',

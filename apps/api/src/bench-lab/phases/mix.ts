@@ -8,7 +8,8 @@ type Mix = Extract<Phase, { type: 'mix' }>;
 
 /**
  * The TPoX driver's weighted transaction mix: each user draws the next query by weight, for
- * `durationSeconds`; per-query percentiles, and a summary every `intervalSeconds`.
+ * `durationSeconds`; per-query percentiles, and a summary every `intervalSeconds`. A cancel
+ * keeps what ended before it (marked partial).
  */
 export const runMix: PhaseRunner<Mix> = async (ctx, phase, index, label) => {
   const mode = phase.mode ?? 'federated';
@@ -17,40 +18,50 @@ export const runMix: PhaseRunner<Mix> = async (ctx, phase, index, label) => {
   const recs = new Map(queries.map((q) => [q.id, new Recorder()]));
   const step = `mix ${mode} × ${phase.users} users`;
   ctx.setStep(step);
-  ctx.progress.fraction = (index + 0.5) / ctx.progress.phases;
-  const seconds = await timedUsers(
-    ctx,
-    {
-      users: phase.users,
-      seconds: phase.durationSeconds,
-      intervalSeconds: phase.intervalSeconds,
-      thinkMs: phase.thinkMs,
+  const t0 = Date.now();
+  let seconds: number | undefined;
+  try {
+    seconds = await timedUsers(
+      ctx,
+      {
+        users: phase.users,
+        seconds: phase.durationSeconds,
+        intervalSeconds: phase.intervalSeconds,
+        thinkMs: phase.thinkMs,
+        phase: label,
+        phaseIndex: index,
+        step,
+        progress: (f) => (ctx.progress.fraction = (index + f) / ctx.progress.phases),
+      },
+      (_u, interval) => {
+        const q = weighted(queries, ctx.random);
+        return ctx.measure(q, mode, () => [recs.get(q.id)!, interval()], label);
+      },
+    );
+  } finally {
+    const partial = seconds === undefined;
+    const all = new Recorder();
+    for (const q of queries) {
+      const rec = recs.get(q.id)!;
+      const e = ctx.entry(q.id, label, index, 'mix');
+      e[mode] = rec.stats();
+      if (partial) e.partial = true;
+      all.add(rec);
+      rec.destroy();
+    }
+    const stats = all.stats();
+    all.destroy();
+    const s = seconds ?? (Date.now() - t0) / 1000;
+    ctx.results.steps.push({
       phase: label,
       phaseIndex: index,
-      step,
-    },
-    (_u, interval) => {
-      const q = weighted(queries, ctx.random);
-      return ctx.measure(q, mode, () => [recs.get(q.id)!, interval()], label);
-    },
-  );
-  const all = new Recorder();
-  for (const q of queries) {
-    const rec = recs.get(q.id)!;
-    ctx.entry(q.id, label, index, 'mix')[mode] = rec.stats();
-    all.add(rec);
-    rec.destroy();
+      query: '*',
+      mode,
+      users: phase.users,
+      seconds: Math.round(s * 100) / 100,
+      throughput: s > 0 ? Math.round((stats.executions / s) * 100) / 100 : 0,
+      stats,
+      ...(partial ? { partial: true } : {}),
+    });
   }
-  const stats = all.stats();
-  all.destroy();
-  ctx.results.steps.push({
-    phase: label,
-    phaseIndex: index,
-    query: '*',
-    mode,
-    users: phase.users,
-    seconds: Math.round(seconds * 100) / 100,
-    throughput: Math.round((stats.executions / seconds) * 100) / 100,
-    stats,
-  });
 };

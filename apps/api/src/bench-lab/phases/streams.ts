@@ -18,29 +18,41 @@ export const runStreams: PhaseRunner<Streams> = async (ctx, phase, index, label)
   ctx.setStep(`${phase.users} streams ${mode}`);
   ctx.progress.fraction = (index + 0.5) / ctx.progress.phases;
   const t0 = Date.now();
-  await Promise.all(
-    orders.map(async (order) => {
-      for (const q of order) {
-        const e = await ctx.measure(q, mode, [recs.get(q.id)!], label);
-        if (e) times.get(q.id)!.push(e.ms);
-      }
-    }),
-  );
-  const perQuery: Record<string, number> = {};
-  for (const q of queries) {
-    perQuery[q.id] = geometricMean(times.get(q.id)!);
-    const rec = recs.get(q.id)!;
-    ctx.entry(q.id, label, index, 'streams')[mode] = rec.stats();
-    rec.destroy();
+  let complete = false;
+  try {
+    // each stream goes on to its end: a cancel stops every one of them at once
+    const outcome = await Promise.allSettled(
+      orders.map(async (order) => {
+        for (const q of order) {
+          const e = await ctx.measure(q, mode, [recs.get(q.id)!], label);
+          if (e) times.get(q.id)!.push(e.ms);
+        }
+      }),
+    );
+    const failed = outcome.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+    complete = true;
+  } finally {
+    const perQuery: Record<string, number> = {};
+    for (const q of queries) {
+      perQuery[q.id] = geometricMean(times.get(q.id)!);
+      const rec = recs.get(q.id)!;
+      const e = ctx.entry(q.id, label, index, 'streams');
+      e[mode] = rec.stats();
+      if (!complete) e.partial = true;
+      rec.destroy();
+    }
+    // a score over streams cut short would not be a stream score
+    if (complete)
+      ctx.results.streams.push({
+        phase: label,
+        phaseIndex: index,
+        mode,
+        users: phase.users,
+        geomeanMs: geometricMean([...times.values()].flat()),
+        perQueryGeomeanMs: perQuery,
+        orders: orders.map((o) => o.map((q) => q.id)),
+        seconds: (Date.now() - t0) / 1000,
+      });
   }
-  ctx.results.streams.push({
-    phase: label,
-    phaseIndex: index,
-    mode,
-    users: phase.users,
-    geomeanMs: geometricMean([...times.values()].flat()),
-    perQueryGeomeanMs: perQuery,
-    orders: orders.map((o) => o.map((q) => q.id)),
-    seconds: (Date.now() - t0) / 1000,
-  });
 };

@@ -21,7 +21,7 @@ export function GrantsPage() {
   const [error, setError] = useState<string>();
 
   const revoke = async (g: Grant) => {
-    if (!confirm(`Revoke read access of ${grantee(g, users.data ?? [])} to ${object(g)}?`)) return;
+    if (!confirm(`Revoke ${g.privilege} access of ${grantee(g, users.data ?? [])} to ${object(g)}?`)) return;
     setError(undefined);
     try {
       await adminApi.deleteGrant(g.id);
@@ -35,8 +35,10 @@ export function GrantsPage() {
     <>
       <h1>Grants</h1>
       <p className="j-muted j-intro">
-        Admins read everything. Analysts and viewers read only the sources and views granted to their role or to them by
-        name.
+        Admins read and design everything. Analysts and viewers read only the sources and views granted to their role or
+        to them by name; a view reads its sources with its own grant, so whoever may read a view reads what it exposes.
+        Analysts create, change and delete views only in schemas where they hold a design grant (which does not include
+        read). A grant names a source, schema or view that exists.
       </p>
       <GrantForm users={users.data ?? []} onCreated={grants.reload} />
       {(grants.error ?? users.error) && (
@@ -59,7 +61,8 @@ export function GrantsPage() {
           <thead>
             <tr>
               <th>Who</th>
-              <th>May read</th>
+              <th>Privilege</th>
+              <th>On</th>
               <th>Since</th>
               <th>
                 <span className="j-sr-only">Actions</span>
@@ -70,6 +73,7 @@ export function GrantsPage() {
             {grants.data.map((g) => (
               <tr key={g.id}>
                 <td>{grantee(g, users.data ?? [])}</td>
+                <td>{g.privilege}</td>
                 <td>{object(g)}</td>
                 <td className="j-small j-muted">{formatTime(g.createdAt)}</td>
                 <td className="j-actions">

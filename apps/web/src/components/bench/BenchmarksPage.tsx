@@ -1,30 +1,22 @@
 import { useEffect, useState } from 'react';
 import type { User } from '../../lib/api.js';
 import { benchApi, type RunSummary } from '../../lib/bench-api.js';
-import { duration, ms, STATUS_LABEL } from '../../lib/bench-format.js';
+import { duration, isActive, ms, STATUS_LABEL } from '../../lib/bench-format.js';
+import { errorFor, parseBenchHash, type ViewError } from '../../lib/bench-view.js';
 import { useHash } from '../../lib/route.js';
 import { CompareView } from './CompareView.js';
 import { NewBenchmark } from './NewBenchmark.js';
 import { RunView } from './RunView.js';
 
-/** #/benchmarks, #/benchmarks/run/<id>, #/benchmarks/compare/<a>/<b>: a reload keeps the view. */
-function parse(hash: string): { run?: string; compare?: [string, string] } {
-  const parts = hash
-    .replace(/^#\/benchmarks\/?/, '')
-    .split('/')
-    .filter(Boolean)
-    .map(decodeURIComponent);
-  if (parts[0] === 'run' && parts[1]) return { run: parts[1] };
-  if (parts[0] === 'compare' && parts[1] && parts[2]) return { compare: [parts[1], parts[2]] };
-  return {};
-}
-
 export function BenchmarksPage({ user }: { user: User }) {
   const hash = useHash();
-  const view = parse(hash);
+  const view = parseBenchHash(hash);
   const [runs, setRuns] = useState<RunSummary[]>([]);
   const [picked, setPicked] = useState<string[]>([]);
-  const [error, setError] = useState<string>();
+  // an error belongs to the view it happened in: another view does not show it
+  const [viewError, setViewError] = useState<ViewError>();
+  const error = errorFor(viewError, hash);
+  const setError = (message: string | undefined) => setViewError(message === undefined ? undefined : { hash, message });
   const canRun = user.role !== 'viewer';
 
   useEffect(() => {
@@ -36,9 +28,9 @@ export function BenchmarksPage({ user }: { user: User }) {
           if (!live) return;
           setRuns(r);
           // the list follows running runs; finished lists need no polling
-          if (r.some((x) => x.status === 'running' || x.status === 'queued')) timer = setTimeout(poll, 2000);
+          if (r.some((x) => isActive(x.status))) timer = setTimeout(poll, 2000);
         },
-        (e: Error) => live && setError(e.message),
+        (e: Error) => live && setViewError({ hash, message: e.message }),
       );
     void poll();
     return () => {
@@ -112,6 +104,7 @@ export function BenchmarksPage({ user }: { user: User }) {
                   <th>Errors</th>
                   <th>Answers</th>
                   <th>Stream score</th>
+                  <th>Shared</th>
                 </tr>
               </thead>
               <tbody>
@@ -127,6 +120,12 @@ export function BenchmarksPage({ user }: { user: User }) {
                     </td>
                     <td>
                       <a href={`#/benchmarks/run/${r.id}`}>{r.name}</a>
+                      {r.imported && (
+                        <span className="j-badge j-small" title="Imported from an exported run, not run here">
+                          {' '}
+                          imported
+                        </span>
+                      )}
                     </td>
                     <td>
                       <span className={`j-badge j-run-${r.status}`}>{STATUS_LABEL[r.status]}</span>
@@ -151,6 +150,15 @@ export function BenchmarksPage({ user }: { user: User }) {
                       )}
                     </td>
                     <td className="j-num">{r.summary?.geomeanMs ? ms(r.summary.geomeanMs) : '–'}</td>
+                    <td className="j-small">
+                      {r.mine
+                        ? r.sharedRole
+                          ? `yours, with ${r.sharedRole}s`
+                          : 'yours'
+                        : r.sharedRole
+                          ? `with ${r.sharedRole}s`
+                          : "another user's"}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -48,8 +48,24 @@ export function CompareView({ a, b }: { a: string; b: string }) {
               <td>{q.phase}</td>
               <td>{q.query}</td>
               <td>{MODE_LABEL[q.mode]}</td>
-              <td className="j-num">{ms(q.a?.p50Ms)}</td>
-              <td className="j-num">{ms(q.b?.p50Ms)}</td>
+              <td className="j-num">
+                {ms(q.a?.p50Ms)}
+                {q.partialA && (
+                  <span className="j-muted j-small" title="A's phase ended early: of what it finished">
+                    {' '}
+                    partial
+                  </span>
+                )}
+              </td>
+              <td className="j-num">
+                {ms(q.b?.p50Ms)}
+                {q.partialB && (
+                  <span className="j-muted j-small" title="B's phase ended early: of what it finished">
+                    {' '}
+                    partial
+                  </span>
+                )}
+              </td>
               <td className="j-num">{pct(q.p50DiffPct)}</td>
               <td className="j-num">{ms(q.a?.p95Ms)}</td>
               <td className="j-num">{ms(q.b?.p95Ms)}</td>

@@ -191,6 +191,9 @@ export function QueryEditor({
                 value={q.direct.sql}
                 onChange={(e) => set(i, { ...q, direct: { source: q.direct!.source, sql: e.target.value } })}
               />
+              <span className="j-muted j-small">
+                Runs read-only, and needs the admin role or a native grant on {q.direct.source}.
+              </span>
             </label>
           )}
           {(q.params ?? []).map((p, n) => (

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { benchApi, type Mode, type Run } from '../../lib/bench-api.js';
-import { duration, ms, ratio, STATUS_LABEL } from '../../lib/bench-format.js';
+import { duration, isActive, ms, ratio, STATUS_LABEL } from '../../lib/bench-format.js';
 import {
   coldWarmChart,
   geomeanChart,
@@ -20,6 +20,7 @@ export function RunView({ runId }: { runId: string }) {
   const [run, setRun] = useState<Run>();
   const [error, setError] = useState<string>();
   const [log, setLog] = useState(true);
+  const [shareError, setShareError] = useState<string>();
 
   useEffect(() => {
     let live = true;
@@ -29,7 +30,7 @@ export function RunView({ runId }: { runId: string }) {
         (r) => {
           if (!live) return;
           setRun(r);
-          if (r.status === 'queued' || r.status === 'running') timer = setTimeout(poll, 1000);
+          if (isActive(r.status)) timer = setTimeout(poll, 1000);
         },
         (e: Error) => live && setError(e.message),
       );
@@ -49,7 +50,7 @@ export function RunView({ runId }: { runId: string }) {
 
   if (error) return <p className="j-error">{error}</p>;
   if (!run || !results) return <p className="j-muted">Loading the run…</p>;
-  const active = run.status === 'queued' || run.status === 'running';
+  const active = isActive(run.status);
   const p = run.progress;
   const answers = Object.entries(results.answers ?? {});
   const wrong = answers.filter(([, a]) => a.equivalent === false).map(([q]) => q);
@@ -59,10 +60,37 @@ export function RunView({ runId }: { runId: string }) {
       <div className="j-row">
         <h2 className="j-flush">{run.name}</h2>
         <span className={`j-badge j-run-${run.status}`} data-testid="bench-run-status">
-          {STATUS_LABEL[run.status]}
+          {STATUS_LABEL[run.status] ?? run.status}
         </span>
+        {run.imported && (
+          <span className="j-badge" data-testid="bench-run-imported">
+            imported
+          </span>
+        )}
         <span className="j-spacer" />
-        {active && (
+        {run.mayChange && (
+          <label className="j-row j-small" title="Members of the role may read and export this run">
+            Shared with
+            <select
+              aria-label="Share this run with a role"
+              value={run.sharedRole ?? ''}
+              onChange={(e) => {
+                const role = e.target.value || null;
+                setShareError(undefined);
+                benchApi.share(run.id, role).then(
+                  () => setRun({ ...run, sharedRole: role }),
+                  (err: Error) => setShareError(err.message),
+                );
+              }}
+            >
+              <option value="">nobody (you and admins)</option>
+              <option value="analyst">analysts</option>
+              <option value="viewer">viewers</option>
+              <option value="admin">admins</option>
+            </select>
+          </label>
+        )}
+        {active && run.mayChange && (
           <button
             type="button"
             className="j-danger"
@@ -82,6 +110,33 @@ export function RunView({ runId }: { runId: string }) {
           </>
         )}
       </div>
+      {shareError && <p className="j-error">{shareError}</p>}
+      {run.imported && (
+        <p className="j-muted j-small">
+          Imported {new Date(run.imported.at).toLocaleString()}
+          {run.imported.from ? ` from run ${run.imported.from}` : ''}
+          {run.imported.exportedAt ? `, exported ${new Date(run.imported.exportedAt).toLocaleString()}` : ''}: not run
+          on this studio.
+        </p>
+      )}
+      {run.status === 'failed' && p?.failure === 'answers' && (
+        <p className="j-error" role="alert" data-testid="bench-run-failure">
+          <strong>Failed: wrong answers.</strong> {p.error}
+        </p>
+      )}
+      {run.status === 'interrupted' && (
+        <p className="j-error" role="alert">
+          <strong>Interrupted:</strong> the server stopped during the run. What it had measured up to a few seconds
+          before is kept below; the phase it was in is marked partial.
+        </p>
+      )}
+      {(results.warnings?.length ?? 0) > 0 && (
+        <ul className="j-error" data-testid="bench-run-warnings">
+          {results.warnings!.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      )}
       {p && (
         <div className="j-progress" data-testid="run-progress">
           <progress value={p.fraction} max={1} aria-label="Run progress" />
@@ -96,10 +151,10 @@ export function RunView({ runId }: { runId: string }) {
             )}
             {p.executions.toLocaleString()} executions · {p.errors.toLocaleString()} errors
           </span>
-          {p.error && <span className="j-error">{p.error}</span>}
+          {p.error && p.failure !== 'answers' && <span className="j-error">{p.error}</span>}
         </div>
       )}
-      {wrong.length > 0 && (
+      {wrong.length > 0 && p?.failure !== 'answers' && (
         <p className="j-error" role="alert">
           Wrong answers: {wrong.join(', ')} — Junction&apos;s rows differ from the direct ones. These queries count as
           failures, whatever their times.
@@ -112,100 +167,130 @@ export function RunView({ runId }: { runId: string }) {
             Answer checks: {answers.filter(([, a]) => a.equivalent === true).length} of {answers.length} queries give
             the same rows direct and through Junction
           </summary>
-          <table className="j-table j-compact">
-            <thead>
-              <tr>
-                <th>Query</th>
-                <th>Direct rows</th>
-                <th>Federated rows</th>
-                <th>Checksums</th>
-                <th>Answer</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answers.map(([q, a]) => (
-                <tr key={q}>
-                  <td>{q}</td>
-                  <td>{a.direct?.rows ?? '–'}</td>
-                  <td>{a.federated?.rows ?? '–'}</td>
-                  <td className="j-mono j-small">
-                    {a.direct?.checksum ?? '–'} / {a.federated?.checksum ?? '–'}
-                  </td>
-                  <td>
-                    {a.equivalent === true && <span className="j-ok">same</span>}
-                    {a.equivalent === false && (
-                      <span className="j-error">
-                        differs
-                        {a.sample && (
-                          <span className="j-mono j-small">
-                            {a.sample.onlyDirect.map((r) => ` only direct: ${r}`)}
-                            {a.sample.onlyFederated.map((r) => ` only Junction: ${r}`)}
-                          </span>
-                        )}
-                      </span>
-                    )}
-                    {a.equivalent === null && <span className="j-muted">{a.error ?? 'not compared'}</span>}
-                  </td>
+          {/* checksums and differing rows are long: the table scrolls inside the card, not past it */}
+          <div style={{ overflowX: 'auto', maxWidth: '100%' }} data-testid="answer-checks">
+            <table className="j-table j-compact">
+              <thead>
+                <tr>
+                  <th>Query</th>
+                  <th>Parameters checked</th>
+                  <th>Rows compared</th>
+                  <th>Direct rows</th>
+                  <th>Federated rows</th>
+                  <th>Checksums</th>
+                  <th>Answer</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {answers.map(([q, a]) => (
+                  <tr key={q}>
+                    <td>{q}</td>
+                    <td className="j-small">
+                      {a.checks?.some((c) => c.params.length)
+                        ? a.checks.map((c) => c.params.join(', ')).join(' · ')
+                        : a.params?.length
+                          ? a.params.join(', ')
+                          : '–'}
+                    </td>
+                    <td className="j-num">{a.rowsCompared ?? '–'}</td>
+                    <td className="j-num">{a.direct?.rows ?? '–'}</td>
+                    <td className="j-num">{a.federated?.rows ?? '–'}</td>
+                    <td className="j-mono j-small" style={{ whiteSpace: 'nowrap' }}>
+                      {a.direct?.checksum ?? '–'} / {a.federated?.checksum ?? '–'}
+                    </td>
+                    <td style={{ overflowWrap: 'anywhere', whiteSpace: 'normal', minWidth: '16ch', maxWidth: '60ch' }}>
+                      {a.equivalent === true && a.rowsCompared !== 0 && <span className="j-ok">same</span>}
+                      {a.equivalent === true && a.rowsCompared === 0 && (
+                        <span className="j-error">same, but 0 rows: proves nothing</span>
+                      )}
+                      {a.equivalent === false && (
+                        <span className="j-error">
+                          differs
+                          {a.sample && (
+                            <span className="j-mono j-small">
+                              {a.sample.onlyDirect.map((r) => ` only direct: ${r}`)}
+                              {a.sample.onlyFederated.map((r) => ` only Junction: ${r}`)}
+                            </span>
+                          )}
+                        </span>
+                      )}
+                      {a.equivalent === null && <span className="j-muted">{a.error ?? 'not compared'}</span>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </details>
       )}
 
       {phases.map(([index, ph]) => {
         const entries = (results.queries ?? []).filter((e) => e.phaseIndex === index);
         const modes = MODES.filter((m) => entries.some((e) => e[m]));
+        const partial = entries.some((e) => e.partial);
         return (
           <div key={index} className="j-card" data-testid={`phase-${index}`}>
             <div className="j-row">
               <h3 className="j-subhead">{ph.phase}</h3>
+              {partial && (
+                <span
+                  className="j-badge j-small"
+                  title="The run ended during this phase: these are the executions that finished"
+                >
+                  partial
+                </span>
+              )}
               <span className="j-spacer" />
-              {ph.type === 'single' && (
+              {(ph.type === 'single' || ph.type === 'coldwarm') && (
                 <label className="j-check j-small">
                   <input type="checkbox" checked={log} onChange={(e) => setLog(e.target.checked)} /> log scale
                 </label>
               )}
             </div>
-            <table className="j-table j-compact">
-              <thead>
-                <tr>
-                  <th>Query</th>
-                  {modes.map((m) => (
-                    <th key={m}>{MODE_LABEL[m]}: p50 / p95 / p99 / max (runs, errors)</th>
-                  ))}
-                  {modes.includes('direct') && modes.includes('federated') && <th>Federated ÷ direct</th>}
-                  <th>Answer</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.map((e) => (
-                  <tr key={e.query} className={e.failed ? 'j-failed' : undefined}>
-                    <td>{e.query}</td>
-                    {modes.map((m) => {
-                      const s = e[m];
-                      return (
-                        <td key={m} className="j-num">
-                          {s
-                            ? `${ms(s.p50Ms)} / ${ms(s.p95Ms)} / ${ms(s.p99Ms)} / ${ms(s.maxMs)} (${s.executions}, ${s.errors})`
-                            : '–'}
-                        </td>
-                      );
-                    })}
-                    {modes.includes('direct') && modes.includes('federated') && (
-                      <td className="j-num">{ratio(e.federated, e.direct) ?? '–'}</td>
-                    )}
-                    <td>
-                      {e.equivalent === true && <span className="j-ok">✓ same rows</span>}
-                      {e.equivalent === false && <strong className="j-error">✗ wrong answer (failure)</strong>}
-                      {e.equivalent === null && <span className="j-muted">not checked</span>}
-                    </td>
+            <div style={{ overflowX: 'auto', maxWidth: '100%' }}>
+              <table className="j-table j-compact">
+                <thead>
+                  <tr>
+                    <th>Query</th>
+                    {modes.map((m) => (
+                      <th key={m}>{MODE_LABEL[m]}: p50 / p95 / p99 / max (runs, errors)</th>
+                    ))}
+                    {modes.includes('direct') && modes.includes('federated') && <th>Federated ÷ direct</th>}
+                    <th>Answer</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {entries.map((e) => (
+                    <tr key={e.query} className={e.failed ? 'j-failed' : undefined}>
+                      <td>{e.query}</td>
+                      {modes.map((m) => {
+                        const s = e[m];
+                        return (
+                          <td key={m} className="j-num">
+                            {s
+                              ? `${ms(s.p50Ms)} / ${ms(s.p95Ms)} / ${ms(s.p99Ms)} / ${ms(s.maxMs)} (${s.executions}, ${s.errors})`
+                              : '–'}
+                          </td>
+                        );
+                      })}
+                      {modes.includes('direct') && modes.includes('federated') && (
+                        <td className="j-num">{ratio(e.federated, e.direct) ?? '–'}</td>
+                      )}
+                      <td>
+                        {e.equivalent === true && <span className="j-ok">✓ same rows</span>}
+                        {e.equivalent === false && <strong className="j-error">✗ wrong answer (failure)</strong>}
+                        {e.equivalent === null && <span className="j-muted">not checked</span>}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             <Suspense fallback={<p className="j-muted">Loading the chart…</p>}>
               {ph.type === 'single' && <Chart name={`per-query-${index}`} option={perQueryBars(results, index, log)} />}
+              {ph.type === 'coldwarm' && (
+                <Chart name={`cold-warm-${index}`} option={coldWarmChart(results, index, log)} />
+              )}
               {ph.type === 'concurrency' && <Chart name={`users-${index}`} option={usersChart(results, index)} />}
               {(ph.type === 'concurrency' || ph.type === 'mix') && (
                 <Chart name={`percentiles-${index}`} option={percentilesOverTime(results, index)} height={260} />
@@ -219,11 +304,6 @@ export function RunView({ runId }: { runId: string }) {
         {(results.streams?.length ?? 0) > 0 && (
           <div className="j-card">
             <Chart name="geomean" option={geomeanChart(results)} />
-          </div>
-        )}
-        {(results.coldWarm?.length ?? 0) > 0 && (
-          <div className="j-card">
-            <Chart name="cold-warm" option={coldWarmChart(results)} />
           </div>
         )}
         {(results.samples?.length ?? 0) > 0 && (

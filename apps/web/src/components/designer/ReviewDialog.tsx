@@ -39,6 +39,10 @@ export function ReviewDialog({ view, sql, onConfirm, onCancel }: Props) {
     };
   }, [view.id, view.sql, sql]);
   const breaking = loaded?.impact.dependants.filter((d) => d.breaks) ?? [];
+  const hidden = loaded?.impact.hiddenDependants ?? 0;
+  const hiddenBreaking = loaded?.impact.hiddenBreaking ?? 0;
+  const breaksAny = breaking.length > 0 || hiddenBreaking > 0;
+  const unseen = (n: number) => `${n} ${n === 1 ? 'view' : 'views'} you cannot see`;
   return (
     <div className="j-dialog-backdrop">
       <div className="j-dialog j-dialog-wide j-card" role="dialog" aria-label="Review changes">
@@ -63,7 +67,7 @@ export function ReviewDialog({ view, sql, onConfirm, onCancel }: Props) {
             </div>
             <div className="j-review-deps">
               <h3>Views that read it</h3>
-              {loaded.impact.dependants.length === 0 && <p className="j-muted j-small">None.</p>}
+              {loaded.impact.dependants.length === 0 && hidden === 0 && <p className="j-muted j-small">None.</p>}
               <ul data-testid="review-dependants">
                 {loaded.impact.dependants.map((d) => (
                   <li key={d.id} className={d.breaks ? 'j-error' : undefined}>
@@ -71,6 +75,12 @@ export function ReviewDialog({ view, sql, onConfirm, onCancel }: Props) {
                   </li>
                 ))}
               </ul>
+              {hidden > 0 && (
+                <p className={hiddenBreaking > 0 ? 'j-error j-small' : 'j-muted j-small'} data-testid="review-hidden">
+                  {`Also read by ${unseen(hidden)}`}
+                  {hiddenBreaking > 0 ? `, ${hiddenBreaking} of which ${hiddenBreaking === 1 ? 'breaks' : 'break'}.` : '.'}
+                </p>
+              )}
               {loaded.impact.removed.length > 0 && (
                 <p className="j-small">Columns removed: {loaded.impact.removed.join(', ')}</p>
               )}
@@ -79,10 +89,14 @@ export function ReviewDialog({ view, sql, onConfirm, onCancel }: Props) {
                   {c.name}: {c.from} → {c.to}
                 </p>
               ))}
-              {breaking.length > 0 && (
+              {breaksAny && (
                 <label className="j-row j-error">
                   <input type="checkbox" checked={confirm} onChange={(e) => setConfirm(e.target.checked)} />
-                  Save anyway and break {breaking.map((d) => `${d.schema}.${d.name}`).join(', ')}
+                  Save anyway and break{' '}
+                  {[
+                    ...breaking.map((d) => `${d.schema}.${d.name}`),
+                    ...(hiddenBreaking > 0 ? [unseen(hiddenBreaking)] : []),
+                  ].join(', ')}
                 </label>
               )}
             </div>
@@ -96,7 +110,7 @@ export function ReviewDialog({ view, sql, onConfirm, onCancel }: Props) {
           <button
             type="button"
             className="j-primary"
-            disabled={!loaded || busy || (breaking.length > 0 && !confirm)}
+            disabled={!loaded || busy || (breaksAny && !confirm)}
             onClick={async () => {
               setBusy(true);
               const err = await onConfirm(confirm);

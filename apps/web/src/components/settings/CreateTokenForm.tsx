@@ -5,9 +5,9 @@ import { friendlyError } from '../../lib/form-error.js';
 
 // what each role may hand on to a token; the API refuses anything beyond it
 const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
-  admin: ['read', 'run', 'query', 'design', 'admin'],
-  analyst: ['read', 'run', 'query', 'design'],
-  viewer: ['read', 'run'],
+  admin: ['read', 'run', 'query', 'design', 'admin', 'tokens'],
+  analyst: ['read', 'run', 'query', 'design', 'tokens'],
+  viewer: ['read', 'run', 'tokens'],
 };
 const SCOPE_HELP: Record<Scope, string> = {
   read: 'read the catalog',
@@ -15,6 +15,8 @@ const SCOPE_HELP: Record<Scope, string> = {
   query: 'run any SQL',
   design: 'create and change views',
   admin: 'everything, including users and sources',
+  // the only other way for a token to make tokens; without it a leaked token cannot copy itself
+  tokens: 'create and revoke your tokens (no data access)',
 };
 
 export function CreateTokenForm({ role, onCreated }: { role: Role; onCreated(t: Token & { token: string }): void }) {

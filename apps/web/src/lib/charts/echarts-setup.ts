@@ -1,7 +1,13 @@
 /** ECharts, bundled (no CDN): only the charts and components the lab uses, both renderers. */
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from 'echarts/components';
+import {
+  GridComponent,
+  LegendComponent,
+  MarkLineComponent,
+  TitleComponent,
+  TooltipComponent,
+} from 'echarts/components';
 import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
 
 echarts.use([
@@ -9,6 +15,8 @@ echarts.use([
   LineChart,
   GridComponent,
   LegendComponent,
+  // step boundaries in the percentiles over time
+  MarkLineComponent,
   TitleComponent,
   TooltipComponent,
   CanvasRenderer,

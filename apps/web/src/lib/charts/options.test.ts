@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { LatencyStats, RunResults } from '../bench-api.js';
-import { compareChart, perQueryBars, resourcesChart, usersChart } from './options.js';
+import {
+  coldWarmChart,
+  compareChart,
+  geomeanChart,
+  logAxisMin,
+  percentilesOverTime,
+  perQueryBars,
+  resourcesChart,
+  usersChart,
+} from './options.js';
 
 const s = (p50Ms: number): LatencyStats => ({
   executions: 2,
@@ -99,10 +108,108 @@ describe('benchmark chart options', () => {
   });
 
   it('resources: I/O wait drawn when the server sampled it, left out for runs stored before it was', () => {
-    const sample = { t: 1, cpuPct: 50, rssMb: 100, eventLoopMeanMs: 1, eventLoopMaxMs: 2, machineBusyPct: 60, load1: 1, sources: {} };
+    const sample = {
+      t: 1,
+      cpuPct: 50,
+      rssMb: 100,
+      eventLoopMeanMs: 1,
+      eventLoopMaxMs: 2,
+      machineBusyPct: 60,
+      load1: 1,
+      sources: {},
+    };
     const names = (r: RunResults) =>
       ((resourcesChart(r) as Record<string, any>).series as { name: string; data: unknown[] }[]).map((x) => x.name); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(names({ ...results, samples: [{ ...sample, ioWaitPct: 3.5 }] })).toContain('machine I/O wait %');
     expect(names({ ...results, samples: [sample] })).not.toContain('machine I/O wait %');
+  });
+
+  it('log axes start below the smallest value: sub-millisecond bars rise from the axis instead of hanging down', () => {
+    expect(logAxisMin([0.3, 0.05, 2])).toBe(0.01);
+    expect(logAxisMin([12, 140])).toBe(10);
+    expect(logAxisMin([1])).toBe(1);
+    expect(logAxisMin([0, null])).toBe(1);
+    const fast: RunResults = {
+      queries: [
+        { ...results.queries![0], direct: s(0.04), federated: s(0.3) },
+        { ...results.queries![1], direct: s(2), federated: s(0.6) },
+      ],
+    };
+    const o = perQueryBars(fast, 0, true) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(o.yAxis).toMatchObject({ min: 0.01, startValue: 0.01 });
+    for (const x of o.series) for (const v of x.data) expect(v).toBeGreaterThan(o.yAxis.min);
+    expect((perQueryBars(fast, 0, false) as Record<string, any>).yAxis.min).toBeUndefined(); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const g = geomeanChart({
+      streams: [
+        {
+          phase: 'p',
+          phaseIndex: 0,
+          mode: 'federated',
+          users: 2,
+          geomeanMs: 0.4,
+          perQueryGeomeanMs: { A: 0.2, B: 0.8 },
+          orders: [],
+        },
+      ],
+    }) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(g.yAxis.min).toBe(0.1);
+  });
+
+  it('percentiles over time: a line per step (no line across a step boundary), a marker at each step, whole-second start', () => {
+    const iv = (step: string, t: number, p50Ms: number) => ({
+      phase: 'H',
+      phaseIndex: 1,
+      step,
+      t,
+      seconds: 1,
+      executions: 10,
+      errors: 0,
+      throughput: 10,
+      p50Ms,
+      p90Ms: p50Ms,
+      p95Ms: p50Ms,
+      p99Ms: p50Ms,
+      maxMs: p50Ms,
+    });
+    const o = percentilesOverTime(
+      { intervals: [iv('× 1', 3.37, 1), iv('× 1', 4.37, 1), iv('× 2', 5.4, 2), iv('× 2', 6.4, 2)] },
+      1,
+    ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const p50 = o.series[0];
+    // a gap between the steps breaks the line
+    expect(p50.data).toEqual([
+      [3.37, 1],
+      [4.37, 1],
+      [4.4, null],
+      [5.4, 2],
+      [6.4, 2],
+    ]);
+    expect(p50.connectNulls).toBe(false);
+    expect(p50.markLine.data.map((m: { xAxis: number; name: string }) => [m.xAxis, m.name])).toEqual([
+      [2.37, '× 1'],
+      [4.4, '× 2'],
+    ]);
+    expect(o.xAxis.min).toBe(2);
+    expect(o.xAxis.axisLabel.hideOverlap).toBe(true);
+  });
+
+  it('cold vs warm: one chart per phase, named, log scale with cached sub-millisecond warm bars', () => {
+    const cw = (phase: string, phaseIndex: number, query: string, coldMs: number, warm: number) => ({
+      phase,
+      phaseIndex,
+      query,
+      coldMs,
+      warmMs: [warm],
+      secondUserWarmMs: warm,
+    });
+    const r: RunResults = {
+      coldWarm: [cw('Cold vs warm, no cache', 2, 'A', 40, 20), cw('Cold vs warm, cached', 3, 'A', 45, 0.05)],
+    };
+    const o = coldWarmChart(r, 3, true) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(o.title.text).toBe('Cold vs warm, cached');
+    expect(o.xAxis.data).toEqual(['A']);
+    expect(o.series.map((x: { data: number[] }) => x.data[0])).toEqual([45, 0.05, 0.05]);
+    expect(o.yAxis).toMatchObject({ type: 'log', min: 0.01 });
+    expect((coldWarmChart(r, 2, false) as Record<string, any>).yAxis.type).toBe('value'); // eslint-disable-line @typescript-eslint/no-explicit-any
   });
 });

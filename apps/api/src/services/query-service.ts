@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { JunctionError, type Row } from '@junction/connectors';
+import type { ExplainResult, QueryOptions, QueryResult } from '@junction/query-core';
+import type { Admission } from '../lib/admission.js';
+import type { JunctionLimits, LimitStore } from '../lib/limits.js';
+import type { Principal } from '../plugins/auth.js';
+import type { AccessPolicies } from './access-policy.js';
+import type { EngineLike } from './junction.js';
+import type { SourceRegistry } from './source-registry.js';
+
+export interface RunningQuery {
+  readonly id: string;
+  readonly userId: string;
+  readonly sql: string;
+  readonly startedAt: Date;
+  cancel(reason?: string): void;
+}
+
+/**
+ * The data path's first step after a route: admission (the server's and the caller's queue),
+ * the caller's access policy, then the engine; the registry of running queries, so any of them
+ * can be listed and cancelled.
+ */
+export class QueryService {
+  readonly running = new Map<string, RunningQuery>();
+
+  constructor(
+    private readonly admission: Admission,
+    private readonly limitStore: LimitStore,
+    private readonly limits: JunctionLimits,
+    private readonly policies: AccessPolicies,
+    private readonly engine: () => Promise<EngineLike>,
+    private readonly sources: SourceRegistry,
+  ) {}
+
+  /**
+   * Admission first, then the engine. The query is listed (and cancellable) from the moment it
+   * is admitted: its scalar subqueries run on sources inside engine.query already. The returned
+   * release must be called exactly once when the rows have been consumed or the query failed.
+   */
+  async start(
+    p: Principal,
+    sql: string,
+    opts: {
+      params?: unknown[];
+      timeoutMs?: number;
+      maxRows?: number;
+      queryId?: string;
+      signal: AbortSignal;
+      /** another budget than the interactive one (the benchmark lab's) */
+      admission?: { acquire(user: string): Promise<() => void> };
+    },
+  ): Promise<{ id: string; result: QueryResult; release: () => void }> {
+    // the lab's runs have their own budget, so they never take interactive users' slots
+    const release = opts.admission
+      ? await opts.admission.acquire(p.userId)
+      : await this.admission.acquire(this.limitStore.bucketOf(p), opts.signal);
+    const id = opts.queryId ?? randomUUID();
+    let listed = false;
+    try {
+      const stop = this.#list(id, p, sql, opts.signal);
+      listed = true;
+      const access = await this.policies.of(p);
+      const timeoutMs = Math.min(opts.timeoutMs ?? this.limits.defaultTimeoutMs, this.limits.maxTimeoutMs);
+      const engine = await this.engine();
+      const result = await engine.query(sql, {
+        params: (opts.params ?? []) as QueryOptions['params'],
+        signal: stop.signal,
+        timeoutMs,
+        maxRows: opts.maxRows,
+        access,
+        memoryBudgetBytes: this.limits.memoryBudgetBytes,
+      });
+      let done = false;
+      return {
+        id,
+        result: this.#watched(result),
+        release: () => {
+          if (done) return;
+          done = true;
+          this.#unlist(id, stop);
+          release();
+        },
+      };
+    } catch (e) {
+      if (listed) this.running.delete(id);
+      release();
+      this.sources.noteQueryFailure(e);
+      throw e;
+    }
+  }
+
+  /**
+   * Lists a query as running: its cancel aborts the returned controller, which also follows the
+   * caller's signal (a disconnect). Throws when the id is taken.
+   */
+  #list(id: string, p: Principal, sql: string, signal?: AbortSignal): AbortController {
+    if (this.running.has(id))
+      throw new JunctionError('query_id_in_use', 'conflict', `A query with id "${id}" is already running.`);
+    const stop = new AbortController();
+    const follow = () => stop.abort(signal?.reason);
+    if (signal?.aborted) follow();
+    else signal?.addEventListener('abort', follow, { once: true });
+    const unfollow = () => signal?.removeEventListener('abort', follow);
+    stop.signal.addEventListener('abort', unfollow, { once: true });
+    this.#unfollow.set(stop, unfollow);
+    this.running.set(id, {
+      id,
+      userId: p.userId,
+      sql,
+      startedAt: new Date(),
+      cancel: (reason) =>
+        stop.abort(
+          new JunctionError(
+            'query_cancelled',
+            'cancelled',
+            reason ? `The query was cancelled: ${reason}` : 'The query was cancelled.',
+          ),
+        ),
+    });
+    return stop;
+  }
+
+  #unlist(id: string, stop: AbortController): void {
+    this.#unfollow.get(stop)?.();
+    this.#unfollow.delete(stop);
+    this.running.delete(id);
+  }
+
+  readonly #unfollow = new WeakMap<AbortController, () => void>();
+
+  /** The engine's result, with its rows watched: a failure or full read tells how its sources are doing. */
+  #watched(result: QueryResult): QueryResult {
+    const rows = result.rows;
+    const failed = (e: unknown) => this.sources.noteQueryFailure(e);
+    const reached = () => this.sources.noteSourcesReached(result.stats().sourceStatements.map((s) => s.source));
+    async function* watch(): AsyncGenerator<readonly Row[]> {
+      try {
+        yield* rows;
+      } catch (e) {
+        failed(e);
+        throw e;
+      }
+      reached();
+    }
+    return {
+      id: result.id,
+      columns: result.columns,
+      rows: { [Symbol.asyncIterator]: () => watch() },
+      stats: () => result.stats(),
+      cancel: (reason) => result.cancel(reason),
+    };
+  }
+
+  /**
+   * A plan, or with `analyze` the plan run to its end on the sources: then, like a query, it is
+   * listed, cancellable (DELETE /queries/:id, or the caller's signal) and under `label` in
+   * running queries.
+   */
+  async explain(
+    p: Principal,
+    sql: string,
+    opts: { params?: unknown[]; analyze?: boolean; signal?: AbortSignal; queryId?: string; label?: string },
+  ): Promise<ExplainResult> {
+    const release = await this.admission.acquire(this.limitStore.bucketOf(p), opts.signal);
+    const id = opts.queryId ?? randomUUID();
+    let stop: AbortController | undefined;
+    try {
+      if (opts.analyze) stop = this.#list(id, p, opts.label ?? sql, opts.signal);
+      const access = await this.policies.of(p);
+      return await (
+        await this.engine()
+      ).explain(sql, {
+        params: (opts.params ?? []) as QueryOptions['params'],
+        analyze: opts.analyze ?? false,
+        access,
+        timeoutMs: this.limits.defaultTimeoutMs,
+        ...(stop ? { signal: stop.signal } : {}),
+      });
+    } catch (e) {
+      this.sources.noteQueryFailure(e);
+      throw e;
+    } finally {
+      if (stop) this.#unlist(id, stop);
+      release();
+    }
+  }
+}

@@ -1,0 +1,405 @@
+import { randomUUID } from 'node:crypto';
+import {
+  JunctionError,
+  isJunctionError,
+  type CatalogSnapshot,
+  type ConnectionDiagnosis,
+  type Connector,
+  type EngineName,
+  type SourceConfig,
+  type SourceSemantics,
+} from '@junction/connectors';
+import type { FragmentCachePolicy } from '@junction/query-core';
+import type { Db } from '../db/client.js';
+import type { Source } from '../generated/prisma/client.js';
+import type { Admission } from '../lib/admission.js';
+import { notFound } from '../lib/errors.js';
+import type { JunctionLimits } from '../lib/limits.js';
+import type { SecretBox } from '../lib/secrets.js';
+import { SharedConnector, SourceShare } from '../lib/source-share.js';
+import { STORE_SOURCE } from './internal-sources.js';
+import type { BackgroundLog, EngineLike } from './junction.js';
+import type { SourceGate } from './source-gate.js';
+
+export interface SourceInput {
+  name: string;
+  engine: EngineName;
+  host?: string;
+  port?: number;
+  database?: string;
+  user?: string;
+  password?: string;
+  file?: string;
+  options?: Record<string, unknown>;
+}
+
+/** Error codes that mean the source could not be reached at all (not that a statement failed on it). */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['source_unavailable']);
+
+interface Live {
+  connector: Connector;
+  catalog: CatalogSnapshot;
+  semantics?: SourceSemantics;
+  /** the source's consent to reuse its fragments' results (source option fragmentCache) */
+  fragmentCache?: FragmentCachePolicy;
+}
+
+/** The fragmentCache source option, as the engine takes it. */
+function fragmentCacheOf(options: Record<string, unknown> | undefined): FragmentCachePolicy | undefined {
+  const f = options?.fragmentCache as { ttlSeconds?: unknown; tables?: unknown } | undefined;
+  if (!f || typeof f.ttlSeconds !== 'number' || f.ttlSeconds <= 0) return undefined;
+  return Array.isArray(f.tables)
+    ? { ttlSeconds: f.ttlSeconds, tables: f.tables.map(String) }
+    : { ttlSeconds: f.ttlSeconds };
+}
+
+/**
+ * The registered sources: their rows are the truth, and this mirrors them into the engine, one
+ * connector each (opened through the source gate), behind the source's share of the query slots,
+ * with each source's health written back to its row.
+ */
+export class SourceRegistry {
+  /** each registered source's share of the query slots, by source name */
+  readonly shares = new Map<string, SourceShare>();
+  readonly #live = new Map<string, Live>();
+  /** when a query last reported each source reachable (noteSourcesReached) */
+  readonly #reachedAt = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+    private readonly limits: JunctionLimits,
+    private readonly admission: Admission,
+    private readonly gate: SourceGate,
+    private readonly engine: () => Promise<EngineLike>,
+    /** told when sources change, so access policies are read again */
+    private readonly onChange: () => void,
+    private readonly log: () => BackgroundLog,
+  ) {}
+
+  /**
+   * What the engine gets for a source: the connector behind its share of the server, with its
+   * health mirrored into the source's status (degraded with the reason; back online when a
+   * statement completes on it again).
+   */
+  #shared(connector: Connector): Connector {
+    // default: three quarters of the slots (all of them when there are 2 or fewer): a hung source
+    // leaves a quarter to everyone else, while a deployment with one busy source loses little
+    const max = this.limits.maxConcurrent;
+    const limit = Math.max(1, this.limits.perSource ?? (max <= 2 ? max : Math.ceil((max * 3) / 4)));
+    // as patient as the global queue while the source makes progress; a stalled source is
+    // given up on as soon as others wait for the slots its waiters hold (see SourceShare)
+    const share = new SourceShare(connector.name, limit, this.limits.queueTimeoutMs, () => this.admission.queued > 0);
+    this.shares.set(connector.name, share);
+    connector.onHealth = (h) => {
+      share.health = h;
+      const name = connector.name;
+      const update =
+        h.status === 'degraded'
+          ? this.db.source.updateMany({
+              where: { name, status: { not: 'offline' } },
+              data: { status: 'degraded', statusMessage: `The source stopped answering: it ${h.reason}.` },
+            })
+          : this.db.source.updateMany({
+              where: { name, status: 'degraded' },
+              data: { status: 'online', statusMessage: null },
+            });
+      void update.catch((err: unknown) => this.log().error({ err, source: name }, 'could not record source health'));
+    };
+    return new SharedConnector(connector, share);
+  }
+
+  /** Registers stored sources and views without contacting any source: a source that is down fails only its queries. */
+  async start(): Promise<void> {
+    const engine = await this.engine();
+    for (const row of await this.db.source.findMany()) {
+      if (!row.catalog) continue;
+      try {
+        const config = this.configOf(row);
+        const connector = await this.gate.system(config, 'startup');
+        const live: Live = {
+          connector,
+          catalog: JSON.parse(row.catalog),
+          semantics: row.semantics ? JSON.parse(row.semantics) : undefined,
+          fragmentCache: fragmentCacheOf(config.options),
+        };
+        await engine.addSource({ name: row.name, ...live, connector: this.#shared(live.connector) });
+        this.#live.set(row.name, live);
+      } catch (e) {
+        // one broken source must not keep the others (or the studio) from starting
+        await this.db.source.update({
+          where: { id: row.id },
+          data: { status: 'offline', statusMessage: e instanceof Error ? e.message : 'could not register' },
+        });
+      }
+    }
+    const views = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
+    for (const v of views) {
+      try {
+        await engine.setView({ schema: v.schema.name, name: v.name, sql: v.sql });
+      } catch {
+        // a view whose source is gone stays stored; validating it reports why
+      }
+    }
+  }
+
+  configOf(row: Source, password?: string): SourceConfig {
+    return {
+      name: row.name,
+      engine: row.engine as EngineName,
+      ...(row.host ? { host: row.host } : {}),
+      ...(row.port ? { port: row.port } : {}),
+      ...(row.database ? { database: row.database } : {}),
+      ...(row.user ? { user: row.user } : {}),
+      ...(row.file ? { file: row.file } : {}),
+      password: password ?? (row.passwordEncrypted ? this.secrets.decrypt(row.passwordEncrypted) : undefined),
+      options: JSON.parse(row.options || '{}'),
+    };
+  }
+
+  /** test() → probe() → introspect() on a fresh connector; closes it on failure. */
+  async #connect(config: SourceConfig): Promise<Live & { diagnosis: ConnectionDiagnosis }> {
+    const connector = await this.gate.system(config, 'registration');
+    try {
+      const diagnosis = await connector.test();
+      if (!diagnosis.ok) {
+        throw new JunctionError(
+          'source_test_failed',
+          'user',
+          `Could not connect to "${config.name}": ${diagnosis.message} ${diagnosis.hint}`.trim(),
+          {
+            details: { source: config.name, diagnosis: diagnosis.code, hint: diagnosis.hint },
+          },
+        );
+      }
+      const semantics = await connector.probe();
+      const catalog = await connector.introspect();
+      return { connector, semantics, catalog, diagnosis, fragmentCache: fragmentCacheOf(config.options) };
+    } catch (e) {
+      await connector.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async create(input: SourceInput, opts: { demo?: boolean } = {}): Promise<Source> {
+    if (input.name.toLowerCase() === STORE_SOURCE) {
+      throw new JunctionError(
+        'source_name_reserved',
+        'user',
+        `"${STORE_SOURCE}" is Junction's own store of materialized views; choose another name.`,
+        {
+          details: { name: input.name },
+        },
+      );
+    }
+    if (await this.db.source.findUnique({ where: { name: input.name } })) {
+      throw new JunctionError('source_exists', 'conflict', `A source named "${input.name}" already exists.`, {
+        details: { name: input.name },
+      });
+    }
+    const config: SourceConfig = { ...input, options: input.options ?? {} };
+    const live = await this.#connect(config);
+    try {
+      const row = await this.db.source.create({
+        data: {
+          id: randomUUID(),
+          name: input.name,
+          engine: input.engine,
+          host: input.host ?? null,
+          port: input.port ?? null,
+          database: input.database ?? null,
+          user: input.user ?? null,
+          file: input.file ?? null,
+          passwordEncrypted: input.password ? this.secrets.encrypt(input.password) : null,
+          options: JSON.stringify(input.options ?? {}),
+          ...onlineColumns(live),
+          demo: opts.demo ?? false,
+        },
+      });
+      this.#live.set(row.name, live);
+      await (
+        await this.engine()
+      ).addSource({
+        name: row.name,
+        connector: this.#shared(live.connector),
+        catalog: live.catalog,
+        semantics: live.semantics,
+        fragmentCache: live.fragmentCache,
+      });
+      this.onChange();
+      return row;
+    } catch (e) {
+      this.#live.delete(input.name);
+      await live.connector.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async find(idOrName: string): Promise<Source> {
+    const row =
+      (await this.db.source.findUnique({ where: { id: idOrName } })) ??
+      (await this.db.source.findUnique({ where: { name: idOrName } }));
+    if (!row) throw notFound('source', idOrName);
+    return row;
+  }
+
+  /**
+   * Connection settings change (a rotated password, a new host): connect with the new settings
+   * first, then swap the engine's source and drain the old pool, so no restart is needed and a
+   * wrong new setting leaves the working one in place.
+   */
+  async update(id: string, patch: Partial<Omit<SourceInput, 'name' | 'engine'>>): Promise<Source> {
+    const row = await this.find(id);
+    const merged: Source = {
+      ...row,
+      host: patch.host !== undefined ? patch.host : row.host,
+      port: patch.port !== undefined ? patch.port : row.port,
+      database: patch.database !== undefined ? patch.database : row.database,
+      user: patch.user !== undefined ? patch.user : row.user,
+      file: patch.file !== undefined ? patch.file : row.file,
+      options: patch.options !== undefined ? JSON.stringify(patch.options) : row.options,
+    };
+    const password =
+      patch.password !== undefined
+        ? patch.password
+        : row.passwordEncrypted
+          ? this.secrets.decrypt(row.passwordEncrypted)
+          : undefined;
+    const live = await this.#connect(this.configOf({ ...merged, passwordEncrypted: null }, password));
+    const updated = await this.db.source.update({
+      where: { id: row.id },
+      data: {
+        host: merged.host,
+        port: merged.port,
+        database: merged.database,
+        user: merged.user,
+        file: merged.file,
+        options: merged.options,
+        passwordEncrypted: password ? this.secrets.encrypt(password) : null,
+        ...onlineColumns(live),
+      },
+    });
+    await this.#swap(updated.name, live);
+    return updated;
+  }
+
+  async #swap(name: string, live: Live): Promise<void> {
+    const engine = await this.engine();
+    this.onChange();
+    const old = this.#live.get(name);
+    if (old) await engine.removeSource(name);
+    this.#live.set(name, live);
+    await engine.addSource({
+      name,
+      connector: this.#shared(live.connector),
+      catalog: live.catalog,
+      semantics: live.semantics,
+      fragmentCache: live.fragmentCache,
+    });
+    // the old pool drains in the background: a refresh must not wait for statements still
+    // running on it (close() waits for every checked-out connection)
+    if (old && old.connector !== live.connector)
+      void old.connector
+        .close()
+        .catch((err: unknown) => this.log().error({ err, source: name }, 'closing a replaced connection pool failed'));
+  }
+
+  async delete(id: string): Promise<Source> {
+    const row = await this.find(id);
+    const live = this.#live.get(row.name);
+    if (live) {
+      await (await this.engine()).removeSource(row.name);
+      this.#live.delete(row.name);
+      await live.connector.close().catch(() => undefined);
+    }
+    await this.db.source.delete({ where: { id: row.id } });
+    await this.db.grant.deleteMany({ where: { sourceName: row.name } });
+    this.onChange();
+    return row;
+  }
+
+  async test(id: string): Promise<ConnectionDiagnosis> {
+    const row = await this.find(id);
+    const connector = await this.gate.system(this.configOf(row), 'registration');
+    try {
+      const diagnosis = await connector.test();
+      await this.db.source.update({
+        where: { id: row.id },
+        data: { status: diagnosis.ok ? 'online' : 'offline', statusMessage: diagnosis.ok ? null : diagnosis.message },
+      });
+      return diagnosis;
+    } finally {
+      await connector.close().catch(() => undefined);
+    }
+  }
+
+  async refresh(id: string): Promise<Source> {
+    const row = await this.find(id);
+    let live: Live;
+    try {
+      live = await this.#connect(this.configOf(row));
+    } catch (e) {
+      await this.db.source.update({
+        where: { id: row.id },
+        data: { status: 'offline', statusMessage: e instanceof Error ? e.message : 'unreachable' },
+      });
+      throw e;
+    }
+    const updated = await this.db.source.update({
+      where: { id: row.id },
+      data: {
+        ...onlineColumns(live),
+      },
+    });
+    await this.#swap(updated.name, live);
+    return updated;
+  }
+
+  /**
+   * A query that could not reach a source marks it offline, as a failed test would. Off the
+   * request path: the caller already has its error, and a metadata hiccup must not replace it.
+   */
+  noteQueryFailure(e: unknown): void {
+    if (!isJunctionError(e) || e.kind !== 'external' || !UNREACHABLE_CODES.has(e.code)) return;
+    const source = e.details?.source;
+    if (typeof source !== 'string') return;
+    this.#reachedAt.delete(source);
+    void this.db.source
+      .updateMany({ where: { name: source }, data: { status: 'offline', statusMessage: e.message } })
+      .catch((err: unknown) => this.log().error({ err, source }, 'could not mark source offline'));
+  }
+
+  /**
+   * Sources a query read from are reachable again: offline ones go back online, in the background.
+   * At most one such write per source per second: every query would otherwise cost a metadata
+   * UPDATE. A source this server marked offline is written back at its next success.
+   */
+  noteSourcesReached(names: readonly string[]): void {
+    const now = Date.now();
+    const unique = [...new Set(names)].filter((n) => !(now - (this.#reachedAt.get(n) ?? -Infinity) < 1000));
+    if (unique.length === 0) return;
+    for (const n of unique) this.#reachedAt.set(n, now);
+    void this.db.source
+      .updateMany({
+        where: { name: { in: unique }, status: { in: ['offline', 'degraded'] } },
+        data: { status: 'online', statusMessage: null },
+      })
+      .catch((err: unknown) => this.log().error({ err, sources: unique }, 'could not mark sources online'));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#live.values()].map((l) => l.connector.close().catch(() => undefined)));
+    this.#live.clear();
+  }
+}
+
+/** What a source row records after a successful connect and introspection. */
+function onlineColumns(live: Live) {
+  return {
+    status: 'online',
+    statusMessage: null,
+    semantics: JSON.stringify(live.semantics),
+    catalog: JSON.stringify(live.catalog),
+    introspectedAt: new Date(),
+  };
+}
