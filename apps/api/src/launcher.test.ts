@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,19 +79,7 @@ async function startAndStop(
   const exited = new Promise<number | null>((res) => npm.on('exit', (code) => res(code)));
   let postmaster: number | undefined;
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      const t = setInterval(() => {
-        const m = /running on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-        if (m) {
-          clearInterval(t);
-          resolve(Number(m[1]));
-        }
-      }, 100);
-      npm.on('exit', () => {
-        clearInterval(t);
-        reject(new Error(`npm start exited early: ${out}`));
-      });
-    });
+    const port = await listeningPort(npm, () => out);
     expect((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status).toBe(200);
     postmaster = Number(readFileSync(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     expect(alive(postmaster)).toBe(true);
@@ -122,6 +110,23 @@ async function startAndStop(
     }
     if (postmaster !== undefined && alive(postmaster)) process.kill(postmaster, 'SIGINT');
   }
+}
+
+/** The port the studio says it listens on; rejects with the launcher's output when it exits first. */
+function listeningPort(child: ChildProcess, output: () => string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const t = setInterval(() => {
+      const m = /running on http:\/\/127\.0\.0\.1:(\d+)/.exec(output());
+      if (m) {
+        clearInterval(t);
+        resolve(Number(m[1]));
+      }
+    }, 100);
+    child.on('exit', () => {
+      clearInterval(t);
+      reject(new Error(`npm start exited early: ${output()}`));
+    });
+  });
 }
 
 describe('npm start', () => {
@@ -229,19 +234,7 @@ describe('npm start as root from a clone in a private (0700) folder', () => {
       const exited = new Promise<void>((res) => npm.on('exit', () => res()));
       let clusterHome: string | undefined;
       try {
-        const port = await new Promise<number>((resolve, reject) => {
-          const t = setInterval(() => {
-            const m = /running on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-            if (m) {
-              clearInterval(t);
-              resolve(Number(m[1]));
-            }
-          }, 100);
-          npm.on('exit', () => {
-            clearInterval(t);
-            reject(new Error(`npm start exited early: ${out}`));
-          });
-        });
+        const port = await listeningPort(npm, () => out);
         clusterHome = /the demo's PostgreSQL lives in (\S+)\/postgres/.exec(out)?.[1];
         expect(out).not.toMatch(/EACCES|could not start/);
         expect(clusterHome, out).toBeDefined();

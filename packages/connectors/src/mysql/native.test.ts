@@ -1,27 +1,20 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connector } from '../contract/connector.js';
-import { isJunctionError, type JunctionError } from '../contract/errors.js';
+import { caught, stopTests } from '../../test/support/native-stop.js';
 import { createConnector } from '../create-connector.js';
-import { eventually, sourceFromUrl, uniqueName } from '../../test/support/sources.js';
+import { sourceFromUrl, uniqueName } from '../../test/support/sources.js';
 
 const url = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
 const db = uniqueName('mynative');
 let admin: mysql.Connection;
 let conn: Connector;
 
-async function caught(p: Promise<unknown>): Promise<JunctionError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isJunctionError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a JunctionError');
-}
-
 async function tables(): Promise<string[]> {
-  const [rows] = await admin.query(`SELECT table_name AS n FROM information_schema.tables WHERE table_schema = ? ORDER BY 1`, [db]);
+  const [rows] = await admin.query(
+    `SELECT table_name AS n FROM information_schema.tables WHERE table_schema = ? ORDER BY 1`,
+    [db],
+  );
   return (rows as { n: string }[]).map((r) => r.n);
 }
 
@@ -121,35 +114,5 @@ describe('mysql native execution', () => {
     expect((await conn.execute(`SELECT @@in_transaction`)).rows).toEqual([['0']]);
   });
 
-  it('aborting kills the statement on the server: the promise rejects and SLEEP stops within 2 s', async () => {
-    for (const readOnly of [false, true]) {
-      const ac = new AbortController();
-      const started = Date.now();
-      const p = conn.execute(`SELECT SLEEP(30)`, [], { signal: ac.signal, readOnly });
-      p.catch(() => undefined);
-      await eventually('SLEEP is running', async () => (await running('SELECT SLEEP(30)%')) === 1);
-      const aborted = Math.max(started + 300, Date.now());
-      await new Promise((r) => setTimeout(r, aborted - Date.now()));
-      ac.abort();
-      const err = await caught(p);
-      expect(Date.now() - aborted).toBeLessThan(2000);
-      expect({ code: err.code, kind: err.kind }).toEqual({ code: 'source_statement_cancelled', kind: 'cancelled' });
-      await eventually('SLEEP no longer runs', async () => (await running('SELECT SLEEP(30)%')) === 0, 2000);
-      // the single pooled connection comes back usable
-      expect((await conn.execute(`SELECT 1`)).rows).toEqual([[1]]);
-    }
-  });
-
-  it('timeoutMs kills the statement on the server with kind timeout', async () => {
-    const started = Date.now();
-    const err = await caught(conn.execute(`SELECT SLEEP(30)`, [], { timeoutMs: 300, readOnly: true }));
-    expect(Date.now() - started).toBeLessThan(2000);
-    expect({ code: err.code, kind: err.kind, message: err.message }).toEqual({
-      code: 'source_statement_timeout',
-      kind: 'timeout',
-      message: `The statement on source "mysrc" timed out after 300 ms. Narrow the query or raise the source's statement timeout.`,
-    });
-    await eventually('SLEEP no longer runs', async () => (await running('SELECT SLEEP(30)%')) === 0, 2000);
-    expect((await conn.execute(`SELECT 2`)).rows).toEqual([[2]]);
-  });
+  stopTests({ conn: () => conn, source: 'mysrc', sleep: 'SELECT SLEEP(30)', running });
 });

@@ -1,27 +1,19 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connector } from '../contract/connector.js';
-import { isJunctionError, type JunctionError } from '../contract/errors.js';
+import { caught, stopTests } from '../../test/support/native-stop.js';
 import { createConnector } from '../create-connector.js';
-import { eventually, sourceFromUrl, uniqueName } from '../../test/support/sources.js';
+import { sourceFromUrl, uniqueName } from '../../test/support/sources.js';
 
 const url = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
 const db = uniqueName('pgnative');
 let admin: pg.Client;
 let conn: Connector;
 
-async function caught(p: Promise<unknown>): Promise<JunctionError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isJunctionError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a JunctionError');
-}
-
 async function tables(): Promise<string[]> {
-  const r = await conn.execute(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`);
+  const r = await conn.execute(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
+  );
   return r.rows.map((x) => String(x[0]));
 }
 
@@ -108,7 +100,9 @@ describe('postgres native execution', () => {
       readOnly: true,
     });
     expect((await conn.execute(`SHOW search_path`)).rows).toEqual([['"$user", public']]);
-    const locks = await admin.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242`);
+    const locks = await admin.query(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242`,
+    );
     expect(locks.rows[0].n).toBe(0);
     expect((await conn.execute(`SELECT current_setting('transaction_read_only')`)).rows).toEqual([['off']]);
     // and writes without readOnly still work on it
@@ -116,35 +110,5 @@ describe('postgres native execution', () => {
     await conn.execute(`UPDATE t SET name = 'one' WHERE id = 1`);
   });
 
-  it('aborting cancels the statement on the server: the promise rejects and pg_sleep stops within 2 s', async () => {
-    for (const readOnly of [false, true]) {
-      const ac = new AbortController();
-      const started = Date.now();
-      const p = conn.execute(`SELECT pg_sleep(30)`, [], { signal: ac.signal, readOnly });
-      p.catch(() => undefined);
-      await eventually('pg_sleep is running', async () => (await active('SELECT pg_sleep(30)%')) === 1);
-      const aborted = Math.max(started + 300, Date.now());
-      await new Promise((r) => setTimeout(r, aborted - Date.now()));
-      ac.abort();
-      const err = await caught(p);
-      expect(Date.now() - aborted).toBeLessThan(2000);
-      expect({ code: err.code, kind: err.kind }).toEqual({ code: 'source_statement_cancelled', kind: 'cancelled' });
-      await eventually('pg_sleep is no longer active', async () => (await active('SELECT pg_sleep(30)%')) === 0, 2000);
-      // the single pooled connection comes back usable
-      expect((await conn.execute(`SELECT 1`)).rows).toEqual([[1]]);
-    }
-  });
-
-  it('timeoutMs stops the statement on the server with kind timeout', async () => {
-    const started = Date.now();
-    const err = await caught(conn.execute(`SELECT pg_sleep(30)`, [], { timeoutMs: 300, readOnly: true }));
-    expect(Date.now() - started).toBeLessThan(2000);
-    expect({ code: err.code, kind: err.kind, message: err.message }).toEqual({
-      code: 'source_statement_timeout',
-      kind: 'timeout',
-      message: `The statement on source "pgsrc" timed out after 300 ms. Narrow the query or raise the source's statement timeout.`,
-    });
-    await eventually('pg_sleep is no longer active', async () => (await active('SELECT pg_sleep(30)%')) === 0, 2000);
-    expect((await conn.execute(`SELECT 2`)).rows).toEqual([[2]]);
-  });
+  stopTests({ conn: () => conn, source: 'pgsrc', sleep: 'SELECT pg_sleep(30)', running: active });
 });

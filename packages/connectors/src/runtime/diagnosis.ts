@@ -43,7 +43,8 @@ function errno(err: unknown, depth = 0): string | undefined {
 }
 
 export function failed(code: FailedDiagnosis['code'], message: string, hint: string, t: Target): FailedDiagnosis {
-  return { ok: false, code, message: redact(message, t.secrets), hint: redact(hint, t.secrets) };
+    // the source's name is the user's own label, shown everywhere: it is never a secret to mask
+  return { ok: false, code, message: redact(message, t.secrets, [t.source]), hint: redact(hint, t.secrets, [t.source]) };
 }
 
 /**

@@ -1,10 +1,44 @@
 import { JunctionError } from '../contract/errors.js';
 
-/** Replaces every occurrence of a secret so no message we build can leak a password. */
-export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+const WORD = /[\p{L}\p{N}_]/u;
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Masks every secret where it stands as a value of its own. An occurrence glued to letters,
+ * digits or underscores is part of a longer name (database "mdb_junction" with the password
+ * "junction") and is left alone: masking it would garble the name and, by showing where the
+ * stars are, hint at the password. Strings in `keep` (the source's own name, which the user
+ * chose and sees everywhere) are never rewritten, even when they equal a secret.
+ */
+export function redact(
+  text: string,
+  secrets: readonly (string | undefined)[],
+  keep: readonly (string | undefined)[] = [],
+): string {
+  const kept = keep.filter((k): k is string => !!k);
+  let out = '';
+  let from = 0;
+  // the kept strings cut the text into pieces; only the pieces between them are masked
+  const keeper = kept.length
+    ? new RegExp([...kept].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'gu')
+    : undefined;
+  for (const m of keeper ? text.matchAll(keeper) : []) {
+    out += maskPiece(text.slice(from, m.index), secrets) + m[0];
+    from = m.index + m[0].length;
+  }
+  return out + maskPiece(text.slice(from), secrets);
+}
+
+function maskPiece(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
   for (const s of secrets) {
-    if (s) out = out.split(s).join('***');
+    if (!s) continue;
+    const before = WORD.test(s[0]!) ? '(?<![\\p{L}\\p{N}_])' : '';
+    const after = WORD.test(s[s.length - 1]!) ? '(?![\\p{L}\\p{N}_])' : '';
+    out = out.replace(new RegExp(before + escapeRegExp(s) + after, 'gu'), '***');
   }
   return out;
 }
@@ -47,7 +81,7 @@ export function sourceError(
   userCode?: string,
 ): JunctionError {
   if (err instanceof JunctionError) return err;
-  const raw = redact(driverMessage(err), secrets);
+  const raw = redact(driverMessage(err), secrets, [source]);
   const code = (err as { code?: unknown } | null)?.code;
   const sqlState = typeof code === 'string' || typeof code === 'number' ? String(code) : undefined;
   const cause = new Error(raw);
