@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { ADMIN, createUser, freshPage, loginStatus, signInAs, uniqueName } from './accounts.js';
-import { screenshotPath } from './studio.js';
+import { reviewShots } from './shots.js';
+import { csrfHeaders, screenshotPath } from './studio.js';
 
 test.describe('administration', () => {
   test('an admin creates a user, who signs in; once disabled they cannot', async ({ page, browser, baseURL }) => {
@@ -173,8 +174,11 @@ test.describe('administration', () => {
     await page.goto('/#/admin/grants');
     const form = page.getByRole('form', { name: 'Add a grant' });
     await form.getByLabel('Who').selectOption('role:viewer');
-    await form.getByLabel('May read').selectOption('view');
+    await form.getByLabel('On', { exact: true }).selectOption('view');
+    // a grant names a schema that exists
     const schema = uniqueName('reports_');
+    const made = await page.request.post('/api/v1/schemas', { data: { name: schema }, headers: await csrfHeaders(page) });
+    expect(made.status()).toBe(201);
     await form.getByLabel('View schema').fill(schema);
     await form.getByRole('button', { name: 'Grant read access' }).click();
     const table = page.getByRole('table', { name: 'Grants' });
@@ -275,5 +279,96 @@ test.describe('sources administration', () => {
     page.once('dialog', (d) => void d.accept());
     await row.getByRole('button', { name: 'Delete' }).click();
     await expect(row).toHaveCount(0);
+  });
+
+  test('an admin sets concurrency limits for the server and for a role, and removes them', async ({ page }) => {
+    await signInAs(page, ADMIN);
+    await page.getByRole('link', { name: 'Administration' }).click();
+    await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Limits' }).click();
+    await expect(page).toHaveURL(/#\/admin\/limits$/);
+    await expect(page.getByRole('heading', { name: 'Concurrency limits' })).toBeVisible();
+    await expect(page.getByTestId('limits-load')).toContainText('running');
+
+    const server = page.getByRole('form', { name: 'Server-wide limit' });
+    await server.getByLabel('Running at once').fill('7');
+    await server.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('status')).toHaveText('Saved the server-wide limit.');
+    await expect(page.getByTestId('limits-load')).toContainText('at most 7 at once');
+    const stored = (await (await page.request.get('/api/v1/limits')).json()) as {
+      server: { maxConcurrent: number };
+      overrides: { scope: string; subject: string; maxConcurrent: number | null; maxQueued: number | null }[];
+    };
+    expect(stored.server.maxConcurrent).toBe(7);
+    expect(stored.overrides.find((o) => o.scope === 'server')).toMatchObject({ maxConcurrent: 7, maxQueued: null });
+
+    const setting = page.getByRole('form', { name: 'Set a limit' });
+    await setting.getByLabel('Applies to').selectOption('role');
+    await setting.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await setting.getByLabel('Running at once').fill('0');
+    await setting.getByRole('button', { name: 'Save limit' }).click();
+    // the browser's own range check stops 0 before the page or the API see it
+    expect(await setting.getByLabel('Running at once').evaluate((e: HTMLInputElement) => e.validity.rangeUnderflow)).toBe(true);
+    await setting.getByLabel('Running at once').fill('2');
+    await setting.getByLabel('Waiting').fill('0');
+    await setting.getByRole('button', { name: 'Save limit' }).click();
+    await expect(page.getByRole('status')).toHaveText('Saved the limit of role viewer.');
+    const row = page.getByTestId('limit-role-viewer');
+    await expect(row.locator('td')).toHaveText(['Role viewer', '2', '0', 'inherits', /\d/, 'Remove']);
+    await reviewShots(page, 'admin-limits');
+    await page.screenshot({ path: screenshotPath('admin-limits.png'), fullPage: true });
+
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await expect(page.getByRole('status')).toHaveText('Removed the limit of role viewer; it inherits again.');
+    await expect(row).toHaveCount(0);
+    await server.getByRole('button', { name: 'Use the environment’s' }).click();
+    await expect(page.getByRole('status')).toHaveText('The server-wide limit is the environment’s again.');
+    const after = (await (await page.request.get('/api/v1/limits')).json()) as { overrides: unknown[] };
+    expect(after.overrides).toEqual([]);
+  });
+
+  test('an admin materializes a view from Administration, then stops', async ({ page }) => {
+    await signInAs(page, ADMIN);
+    const headers = await csrfHeaders(page);
+    const schema = uniqueName('mvadmin');
+    expect((await page.request.post('/api/v1/schemas', { headers, data: { name: schema } })).status()).toBe(201);
+    const made = await page.request.post('/api/v1/views', {
+      headers,
+      data: { schema, name: 'nations', sql: 'SELECT n_nationkey, n_name FROM dbD.nation' },
+    });
+    expect(made.status()).toBe(201);
+    const view = `${schema}.nations`;
+
+    await page.goto('/#/admin/cache');
+    const form = page.getByRole('form', { name: 'Materialize a view' });
+    await form.getByLabel('View').selectOption(view);
+    await form.getByLabel('Refresh every (s)').fill('600');
+    await form.getByLabel('Use while younger than (s)').fill('1800');
+    await reviewShots(page, 'admin-materialize-form');
+    await form.getByRole('button', { name: 'Materialize' }).click();
+    await expect(form.getByRole('status')).toHaveText(`Materialized ${view}: 25 rows stored.`);
+    const row = page.getByTestId(`materialization-${view}`);
+    await expect(row.locator('td').nth(1)).toHaveText('ok');
+    await expect(row.locator('td').nth(2)).toHaveText('25');
+    await expect(row).toContainText('every 600 s');
+    await expect(row).toContainText('1800 s');
+    await reviewShots(page, 'admin-materialized');
+    await page.screenshot({ path: screenshotPath('admin-materialize.png'), fullPage: true });
+
+    // the same form changes the settings of a view already materialized
+    await form.getByLabel('View').selectOption(view);
+    await expect(form.getByLabel('Refresh every (s)')).toHaveValue('600');
+    await form.getByLabel('Refresh every (s)').fill('');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await expect(form.getByRole('status')).toHaveText(`Changed the settings of ${view}.`);
+    await expect(row).toContainText('on demand');
+
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: 'Stop' }).click();
+    await expect(row).toHaveCount(0);
+    const left = (await (await page.request.get('/api/v1/materializations')).json()) as { view: string }[];
+    expect(left.map((m) => m.view)).not.toContain(view);
+    const views = (await (await page.request.get('/api/v1/views')).json()) as { id: string; schema: string }[];
+    for (const v of views.filter((x) => x.schema === schema))
+      await page.request.delete(`/api/v1/views/${v.id}`, { headers });
   });
 });

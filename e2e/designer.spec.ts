@@ -1,4 +1,6 @@
-import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { ADMIN, freshPage, signInAs, uniqueName, type Account } from './accounts.js';
 import { csrfHeaders, screenshotPath, setSql } from './studio.js';
 
@@ -40,6 +42,25 @@ async function shoot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: screenshotPath(`designer-${name}-${width}.png`) });
   }
   await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/** Screenshots looked at by hand: under /tmp, never in the repository. */
+const SHOTS = process.env.JUNCTION_SHOTS ?? '/tmp/junction-shots';
+async function look(page: Page, name: string, widths: readonly number[] = [1280, 1440]): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  const before = page.viewportSize();
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: width === 1280 ? 800 : 900 });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`) });
+  }
+  if (before) await page.setViewportSize(before);
+}
+
+/** Whether two elements' boxes on screen overlap. */
+async function overlaps(a: Locator, b: Locator): Promise<boolean> {
+  const x = (await a.boundingBox())!;
+  const y = (await b.boundingBox())!;
+  return x.x < y.x + y.width && y.x < x.x + x.width && x.y < y.y + y.height && y.y < x.y + x.height;
 }
 
 /** The preview grid's cells, row by row. */
@@ -240,6 +261,11 @@ test.describe('view designer', () => {
     await expect(page.getByTestId(`palette-source-${renamed}`)).toBeVisible();
     await page.getByRole('button', { name: `Delete ${renamed}` }).click();
     await expect(page.getByTestId(`palette-source-${renamed}`)).toHaveCount(0);
+    // the reload kept the unsaved canvas: start afresh
+    await expect(page.getByTestId('node-n')).toBeVisible();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'New' }).click();
+    await expect(page.getByTestId('node-n')).toHaveCount(0);
     await page.getByTestId('palette-dbD.nation').dragTo(canvas, { targetPosition: { x: 100, y: 80 } });
     await page.getByTestId('palette-dbD.region').dragTo(canvas, { targetPosition: { x: 500, y: 80 } });
     await page.getByTestId('accept-join-n.n_regionkey=r.r_regionkey').click();
@@ -250,6 +276,199 @@ test.describe('view designer', () => {
     await expect(page.getByTestId('node-r')).toHaveCount(0);
     await expect(page.getByTestId('join-n.n_regionkey=r.r_regionkey')).toHaveCount(0);
     await expect.poll(() => sqlText(page)).toBe('SELECT\n  *\nFROM dbD.nation AS n');
+  });
+
+  test('unsaved work survives leaving and reloading, New asks first and can be undone; minimap and dark theme', async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signInAs(page, ADMIN);
+    await page.goto('/#/designer');
+    const canvas = page.getByTestId('designer-canvas');
+    await page.getByTestId('palette-dbD.nation').dragTo(canvas, { targetPosition: { x: 100, y: 80 } });
+    const nation = page.getByTestId('node-n');
+    await expect(nation).toBeVisible();
+    await page.getByTestId('pick-n.n_name').check();
+    // fit to screen keeps the table clear of the minimap (its types and engine badge were under it)
+    const minimap = page.locator('.react-flow__minimap');
+    await expect.poll(() => overlaps(nation, minimap)).toBe(false);
+    await page.getByRole('button', { name: 'Fit View' }).click();
+    await expect.poll(() => overlaps(nation, minimap)).toBe(false);
+
+    // to the Query page and back: the canvas is as it was left
+    await page.getByRole('link', { name: 'Query' }).click();
+    await page.getByRole('link', { name: 'Designer' }).click();
+    await expect(nation).toBeVisible();
+    await expect(page.getByTestId('pick-n.n_name')).toBeChecked();
+    await page.reload();
+    await expect(nation).toBeVisible();
+    await expect(page.getByTestId('pick-n.n_name')).toBeChecked();
+    await expect.poll(() => overlaps(nation, minimap)).toBe(false);
+
+    // New asks before discarding; declined, nothing changes
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await page.getByRole('button', { name: 'New' }).click();
+    await expect.poll(() => asked).toContain('Discard your unsaved changes');
+    await expect(nation).toBeVisible();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'New' }).click();
+    await expect(nation).toHaveCount(0);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await expect(nation).toBeVisible();
+    await expect(page.getByTestId('pick-n.n_name')).toBeChecked();
+
+    // dark theme: the node, its column names, the canvas, minimap and SQL editor all turn dark
+    await page.getByRole('button', { name: 'Use the dark theme' }).click();
+    const luminance = (l: Locator, prop: 'color' | 'background-color') =>
+      l.evaluate((el, p) => {
+        const m = /rgba?\((\d+), (\d+), (\d+)/.exec(getComputedStyle(el).getPropertyValue(p))!;
+        const [r, g, b] = [m[1], m[2], m[3]].map(Number);
+        return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+      }, prop);
+    await expect.poll(() => luminance(nation.locator('.j-dnode-head'), 'background-color')).toBeLessThan(0.3);
+    expect(await luminance(nation.locator('.j-dnode-colname').first(), 'color')).toBeGreaterThan(0.6);
+    expect(await luminance(nation.locator('.j-dnode-head strong'), 'color')).toBeGreaterThan(0.6);
+    expect(await luminance(nation, 'background-color')).toBeLessThan(0.3);
+    expect(await luminance(canvas, 'background-color')).toBeLessThan(0.3);
+    await expect(page.locator('.react-flow.dark')).toHaveCount(1);
+    await expect(page.getByTestId('designer-sql').locator('.monaco-editor.vs-dark')).toBeVisible();
+    await look(page, 'designer-dark');
+    await page.getByRole('button', { name: 'Use the light theme' }).click();
+    await look(page, 'designer-light');
+  });
+
+  test('a viewer runs a view they are granted from the catalog; an admin grants it by picking the view', async ({
+    page,
+    browser,
+    baseURL,
+  }) => {
+    test.setTimeout(120_000);
+    await signInAs(page, ADMIN);
+    const headers = await csrfHeaders(page);
+    const schema = uniqueName('granted');
+    expect((await page.request.post('/api/v1/schemas', { headers, data: { name: schema } })).status()).toBe(201);
+    const view = { schema, name: 'nations', sql: 'SELECT n_nationkey, n_name FROM dbD.nation' };
+    expect((await page.request.post('/api/v1/views', { headers, data: view })).status()).toBe(201);
+    expect(
+      (
+        await page.request.put(`/api/v1/materializations/${schema}/nations`, {
+          headers,
+          data: { intervalSeconds: null, maxStalenessSeconds: 3600 },
+        })
+      ).status(),
+    ).toBe(200);
+    expect((await page.request.post(`/api/v1/materializations/${schema}/nations/refresh`, { headers })).status()).toBe(
+      200,
+    );
+    const v: Account = { username: uniqueName('viewer'), password: `pw-${uniqueName('x')}-Secret`, role: 'viewer' };
+    expect((await page.request.post('/api/v1/users', { data: v, headers })).status()).toBe(201);
+
+    // the grants form offers the existing schemas and the views in the one picked
+    await page.goto('/#/admin/grants');
+    await page.reload();
+    const form = page.getByRole('form', { name: 'Add a grant' });
+    await form.getByRole('combobox', { name: 'Who' }).selectOption({ label: `user ${v.username} (viewer)` });
+    await form.getByRole('combobox', { name: 'On', exact: true }).selectOption('view');
+    await expect(form.locator(`#grant-view-schemas option[value="${schema}"]`)).toHaveCount(1);
+    await form.getByLabel('View schema').fill(schema);
+    await expect(form.locator('#grant-view-names option[value="nations"]')).toHaveCount(1);
+    await expect(form.getByTestId('grant-view-hint')).toHaveText(`Views in ${schema}: nations.`);
+    await form.getByLabel('View name').fill('nations');
+    await look(page, 'grants-view-picker', [1280]);
+    await form.getByRole('button', { name: 'Grant read access' }).click();
+    await expect(page.getByRole('table', { name: 'Grants' })).toContainText(`${schema}.nations`);
+
+    const viewer = await freshPage(browser, baseURL);
+    await signInAs(viewer, v);
+    await viewer.getByRole('tab', { name: 'Catalog' }).click();
+    await viewer.getByLabel('Search catalog').fill('nations');
+    const row = viewer.getByTestId(`catalog-table-${schema}.nations`);
+    await expect(row).toBeVisible();
+    // no canvas (the designer refuses viewers) and no SQL they could not run
+    await expect(row.getByRole('link', { name: 'canvas' })).toHaveCount(0);
+    await expect(row.getByRole('button', { name: 'SQL' })).toHaveCount(0);
+    await row.getByRole('button', { name: `Rows of ${schema}.nations` }).click();
+    await expect(viewer.getByTestId('results-grid').locator('tbody tr:not([aria-hidden])')).toHaveCount(25);
+    await expect(viewer.getByTestId('run-status')).not.toContainText('permission');
+    await look(viewer, 'viewer-runs-granted-view');
+    await viewer.getByRole('button', { name: 'Use the dark theme' }).click();
+    await look(viewer, 'viewer-runs-granted-view-dark');
+    // Run again from the toolbar: the tab still runs the view by its id
+    await viewer.getByRole('button', { name: 'Run', exact: true }).click();
+    await expect(viewer.getByTestId('run-status')).toContainText('25 rows');
+    await viewer.context().close();
+
+    // the admin's catalog: the materialization note does not push Run, SQL and canvas out of the sidebar
+    await page.goto('/#/query');
+    await page.reload();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByLabel('Search catalog').fill('nations');
+    const adminRow = page.getByTestId(`catalog-table-${schema}.nations`);
+    await expect(page.getByTestId(`catalog-materialization-${schema}.nations`)).toContainText('materialized');
+    const sidebar = (await page.locator('.j-sidebar').boundingBox())!;
+    for (const link of [
+      adminRow.getByRole('button', { name: `Rows of ${schema}.nations` }),
+      adminRow.getByRole('button', { name: 'SQL' }),
+      adminRow.getByRole('link', { name: 'canvas' }),
+    ]) {
+      const b = (await link.boundingBox())!;
+      expect(b.x + b.width).toBeLessThanOrEqual(sidebar.x + sidebar.width);
+    }
+    await look(page, 'catalog-materialized', [1280]);
+    // the drawn plan says the view is read from its stored rows, as the text EXPLAIN does
+    await setSql(page, `SELECT * FROM ${schema}.nations`);
+    await page.getByRole('button', { name: 'Explain', exact: true }).click();
+    await expect(page.getByTestId('plan-notes')).toContainText(
+      new RegExp(`Materialized view ${schema}\\.nations read from its stored rows, refreshed \\d+ s ago`),
+    );
+    await look(page, 'plan-materialized', [1280]);
+    // a view built on the materialized one, on the designer's canvas: its plan says the same
+    await page.goto('/#/designer');
+    await page.getByTestId(`palette-${schema}.nations`).dragTo(page.getByTestId('designer-canvas'), {
+      targetPosition: { x: 100, y: 80 },
+    });
+    await expect(page.getByTestId('node-n')).toBeVisible();
+    await page.getByRole('tab', { name: 'Plan' }).click();
+    await expect(page.getByTestId('designer-plan').getByTestId('plan-notes').first()).toContainText(
+      'read from its stored rows',
+    );
+    await look(page, 'designer-plan-materialized', [1280]);
+  });
+
+  test('a design grant made in the grants form lets an analyst publish views into the schema', async ({
+    page,
+    browser,
+    baseURL,
+  }) => {
+    await signInAs(page, ADMIN);
+    const headers = await csrfHeaders(page);
+    const schema = uniqueName('team');
+    expect((await page.request.post('/api/v1/schemas', { headers, data: { name: schema } })).status()).toBe(201);
+    const a = await analystWithGrants(page);
+    const analyst = await freshPage(browser, baseURL);
+    await signInAs(analyst, a);
+    const post = async () =>
+      analyst.request.post('/api/v1/views', {
+        headers: await csrfHeaders(analyst),
+        data: { schema, name: 'recent', sql: 'SELECT o_orderkey FROM dbA.orders WHERE o_orderkey <= 3' },
+      });
+    expect((await post()).status()).toBe(403);
+    await page.goto('/#/admin/grants');
+    await page.reload();
+    const form = page.getByRole('form', { name: 'Add a grant' });
+    await form.getByRole('combobox', { name: 'Who' }).selectOption({ label: `user ${a.username} (analyst)` });
+    await form.getByRole('combobox', { name: 'On', exact: true }).selectOption('view');
+    await form.getByRole('combobox', { name: 'Privilege' }).selectOption('design');
+    await form.getByLabel('View schema').fill(schema);
+    await expect(form.getByTestId('grant-view-hint')).toContainText('has no views yet');
+    await form.getByRole('button', { name: 'Grant design access' }).click();
+    await expect(page.getByRole('table', { name: 'Grants' })).toContainText(a.username);
+    await expect.poll(async () => (await post()).status()).toBe(201);
+    await analyst.context().close();
   });
 
   test('a viewer is told the designer is for analysts and admins', async ({ page, browser, baseURL }) => {

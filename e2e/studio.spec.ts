@@ -1,8 +1,20 @@
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { reviewShots } from './shots.js';
 import { csrfHeaders, editorText, loadExample, screenshotPath, setSql, signIn } from './studio.js';
 
 test('a wrong password is refused and the admin signs in', async ({ page }) => {
+  // signed out, the sign-in page asks nothing it knows would fail: the console stays clean
+  const consoleErrors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+  const meCalls: string[] = [];
+  page.on('request', (r) => r.url().includes('/auth/me') && meCalls.push(r.url()));
   await page.goto('/');
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  expect(meCalls).toEqual([]);
+  expect(consoleErrors).toEqual([]);
   await page.getByLabel('Username').fill('admin');
   await page.getByLabel('Password').fill('not-the-password');
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -185,9 +197,11 @@ test('Explain of JDV query E shows the SQL sent to dbA and to dbB', async ({ pag
   ).json()) as { plan: PlanJson };
   const dbB = findNode(analyzed.plan, 'dbB')!;
   expect(dbB.actual).toBeDefined();
-  const est = dbB.estimatedRows === undefined ? '?' : Math.round(dbB.estimatedRows).toLocaleString('en-US');
+  // an unknown estimate is left out rather than shown as "est ?"
+  const est = dbB.estimatedRows === undefined ? '' : `est ${Math.round(dbB.estimatedRows).toLocaleString('en-US')} · `;
   const box = page.getByTestId('plan-graph').locator('[data-runs-in="dbB"]').first();
-  await expect(box).toContainText(`est ${est} · actual ${dbB.actual!.rows.toLocaleString('en-US')}`);
+  await expect(box).toContainText(`${est}actual ${dbB.actual!.rows.toLocaleString('en-US')}`);
+  await expect(page.getByTestId('plan-graph')).not.toContainText('est ?');
   await expect(box).toContainText(/ ms own · [\d.,]+ ms total$/);
 });
 
@@ -361,4 +375,100 @@ test('an analyst queries the demo but gets no source administration', async ({ p
   await expect(p.getByRole('button', { name: 'Test' })).toHaveCount(0);
   await expect(p.getByRole('button', { name: 'Delete' })).toHaveCount(0);
   await ctx.close();
+});
+
+test('a TLS-only server is registered from the form; a failed edit leaves no stale "Saved"', async ({ page }) => {
+  const pg = new URL(process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test');
+  await signIn(page);
+  await page.getByRole('link', { name: 'Sources' }).click();
+  await page.getByRole('button', { name: 'Register source' }).click();
+  const form = page.getByRole('form', { name: 'Register a source' });
+  await form.getByLabel('Name').fill('e2etls');
+  await form.getByLabel('Host').fill(pg.hostname);
+  await form.getByLabel('Port').fill(pg.port || '5432');
+  await form.getByLabel('Database').fill(pg.pathname.slice(1));
+  await form.getByLabel('User').fill(decodeURIComponent(pg.username));
+  await form.getByLabel('Password').fill(decodeURIComponent(pg.password));
+  await expect(form.getByLabel('Verify the server certificate')).toBeHidden();
+  await form.getByLabel('Encrypt the connection').check();
+  // the test server's certificate is self-signed: verified, it is refused, and the form says why
+  await expect(form.getByLabel('Verify the server certificate')).toBeChecked();
+  await expect(form.getByLabel(/^CA certificate/)).toBeVisible();
+  await reviewShots(page, 'new-source-tls');
+  await form.getByRole('button', { name: 'Register' }).click();
+  await expect(form.getByRole('alert')).toContainText(/certificate/i);
+  await form.getByLabel('Verify the server certificate').uncheck();
+  await form.getByLabel('Pool size').fill('3');
+  await form.getByRole('button', { name: 'Register' }).click();
+  await expect(form).toHaveCount(0);
+  const row = page.getByTestId('source-e2etls');
+  await expect(row.locator('td').nth(3)).toHaveText('online');
+  const list = (await (await page.request.get('/api/v1/sources')).json()) as { id: string; name: string }[];
+  const id = list.find((s) => s.name === 'e2etls')!.id;
+  const detail = (await (await page.request.get(`/api/v1/sources/${id}`)).json()) as { options: unknown };
+  expect(detail.options).toEqual({ tls: { enabled: true, rejectUnauthorized: false }, pool: { max: 3 } });
+
+  // a successful edit says so; the next, failing one shows only its own error
+  await row.getByRole('button', { name: 'Edit' }).click();
+  const edit = page.getByRole('form', { name: 'Edit source e2etls' });
+  await expect(edit.getByLabel('Encrypt the connection')).toBeChecked();
+  await edit.getByLabel('Pool size').fill('4');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(row.getByTestId('diagnosis')).toHaveText('Saved; the new settings were tested and are in use.');
+  await row.getByRole('button', { name: 'Edit' }).click();
+  await edit.getByLabel('Encrypt the connection').uncheck();
+  await edit.getByLabel('Port').fill('1');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(edit.getByRole('alert')).toBeVisible();
+  await expect(row.getByTestId('diagnosis')).toHaveCount(0);
+  await reviewShots(page, 'source-edit-failed');
+  await edit.getByRole('button', { name: 'Cancel' }).click();
+
+  page.once('dialog', (d) => void d.accept());
+  await row.getByRole('button', { name: 'Delete' }).click();
+  await expect(row).toHaveCount(0);
+});
+
+test('a source that goes away shows offline on Sources and in the Query catalog within seconds', async ({ page }) => {
+  await signIn(page);
+  // SQLite sources may only live in the studio's sqlite folder, where the demo's files are
+  const list = (await (await page.request.get('/api/v1/sources')).json()) as { id: string; name: string }[];
+  const dbC = list.find((x) => x.name === 'dbC')!;
+  const demoFile = ((await (await page.request.get(`/api/v1/sources/${dbC.id}`)).json()) as { file: string }).file;
+  const dir = mkdtempSync(path.join(path.dirname(demoFile), 'e2e-gone-'));
+  const file = path.join(dir, 'gone.sqlite');
+  const db = new Database(file);
+  db.exec('CREATE TABLE t (id integer primary key)');
+  db.close();
+  const created = await page.request.post('/api/v1/sources', {
+    data: { name: 'e2egone', engine: 'sqlite', file },
+    headers: await csrfHeaders(page),
+  });
+  expect(created.status()).toBe(201);
+  const id = ((await created.json()) as { id: string }).id;
+  try {
+    await page.getByRole('button', { name: 'Reload catalog' }).click();
+    const badge = page.getByTestId('catalog-status-e2egone');
+    await expect(page.getByTestId('catalog-source-e2egone')).toBeVisible();
+    await expect(badge).toHaveCount(0);
+
+    // the server checks every few seconds and the page reads the statuses as often: well within 5 s
+    // on an idle machine; the margin is for a loaded one
+    renameSync(file, `${file}.away`);
+    await expect(badge).toHaveText('offline', { timeout: 8000 });
+    await reviewShots(page, 'catalog-offline', page.locator('.j-sidebar'));
+    await page.getByRole('link', { name: 'Sources' }).click();
+    const row = page.getByTestId('source-e2egone');
+    await expect(row.locator('.j-status')).toHaveText('offline');
+    await expect(row).toContainText('does not exist');
+    await reviewShots(page, 'sources-offline');
+
+    renameSync(`${file}.away`, file);
+    await expect(row.locator('.j-status')).toHaveText('online', { timeout: 8000 });
+    await page.getByRole('link', { name: 'Query' }).click();
+    await expect(badge).toHaveCount(0, { timeout: 8000 });
+  } finally {
+    await page.request.delete(`/api/v1/sources/${id}`, { headers: await csrfHeaders(page) });
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

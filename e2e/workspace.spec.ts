@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
 import { createUser, signInAs } from './accounts.js';
+import { reviewShots } from './shots.js';
 import { csrfHeaders, editorText, loadExample, screenshotPath, setSql, signIn } from './studio.js';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
@@ -423,3 +424,70 @@ function findFull(n: PlanJson): PlanJson | undefined {
   }
   return undefined;
 }
+
+test('an empty $1 is asked for instead of sent; Enter in the parameters form runs', async ({ page }) => {
+  await signIn(page);
+  await page.getByRole('button', { name: 'New editor tab' }).click();
+  await setSql(page, 'SELECT n_name FROM dbD.nation WHERE n_nationkey = $1');
+  const sent: string[] = [];
+  page.on('request', (r) => r.url().endsWith('/api/v1/query') && sent.push(r.url()));
+  await page.getByRole('button', { name: 'Run' }).click();
+  const form = page.getByTestId('params-form');
+  const value = form.getByLabel('Value of $1');
+  await expect(value).toBeFocused();
+  await expect(form.getByTestId('params-ask')).toHaveText('Enter a value for $1 (or tick NULL), then press Enter to run.');
+  await expect(value).toHaveAttribute('aria-invalid', 'true');
+  // Ctrl+Enter from the editor asks the same way
+  await page.getByTestId('sql-editor').locator('.view-lines').click();
+  await page.keyboard.press('ControlOrMeta+Enter');
+  await expect(value).toBeFocused();
+  expect(sent).toEqual([]);
+  await expect(page.getByTestId('run-status')).toHaveText('');
+  await reviewShots(page, 'params-ask');
+
+  await value.fill('3');
+  await expect(form.getByTestId('params-ask')).toHaveCount(0);
+  await value.press('Enter');
+  await expect(page.getByTestId('run-status')).toHaveText(/^1 row · /);
+  await expect(column(page, 2)).toHaveText(['CANADA']);
+  expect(sent).toHaveLength(1);
+
+  // one row is "1 row" in History too
+  await page.getByRole('tab', { name: 'History' }).click();
+  const entry = page.getByRole('list', { name: 'Query history' }).locator('li').first();
+  await expect(entry).toContainText('WHERE n_nationkey = $1');
+  await expect(entry.locator('.j-small')).toContainText(' · 1 row · ');
+});
+
+test('the timeline draws each source in its own colour; no step says "est ?"', async ({ page }) => {
+  await signIn(page);
+  await setSql(
+    page,
+    'SELECT c.c_name, n.n_name FROM dbB.customer c JOIN dbD.nation n ON c.c_nationkey = n.n_nationkey WHERE c.c_custkey <= 20 ORDER BY c.c_name',
+  );
+  await page.getByRole('button', { name: 'Explain Analyze' }).click();
+  const timeline = page.getByTestId('plan-timeline');
+  await expect(timeline).toBeVisible();
+  await expect(page.getByTestId('plan-graph')).not.toContainText('est ?');
+  await expect(page.getByTestId('plan-detail')).not.toContainText('?');
+  const bars = await timeline.locator('li').evaluateAll((lis) =>
+    lis.map((li) => ({
+      source: li.querySelector('.j-badge')?.textContent ?? '',
+      colour: getComputedStyle(li.querySelector('.j-tl-bar')!).backgroundColor,
+    })),
+  );
+  const bySource = new Map<string, Set<string>>();
+  for (const b of bars) bySource.set(b.source, (bySource.get(b.source) ?? new Set()).add(b.colour));
+  expect([...bySource.keys()].sort()).toEqual(['dbB', 'dbD']);
+  // one colour per source, and not the same for both
+  for (const colours of bySource.values()) expect(colours.size).toBe(1);
+  expect(new Set(bars.map((b) => b.colour)).size).toBe(2);
+  // the bar has the colour of its source's boxes in the tree
+  const boxLine = await page
+    .getByTestId('plan-graph')
+    .locator('[data-runs-in="dbB"]')
+    .first()
+    .evaluate((g) => getComputedStyle(g).getPropertyValue('--pl-line').trim());
+  expect(boxLine).not.toBe('');
+  await reviewShots(page, 'plan-timeline', timeline);
+});

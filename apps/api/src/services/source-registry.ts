@@ -323,10 +323,11 @@ export class SourceRegistry {
     const connector = await this.gate.system(this.configOf(row), 'registration');
     try {
       const diagnosis = await connector.test();
-      await this.db.source.update({
-        where: { id: row.id },
-        data: { status: diagnosis.ok ? 'online' : 'offline', statusMessage: diagnosis.ok ? null : diagnosis.message },
-      });
+      const status = diagnosis.ok ? 'online' : 'offline';
+      const statusMessage = diagnosis.ok ? null : diagnosis.message;
+      // the monitor tests every few seconds: write only what changed
+      if (row.status !== status || row.statusMessage !== statusMessage)
+        await this.db.source.update({ where: { id: row.id }, data: { status, statusMessage } });
       return diagnosis;
     } finally {
       await connector.close().catch(() => undefined);

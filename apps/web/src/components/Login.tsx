@@ -16,7 +16,8 @@ export function Login({ onLogin, notice }: { onLogin(u: User): void; notice?: st
       onLogin(await api.login(String(form.get('username')), String(form.get('password'))));
     } catch (err) {
       setError(
-        err instanceof ApiError && err.kind === 'auth'
+        // a locked account says so and when it unlocks: "wrong password" would have its owner keep trying
+        err instanceof ApiError && err.kind === 'auth' && err.code !== 'account_locked'
           ? 'Wrong username or password.'
           : err instanceof Error
             ? err.message

@@ -6,6 +6,7 @@ import { CachePage } from './admin/CachePage.js';
 import { BenchmarksPage } from './bench/BenchmarksPage.js';
 import { DesignerRoute } from './designer/DesignerRoute.js';
 import { GrantsPage } from './admin/GrantsPage.js';
+import { LimitsPage } from './admin/LimitsPage.js';
 import { UsersPage } from './admin/UsersPage.js';
 import { Forbidden } from './Forbidden.js';
 import { NotFound } from './NotFound.js';
@@ -30,6 +31,7 @@ export function RoutedPage({ route, user }: { route: Route; user: User }) {
     case 'admin/tokens':
     case 'admin/audit':
     case 'admin/cache':
+    case 'admin/limits':
       if (user.role !== 'admin') return <Forbidden user={user} />;
       return (
         <main className="j-page">
@@ -39,6 +41,7 @@ export function RoutedPage({ route, user }: { route: Route; user: User }) {
           {route === 'admin/tokens' && <AllTokensPage />}
           {route === 'admin/audit' && <AuditPage />}
           {route === 'admin/cache' && <CachePage />}
+          {route === 'admin/limits' && <LimitsPage />}
         </main>
       );
     case 'settings/tokens':

@@ -11,6 +11,7 @@ export const ADMIN_LINKS: readonly SectionLink[] = [
   { route: 'admin/tokens', label: 'API tokens' },
   { route: 'admin/audit', label: 'Audit log' },
   { route: 'admin/cache', label: 'Cache' },
+  { route: 'admin/limits', label: 'Limits' },
 ];
 export const ACCOUNT_LINKS: readonly SectionLink[] = [
   { route: 'settings/tokens', label: 'API tokens' },

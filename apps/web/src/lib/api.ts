@@ -1,5 +1,5 @@
 import { toCatalog, type CatalogColumn, type CatalogSource } from './catalog.js';
-import { request, requestJson, setCsrfToken } from './http.js';
+import { ApiError, forgetSession, mayHaveSession, request, requestJson, setCsrfToken } from './http.js';
 import type { PlanNode } from './plan.js';
 import type { Diagnosis } from './source-form.js';
 
@@ -120,8 +120,17 @@ export const api = {
     await request('/auth/logout', { method: 'POST', body: {} }).catch(() => undefined);
     setCsrfToken(undefined);
   },
-  async me(): Promise<User> {
-    const body = await requestJson<Obj>('/auth/me');
+  /** Who is signed in, or null: without a session cookie there is no one to ask about. */
+  async me(): Promise<User | null> {
+    if (!mayHaveSession()) return null;
+    let body: Obj;
+    try {
+      body = await requestJson<Obj>('/auth/me');
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 401)) throw e;
+      forgetSession();
+      return null;
+    }
     if (typeof body?.csrfToken === 'string') setCsrfToken(body.csrfToken);
     return userOf(body);
   },

@@ -42,6 +42,9 @@ export interface Impact {
   readonly removed: readonly string[];
   readonly changed: readonly { name: string; from: string; to: string }[];
   readonly dependants: readonly { id: string; schema: string; name: string; breaks: boolean; reason?: string }[];
+  /** views reading it that you may not see: counted, never named */
+  readonly hiddenDependants: number;
+  readonly hiddenBreaking: number;
 }
 export interface ViewGraphReply {
   readonly nodes: readonly { id: string; kind: 'source' | 'view'; label: string }[];

@@ -10,6 +10,21 @@ export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
+/**
+ * Whether the browser holds a session at all. The API sets the readable CSRF cookie with the
+ * httpOnly session cookie, for as long, and clears both at sign-out: without it, asking who is
+ * signed in can only answer 401, which the browser logs as an error on every sign-in page.
+ */
+export function mayHaveSession(cookies: string = typeof document === 'undefined' ? '' : document.cookie): boolean {
+  return /(?:^|;\s*)junction_csrf=[^;]/.test(cookies);
+}
+
+/** The server no longer knows this session: drop its readable half so the next load does not ask again. */
+export function forgetSession(): void {
+  csrfToken = undefined;
+  if (typeof document !== 'undefined') document.cookie = 'junction_csrf=; Max-Age=0; path=/; SameSite=Strict';
+}
+
 function currentCsrfToken(): string | undefined {
   if (csrfToken) return csrfToken;
   if (typeof document === 'undefined') return undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasPlaceholders, placeholderCount, placeholderLabel } from './placeholders.js';
+import { hasPlaceholders, missingParam, placeholderCount, placeholderLabel } from './placeholders.js';
 
 describe('hasPlaceholders', () => {
   it('sees $n and ? in the statement', () => {
@@ -22,5 +22,16 @@ describe('placeholderCount', () => {
     expect(placeholderCount('SELECT 1')).toBe(0);
     expect(placeholderLabel('SELECT $1', 0)).toBe('$1');
     expect(placeholderLabel('SELECT ?, ?', 1)).toBe('?2');
+  });
+});
+
+describe('missingParam', () => {
+  it('finds the first value left empty, which must be asked for rather than sent', () => {
+    expect(missingParam([''])).toBe(0);
+    expect(missingParam(['1', '', ''])).toBe(1);
+  });
+  it('accepts NULL and any typed text, spaces included', () => {
+    expect(missingParam([null, '0', ' '])).toBe(-1);
+    expect(missingParam([])).toBe(-1);
   });
 });

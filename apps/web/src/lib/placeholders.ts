@@ -28,4 +28,13 @@ export function placeholderLabel(sql: string, index: number): string {
   return /\$\d/.test(codeOnly(sql)) ? `$${index + 1}` : `?${index + 1}`;
 }
 
+/**
+ * The first placeholder whose value is still an empty field, or -1. An empty field is a value
+ * not given yet, not the empty string: sent as '' it fails in the source with an error about
+ * casting "" (NULL has its own checkbox; an empty string can be written as '' in the SQL).
+ */
+export function missingParam(values: readonly (string | null)[]): number {
+  return values.findIndex((v) => v === '');
+}
+
 export { codeOnly };

@@ -35,3 +35,14 @@ export function formatParams(params: readonly unknown[]): string {
     .map((p, i) => `$${i + 1} = ${p === null ? 'NULL' : typeof p === 'string' ? `'${p}'` : JSON.stringify(p)}`)
     .join(', ');
 }
+
+/**
+ * The lines the server's EXPLAIN text puts before the plan tree: a materialized view read from
+ * its stored rows (and how old they are), a result or fragment served from cache. The tree
+ * (PlanNode) does not carry them, so the drawn plan reads them from the text.
+ */
+export function planNotes(text: string, plan: Pick<PlanNode, 'operator'>): string[] {
+  const lines = text.split('\n');
+  const root = lines.findIndex((l) => l === plan.operator || l.startsWith(`${plan.operator} `));
+  return root <= 0 ? [] : lines.slice(0, root).filter((l) => l.trim() !== '');
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyLine, formatCell, formatElapsed, isNumericType } from './query-protocol.js';
+import { classifyLine, formatCell, formatElapsed, formatRowCount, isNumericType } from './query-protocol.js';
 
 describe('classifyLine', () => {
   it('reads the header with columns and the query id', () => {
@@ -78,5 +78,13 @@ describe('isNumericType', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe('formatRowCount', () => {
+  it('says "row" for one and "rows" otherwise', () => {
+    expect(formatRowCount(1)).toBe('1 row');
+    expect(formatRowCount(0)).toBe('0 rows');
+    expect(formatRowCount(1250)).toBe('1,250 rows');
   });
 });

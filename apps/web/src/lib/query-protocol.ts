@@ -97,6 +97,11 @@ export function formatElapsed(ms: number): string {
   return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** "1 row", "1,250 rows": a count with its noun. */
+export function formatRowCount(n: number): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
+}
+
 /** Numbers (JSON numbers or exact strings) read best right-aligned. */
 export function isNumericType(type: string): boolean {
   return /^(int\d*|bigint|smallint|integer|decimal|numeric|float\d*|double|real)\b/i.test(type);

@@ -47,8 +47,8 @@ export class QueryRun {
     this.set(IDLE);
   }
 
-  /** `savedId`: run that saved query by id (what a viewer may do) rather than the SQL text. */
-  async start(sql: string, opts: { params?: unknown[]; savedId?: string } = {}): Promise<void> {
+  /** `savedId` / `viewId`: run that saved query or view by id (what a viewer may do) rather than the SQL text. */
+  async start(sql: string, opts: { params?: unknown[]; savedId?: string; viewId?: string } = {}): Promise<void> {
     this.cancelLocal();
     const abort = new AbortController();
     this.abort = abort;
@@ -60,8 +60,8 @@ export class QueryRun {
     this.tick = setInterval(() => this.update({ elapsedMs: performance.now() - this.startedAt }), 250);
     try {
       const params = opts.params ? { params: opts.params } : {};
-      const res = await request(opts.savedId ? `/saved-queries/${encodeURIComponent(opts.savedId)}/run` : '/query', {
-        body: opts.savedId ? { queryId, ...params } : { sql, queryId, ...params },
+      const res = await request(runPath(opts), {
+        body: opts.savedId ? { queryId, ...params } : opts.viewId ? { queryId } : { sql, queryId, ...params },
         accept: 'application/x-ndjson',
         signal: abort.signal,
       });
@@ -172,4 +172,10 @@ export class QueryRun {
 function newQueryId(): string {
   if (typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   return `q${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+}
+
+function runPath(opts: { savedId?: string; viewId?: string }): string {
+  if (opts.savedId) return `/saved-queries/${encodeURIComponent(opts.savedId)}/run`;
+  if (opts.viewId) return `/views/${encodeURIComponent(opts.viewId)}/run`;
+  return '/query';
 }

@@ -11,6 +11,7 @@ export const ROUTES = [
   'admin/tokens',
   'admin/audit',
   'admin/cache',
+  'admin/limits',
   'settings/tokens',
   'settings/password',
 ] as const;

@@ -42,6 +42,15 @@ describe('toSourcePatch', () => {
       options: { pool: { max: 20 }, tls: { enabled: true, rejectUnauthorized: true } },
     });
   });
+  it('sets, keeps and removes the CA certificate as the form shows it', () => {
+    const tlsPg: SourceDetail = { ...pg, options: { tls: { enabled: true, rejectUnauthorized: true, ca: 'CA1' } } };
+    const same = { ...unchanged, poolMax: '', tls: 'on', verify: 'on', ca: 'CA1' };
+    expect(toSourcePatch(tlsPg, same)).toEqual({});
+    expect(toSourcePatch(tlsPg, { ...same, ca: ' CA2 ' }).options).toEqual({
+      tls: { enabled: true, rejectUnauthorized: true, ca: 'CA2' },
+    });
+    expect(toSourcePatch(tlsPg, { ...same, ca: '' }).options).toEqual({ tls: { enabled: true, rejectUnauthorized: true } });
+  });
   it('takes a SQLite file path as the file, not a database name', () => {
     const lite: SourceDetail = {
       ...pg,

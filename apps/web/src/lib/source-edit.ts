@@ -20,7 +20,10 @@ export function toSourcePatch(d: SourceDetail, f: Record<string, string>): Sourc
   if (f.password !== '') patch.password = f.password;
 
   const old = d.options ?? {};
-  const tls = { ...old.tls, enabled: f.tls === 'on', rejectUnauthorized: f.verify === 'on' };
+  const { ca: _oldCa, ...oldTls } = old.tls ?? { enabled: false };
+  // the form shows the stored CA: what it holds now is the CA (emptied: none)
+  const ca = f.ca === undefined ? old.tls?.ca : f.ca.trim() || undefined;
+  const tls = { ...oldTls, enabled: f.tls === 'on', rejectUnauthorized: f.verify === 'on', ...(ca ? { ca } : {}) };
   const pool = { ...old.pool, ...(f.poolMax.trim() !== '' ? { max: Number(f.poolMax) } : {}) };
   const timeout = f.connectTimeoutMs.trim() === '' ? undefined : Number(f.connectTimeoutMs);
   const options: SourceOptions = {

@@ -54,6 +54,37 @@ describe('toNewSource', () => {
   });
 });
 
+describe('toNewSource with connection options', () => {
+  const base = { name: 'tls1', engine: 'postgresql', host: 'db', port: '', database: 'd', user: 'u', password: '' };
+  it('registers a TLS-only server: encryption, verification and the CA come along', () => {
+    expect(
+      toNewSource({ ...base, tls: 'on', verify: 'on', ca: ' -----BEGIN CERTIFICATE-----\nMII…\n-----END CERTIFICATE----- ' })
+        .options,
+    ).toEqual({
+      tls: {
+        enabled: true,
+        rejectUnauthorized: true,
+        ca: '-----BEGIN CERTIFICATE-----\nMII…\n-----END CERTIFICATE-----',
+      },
+    });
+    // an unticked checkbox is absent from FormData: no verification, and no empty CA
+    expect(toNewSource({ ...base, tls: 'on', ca: '' }).options).toEqual({
+      tls: { enabled: true, rejectUnauthorized: false },
+    });
+  });
+  it('sends the pool size and the connect timeout when given', () => {
+    expect(toNewSource({ ...base, poolMax: '4', connectTimeoutMs: '2500' }).options).toEqual({
+      pool: { max: 4 },
+      connectTimeoutMs: 2500,
+    });
+  });
+  it('sends no options when none were set, so the defaults apply', () => {
+    expect(toNewSource({ ...base, poolMax: ' ', connectTimeoutMs: '', verify: 'on', ca: 'x' })).not.toHaveProperty(
+      'options',
+    );
+  });
+});
+
 describe('describeDiagnosis', () => {
   it('says where it connected and how fast', () => {
     expect(describeDiagnosis({ ok: true, serverVersion: 'PostgreSQL 15.8', latencyMs: 3.6 })).toBe(

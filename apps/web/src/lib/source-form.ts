@@ -1,4 +1,4 @@
-import type { Engine, NewSource, SourceDetail } from './api.js';
+import type { Engine, NewSource, SourceDetail, SourceOptions } from './api.js';
 
 export const DEFAULT_PORTS: Record<Engine, number | undefined> = {
   postgresql: 5432,
@@ -14,12 +14,31 @@ export const ENGINE_LABELS: Record<Engine, string> = {
   sqlite: 'SQLite',
 };
 
+/**
+ * The connection options of the register form (TLS, pool size, connect timeout): only those set,
+ * so a source registered without touching them keeps the server's defaults. Checkboxes arrive
+ * as "on" when ticked and not at all otherwise, as FormData has them.
+ */
+export function connectionOptions(f: Record<string, string | undefined>): SourceOptions {
+  const out: SourceOptions = {};
+  if (f.tls === 'on') {
+    const ca = f.ca?.trim() ?? '';
+    out.tls = { enabled: true, rejectUnauthorized: f.verify === 'on', ...(ca !== '' ? { ca } : {}) };
+  }
+  const max = f.poolMax?.trim() ?? '';
+  if (max !== '') out.pool = { max: Number(max) };
+  const timeout = f.connectTimeoutMs?.trim() ?? '';
+  if (timeout !== '') out.connectTimeoutMs = Number(timeout);
+  return out;
+}
+
 /** Form fields → request body; SQLite takes a file path (typed in the database field) and no server fields. */
 export function toNewSource(f: Record<string, string>): NewSource {
   const engine = f.engine as Engine;
   const name = f.name.trim();
   if (engine === 'sqlite') return { name, engine, file: f.database.trim() };
   const port = f.port.trim() === '' ? DEFAULT_PORTS[engine] : Number(f.port);
+  const options = connectionOptions(f);
   return {
     name,
     engine,
@@ -28,6 +47,7 @@ export function toNewSource(f: Record<string, string>): NewSource {
     database: f.database.trim(),
     user: f.user.trim(),
     ...(f.password !== '' ? { password: f.password } : {}),
+    ...(Object.keys(options).length > 0 ? { options: { ...options } } : {}),
   };
 }
 

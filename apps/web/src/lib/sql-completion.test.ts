@@ -155,10 +155,11 @@ describe('views of virtual schemas', () => {
     expect(suggest(withViews, 'SELECT * FROM sal', 'SELECT * FROM sal')[0]).toEqual({
       label: 'sales',
       kind: 'source',
-      detail: 'source (virtual)',
+      detail: 'virtual schema',
     });
+    // a virtual schema has one schema of its own name: "sales.sales" would say it twice
     expect(suggest(withViews, 'SELECT * FROM sales.', 'SELECT * FROM sales.')).toEqual([
-      { label: 'cust_nation', kind: 'table', detail: 'view · sales.sales' },
+      { label: 'cust_nation', kind: 'table', detail: 'view in sales' },
     ]);
     const sql = 'SELECT v. FROM sales.cust_nation v';
     expect(suggest(withViews, 'SELECT v.', sql)).toEqual([

@@ -98,7 +98,7 @@ export function suggest(catalog: readonly CatalogSource[], before: string, all: 
   const out: Suggestion[] = catalog.map((s) => ({
     label: s.name,
     kind: 'source' as const,
-    detail: s.engine ? `source (${s.engine})` : 'source',
+    detail: s.engine === 'virtual' ? 'virtual schema' : s.engine ? `source (${s.engine})` : 'source',
   }));
   const seen = new Set<string>();
   for (const ref of tableReferences(catalog, all).values()) {
@@ -111,6 +111,12 @@ export function suggest(catalog: readonly CatalogSource[], before: string, all: 
   return out;
 }
 
+/** A view lives in a virtual schema, whose only schema has its name: name the place once. */
+function tableDetail(kind: string, source: CatalogSource, schema: string): string {
+  if (source.engine === 'virtual' || kind === 'view') return `${kind} in ${schema === source.name ? source.name : `${source.name}.${schema}`}`;
+  return `${kind} · ${source.name}.${schema}`;
+}
+
 function afterDot(catalog: readonly CatalogSource[], parts: string[], all: string): Suggestion[] {
   const eq = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
   const source = catalog.find((s) => eq(s.name, parts[0]));
@@ -119,7 +125,7 @@ function afterDot(catalog: readonly CatalogSource[], parts: string[], all: strin
     const out: Suggestion[] = [];
     for (const sc of source.schemas) {
       for (const t of sc.tables)
-        out.push({ label: t.name, kind: 'table', detail: `${t.kind} · ${source.name}.${sc.name}` });
+        out.push({ label: t.name, kind: 'table', detail: tableDetail(t.kind, source, sc.name) });
     }
     if (source.schemas.length > 1)
       for (const sc of source.schemas) out.push({ label: sc.name, kind: 'schema', detail: `schema · ${source.name}` });
@@ -131,7 +137,7 @@ function afterDot(catalog: readonly CatalogSource[], parts: string[], all: strin
       return sc.tables.map((t) => ({
         label: t.name,
         kind: 'table' as const,
-        detail: `${t.kind} · ${source.name}.${sc.name}`,
+        detail: tableDetail(t.kind, source, sc.name),
       }));
   }
   const ref = source

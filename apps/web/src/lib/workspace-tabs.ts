@@ -1,8 +1,10 @@
-/** A saved query an editor tab was opened from: running its unchanged text runs it by id. */
+/** A saved query (or a view) an editor tab was opened from: running its unchanged text runs it by id. */
 export interface TabOrigin {
   readonly id: string;
   readonly name: string;
   readonly sql: string;
+  /** a view's SELECT *, run through the view's own route: what a viewer granted the view may run */
+  readonly kind?: 'view';
 }
 
 /** A parameter value as the form holds it: text the engine casts, or SQL NULL. */

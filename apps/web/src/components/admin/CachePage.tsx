@@ -1,4 +1,6 @@
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
+import { adminApi, materializationBody } from '../../lib/admin-api.js';
+import { designerApi } from '../../lib/designer-api.js';
 import { cacheApi, type CacheCounters, type CacheEntry, type MaterializationStatus, type PurgeScope } from '../../lib/cache-api.js';
 import { formatTime } from '../../lib/format-time.js';
 import { friendlyError } from '../../lib/form-error.js';
@@ -113,9 +115,11 @@ const STATUS_TEXT: Record<MaterializationStatus['status'], string> = {
 function MaterializationTable({
   list,
   onRefresh,
+  onStop,
 }: {
   list: readonly MaterializationStatus[];
   onRefresh: (view: string) => void;
+  onStop: (view: string) => void;
 }) {
   return (
     <table className="j-table j-compact j-table-middle" aria-label="Materialized views">
@@ -150,11 +154,139 @@ function MaterializationTable({
               <button type="button" disabled={m.refreshing} onClick={() => onRefresh(m.view)}>
                 Refresh
               </button>
+              <button type="button" className="j-danger" disabled={m.refreshing} onClick={() => onStop(m.view)}>
+                Stop
+              </button>
             </td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * Materialize a view of a virtual schema into Junction's own store, or change the schedule of
+ * one that is: the same PUT does both. The first refresh runs at once.
+ */
+function MaterializeForm({
+  materialized,
+  onDone,
+}: {
+  materialized: readonly MaterializationStatus[];
+  onDone: () => void;
+}) {
+  const views = useAsync(() => designerApi.views());
+  const [view, setView] = useState('');
+  const [every, setEvery] = useState('');
+  const [staleness, setStaleness] = useState('3600');
+  const [error, setError] = useState<string>();
+  const [done, setDone] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const names = (views.data ?? []).map((v) => `${v.schema}.${v.name}`).sort();
+  const existing = materialized.find((m) => m.view === view);
+
+  const choose = (v: string) => {
+    setView(v);
+    // a view already materialized opens with its own settings, so Save changes only what is edited
+    const m = materialized.find((x) => x.view === v);
+    if (m) {
+      setEvery(m.intervalSeconds === null ? '' : String(m.intervalSeconds));
+      setStaleness(String(m.maxStalenessSeconds));
+    }
+  };
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setError(undefined);
+    setDone(undefined);
+    const i = view.indexOf('.');
+    if (i < 0) return setError('Choose a view first.');
+    setBusy(true);
+    try {
+      await adminApi.materialize(view.slice(0, i), view.slice(i + 1), materializationBody({ interval: every, staleness }));
+      if (existing) {
+        setDone(`Changed the settings of ${view}.`);
+      } else {
+        // a new materialization holds no rows until its first refresh: start that one now
+        setDone(`Materialized ${view}; its first refresh is running.`);
+        void cacheApi.refresh(view).then(
+          (m) => setDone(`Materialized ${view}: ${m.rows ?? 0} ${m.rows === 1 ? 'row' : 'rows'} stored.`),
+          (err: unknown) => setError(`Materialized ${view}, but its first refresh failed: ${friendlyError(err)}`),
+        ).finally(onDone);
+      }
+      setView('');
+      setEvery('');
+      setStaleness('3600');
+      onDone();
+    } catch (err) {
+      setError(friendlyError(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="j-card" aria-label="Materialize a view" onSubmit={(e) => void submit(e)}>
+      <h2>{existing ? `Settings of ${view}` : 'Materialize a view'}</h2>
+      <p className="j-muted j-small">
+        Queries read the stored rows while they are younger than the staleness allowed, the view itself afterwards.
+      </p>
+      <div className="j-form-grid">
+        <label className="j-span-2">
+          View
+          <select value={view} onChange={(e) => choose(e.target.value)} required>
+            <option value="">{views.loading ? 'Loading views…' : 'Choose a view…'}</option>
+            {names.map((n) => (
+              <option key={n} value={n}>
+                {n}
+                {materialized.some((m) => m.view === n) ? ' (materialized)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Refresh every (s)
+          <input
+            type="number"
+            min={1}
+            max={30 * 86400}
+            value={every}
+            placeholder="only on demand"
+            onChange={(e) => setEvery(e.target.value)}
+          />
+        </label>
+        <label>
+          Use while younger than (s)
+          <input
+            type="number"
+            min={1}
+            max={365 * 86400}
+            required
+            value={staleness}
+            onChange={(e) => setStaleness(e.target.value)}
+          />
+        </label>
+      </div>
+      {views.data?.length === 0 && (
+        <p className="j-muted j-small">There is no view yet: create one in the Designer first.</p>
+      )}
+      {error && (
+        <p className="j-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="j-row">
+        <button type="submit" className="j-primary" disabled={busy || view === ''}>
+          {busy ? 'Saving…' : existing ? 'Save settings' : 'Materialize'}
+        </button>
+        {done && (
+          <span className="j-ok" role="status">
+            {done}
+          </span>
+        )}
+      </div>
+    </form>
   );
 }
 
@@ -186,6 +318,20 @@ export function CachePage() {
     try {
       const m = await cacheApi.refresh(view);
       setMessage(`Refreshed ${view}: ${m.rows ?? 0} rows.`);
+    } catch (e) {
+      setError(friendlyError(e));
+    }
+    materialized.reload();
+  };
+
+  const stop = async (view: string) => {
+    if (!confirm(`Stop materializing ${view}? Queries read the view itself again and the stored rows are dropped.`)) return;
+    setError(undefined);
+    setMessage(undefined);
+    const i = view.indexOf('.');
+    try {
+      await adminApi.stopMaterializing(view.slice(0, i), view.slice(i + 1));
+      setMessage(`Stopped materializing ${view}.`);
     } catch (e) {
       setError(friendlyError(e));
     }
@@ -269,11 +415,20 @@ export function CachePage() {
       <h2 className="j-subhead">Materialized views</h2>
       {materialized.data?.length === 0 && (
         <p className="j-empty" data-testid="materializations-empty">
-          No view is materialized. <code>PUT /api/v1/materializations/&lt;schema&gt;/&lt;view&gt;</code> materializes one
-          into Junction&apos;s own store.
+          No view is materialized yet. A materialized view keeps its rows in Junction&apos;s own store, so queries
+          need not read its sources each time.
         </p>
       )}
-      {!!materialized.data?.length && <MaterializationTable list={materialized.data} onRefresh={(v) => void refresh(v)} />}
+      {!!materialized.data?.length && (
+        <MaterializationTable list={materialized.data} onRefresh={(v) => void refresh(v)} onStop={(v) => void stop(v)} />
+      )}
+      <MaterializeForm
+        materialized={materialized.data ?? []}
+        onDone={() => {
+          setMessage(undefined);
+          materialized.reload();
+        }}
+      />
     </>
   );
 }

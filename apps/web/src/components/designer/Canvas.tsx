@@ -12,6 +12,8 @@ import {
   type Connection,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
+import { boundsOf, estimatedNodeSize, minimapFitPadding } from '../../lib/designer-fit.js';
+import { useTheme } from '../../lib/theme.js';
 import { isColumnPicked } from '../../lib/view-graph/edit.js';
 import { joinId, type ColumnRef, type JoinType, type ViewGraph } from '../../lib/view-graph/model.js';
 import type { JoinSuggestion } from '../../lib/view-graph/suggest-joins.js';
@@ -39,18 +41,29 @@ interface Props {
 /** The canvas: tables as nodes, joins as edges between columns, suggestions dashed. */
 export function Canvas(p: Props) {
   const flow = useReactFlow();
+  const { dark } = useTheme();
+  const box = useRef<HTMLDivElement>(null);
   // positions while a node is dragged; the graph gets the place when the drag ends (one undo step)
   const [dragging, setDragging] = useState<Record<string, { x: number; y: number }>>({});
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   // measured sizes go back into the nodes: the minimap and fit-to-screen need them
   const [sizes, setSizes] = useState<Record<string, { width: number; height: number }>>({});
-  // a table added (or a view opened) brings every table into view
+  // fit-to-screen leaves the minimap's corner free (measured sizes once React Flow has them)
+  const fitOptions = () => {
+    const bounds = boundsOf(
+      p.graph.tables.map((t) => ({ ...t.position, ...(sizes[t.alias] ?? estimatedNodeSize(t.columns.length)) })),
+    );
+    const el = box.current;
+    if (!bounds || !el) return { maxZoom: 1, padding: 0.12 };
+    return { maxZoom: 1, padding: minimapFitPadding({ width: el.clientWidth, height: el.clientHeight }, bounds) };
+  };
+  // a table added (or a view or draft opened) brings every table into view
   const count = p.graph.tables.length;
   const seen = useRef(0);
   useEffect(() => {
-    if (count > seen.current)
-      requestAnimationFrame(() => void flow.fitView({ maxZoom: 1, padding: 0.12, duration: 150 }));
+    if (count > seen.current) requestAnimationFrame(() => void flow.fitView({ ...fitOptions(), duration: 150 }));
     seen.current = count;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [count, flow]);
 
   const nodes: TableFlowNode[] = p.graph.tables.map((t) => ({
@@ -137,6 +150,7 @@ export function Canvas(p: Props) {
 
   return (
     <div
+      ref={box}
       className="j-canvas"
       data-testid="designer-canvas"
       onDragOver={(e) => {
@@ -156,14 +170,18 @@ export function Canvas(p: Props) {
         onConnect={onConnect}
         connectionMode={ConnectionMode.Loose}
         deleteKeyCode={['Delete', 'Backspace']}
-        fitView
-        fitViewOptions={{ maxZoom: 1 }}
         minZoom={0.2}
+        colorMode={dark ? 'dark' : 'light'}
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={16} />
-        <Controls showInteractive={false} />
-        <MiniMap pannable zoomable nodeColor="#c7d2e6" nodeStrokeColor="#7d8aa3" />
+        <Controls showInteractive={false} fitViewOptions={fitOptions()} />
+        <MiniMap
+          pannable
+          zoomable
+          nodeColor={dark ? '#3a4252' : '#c7d2e6'}
+          nodeStrokeColor={dark ? '#8a94a6' : '#7d8aa3'}
+        />
       </ReactFlow>
       {p.graph.tables.length === 0 && (
         <p className="j-canvas-hint">Drag tables and views from the catalog here, then draw joins between columns.</p>

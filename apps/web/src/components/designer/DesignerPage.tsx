@@ -5,6 +5,7 @@ import { ApiError } from '../../lib/api-error.js';
 import { notifyCatalogChanged, onCatalogChanged } from '../../lib/catalog-events.js';
 import { CatalogStore } from '../../lib/catalog-store.js';
 import { designerApi, type StoredView } from '../../lib/designer-api.js';
+import { isUnsaved, loadDraft, storeDraft } from '../../lib/designer-draft.js';
 import { useHash } from '../../lib/route.js';
 import { useAsync } from '../../lib/use-async.js';
 import * as edit from '../../lib/view-graph/edit.js';
@@ -39,14 +40,23 @@ function viewInHash(hash: string): { schema: string; name: string } | undefined 
   return m ? { schema: decodeURIComponent(m[1]!), name: decodeURIComponent(m[2]!) } : undefined;
 }
 
-export function DesignerPage() {
+const viewHash = (v?: { schema: string; name: string }) =>
+  v ? `#/designer/${encodeURIComponent(v.schema)}/${encodeURIComponent(v.name)}` : '#/designer';
+
+export function DesignerPage({ userId }: { userId: string }) {
   const [catalogStore] = useState(() => new CatalogStore({ catalog: api.catalog, columns: api.tableColumns }));
   const catalog = useSyncExternalStore(catalogStore.subscribe, catalogStore.getSnapshot);
   const catalogLoad = useRef<Promise<void>>(undefined);
   const [cache] = useState(() => new TableCache(() => catalogStore.getSnapshot().sources));
-  const { graph, apply, reset, undo, redo, canUndo, canRedo } = useViewGraph();
-  const [opened, setOpened] = useState<StoredView>();
-  const [edited, setEdited] = useState<{ text: string; reason?: string }>();
+  // the draft is read once, before the first render, so the canvas comes back as it was left
+  // (an address naming another view is asked about before that view replaces the draft)
+  const [draft] = useState(() => loadDraft(localStorage, userId));
+  const { graph, apply, reset, undo, redo, canUndo, canRedo } = useViewGraph(draft?.graph);
+  const [opened, setOpened] = useState<StoredView | undefined>(draft?.opened);
+  const [edited, setEdited] = useState<{ text: string; reason?: string; typed?: string } | undefined>(draft?.edited);
+  // the canvas as opened or last saved: what "unsaved" is measured against
+  const [baseline, setBaseline] = useState<ViewGraph>(draft?.baseline ?? EMPTY_GRAPH);
+  const unsaved = isUnsaved({ graph, baseline, edited, opened });
   const [bottom, setBottom] = useState<Bottom>('sql');
   const [selectedJoin, setSelectedJoin] = useState<string>();
   const [dialog, setDialog] = useState<'save' | 'review'>();
@@ -54,6 +64,15 @@ export function DesignerPage() {
   const [semantics, setSemantics] = useState<ReadonlyMap<string, StringSemantics | undefined>>(new Map());
   const schemas = useAsync(() => designerApi.schemas());
   const hash = useHash();
+
+  useEffect(() => {
+    storeDraft(localStorage, userId, { graph, baseline, edited, opened });
+  }, [userId, graph, baseline, edited, opened]);
+
+  // a restored draft of a saved view shows that view's address again
+  useEffect(() => {
+    if (draft?.opened && !viewInHash(location.hash)) location.replace(viewHash(draft.opened));
+  }, [draft]);
 
   const loadCatalog = () => (catalogLoad.current = catalogStore.load());
   useEffect(() => {
@@ -66,6 +85,11 @@ export function DesignerPage() {
   const wanted = viewInHash(hash);
   useEffect(() => {
     if (!wanted || (opened && opened.schema === wanted.schema && opened.name === wanted.name)) return;
+    const title = opened ? `${opened.schema}.${opened.name}` : 'the new view';
+    if (unsaved && !confirm(`Discard your unsaved changes to ${title} and open ${wanted.schema}.${wanted.name}?`)) {
+      location.replace(viewHash(opened));
+      return;
+    }
     let live = true;
     (async () => {
       await catalogLoad.current;
@@ -75,8 +99,10 @@ export function DesignerPage() {
       await cache.loadFor(v.sql);
       if (!live) return;
       const r = reopen(v, cache.resolve);
+      const g = r.ok ? r.graph : EMPTY_GRAPH;
       setOpened(v);
-      reset(r.ok ? r.graph : EMPTY_GRAPH);
+      reset(g);
+      setBaseline(g);
       setEdited(r.ok ? undefined : { text: v.sql, reason: r.reason });
       setNotice(undefined);
     })().catch((e: unknown) => live && setNotice({ text: message(e), error: true }));
@@ -163,12 +189,13 @@ export function DesignerPage() {
 
   function saved(v: StoredView, text: string) {
     setOpened(v);
+    setBaseline(graph);
     setDialog(undefined);
     setNotice({ text });
     cache.forgetViews();
     schemas.reload();
     notifyCatalogChanged();
-    location.hash = `#/designer/${encodeURIComponent(v.schema)}/${encodeURIComponent(v.name)}`;
+    location.hash = viewHash(v);
   }
 
   function onSave() {
@@ -211,9 +238,13 @@ export function DesignerPage() {
   }
 
   function newView() {
+    const title = opened ? `${opened.schema}.${opened.name}` : 'the new view';
+    if (unsaved && !confirm(`Discard your unsaved changes to ${title} and start a new view?`)) return;
     setOpened(undefined);
     setEdited(undefined);
-    reset(EMPTY_GRAPH);
+    // a step of its own, so Undo brings the canvas back (as a new view) after all
+    apply(() => EMPTY_GRAPH);
+    setBaseline(EMPTY_GRAPH);
     setNotice(undefined);
     location.hash = '#/designer';
   }
@@ -302,6 +333,7 @@ export function DesignerPage() {
                 onEdit={() => setEdited({ text: generated })}
                 onApply={(text) => void applySql(text)}
                 onBackToCanvas={() => setEdited(undefined)}
+                onType={(typed) => setEdited((e) => e && { ...e, typed })}
               />
             )}
             {bottom === 'preview' && <PreviewPanel sql={previewSql} />}

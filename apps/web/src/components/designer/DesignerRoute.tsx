@@ -21,7 +21,7 @@ export function DesignerRoute({ user }: { user: User }) {
     );
   return (
     <Suspense fallback={<p className="j-muted j-pad">Loading the designer…</p>}>
-      <DesignerPage />
+      <DesignerPage userId={user.id} />
     </Suspense>
   );
 }

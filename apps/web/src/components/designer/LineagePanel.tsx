@@ -1,4 +1,5 @@
 import { Background, ReactFlow, type Edge, type Node } from '@xyflow/react';
+import { useTheme } from '../../lib/theme.js';
 import { useAsync } from '../../lib/use-async.js';
 import { designerApi, type ViewGraphReply } from '../../lib/designer-api.js';
 
@@ -28,6 +29,7 @@ export function lineageOf(g: ViewGraphReply, viewId: string): { nodes: Node[]; e
 
 export function LineagePanel({ schema, name }: { schema: string; name: string }) {
   const graph = useAsync(() => designerApi.graph(), [schema, name]);
+  const { dark } = useTheme();
   if (graph.error) return <p className="j-error j-pad">{graph.error.message}</p>;
   if (!graph.data) return <p className="j-muted j-pad">Loading lineage…</p>;
   const { nodes, edges } = lineageOf(graph.data, `view:${schema}.${name}`);
@@ -40,6 +42,7 @@ export function LineagePanel({ schema, name }: { schema: string; name: string })
         fitViewOptions={{ padding: 0.1 }}
         nodesDraggable={false}
         nodesConnectable={false}
+        colorMode={dark ? 'dark' : 'light'}
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={16} />

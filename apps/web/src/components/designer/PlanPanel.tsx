@@ -3,7 +3,8 @@ import { api, type ExplainResponse } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { summarizePlan } from '../../lib/view-graph/plan-parts.js';
 import { ErrorBox } from '../query/ErrorBox.js';
-import { PlanView } from '../query/PlanView.js';
+import { planNotes } from '../../lib/plan.js';
+import { PlanNotes, PlanView } from '../query/PlanView.js';
 
 /** Where each part of the view runs: the SQL each source gets, what Junction does itself, and why. */
 export function PlanPanel({ sql }: { sql: string }) {
@@ -31,6 +32,7 @@ export function PlanPanel({ sql }: { sql: string }) {
   return (
     <div className="j-dplan" data-testid="designer-plan">
       <div className="j-dplan-summary">
+        <PlanNotes notes={planNotes(state.data!.text, state.data!.plan)} />
         {s.parts.map((p, i) => (
           <div key={i} className="j-dplan-part">
             <span className="j-badge source">runs in {p.source}</span>

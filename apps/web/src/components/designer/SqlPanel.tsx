@@ -5,16 +5,19 @@ const ViewSqlEditor = lazy(() => import('./ViewSqlEditor.js'));
 interface Props {
   /** the SQL the canvas generates */
   generated: string;
-  /** set while the SQL is edited by hand: its text and, if the canvas cannot show it, why */
-  edited?: { text: string; reason?: string };
+  /** set while the SQL is edited by hand: its text, if the canvas cannot show it why, and what is typed */
+  edited?: { text: string; reason?: string; typed?: string };
   onEdit(): void;
   onApply(text: string): void;
   onBackToCanvas(): void;
+  /** text typed and not applied yet: kept with the designer's draft */
+  onType(text: string): void;
 }
 
 /** The live SQL: follows the canvas read-only, or is edited and read back onto the canvas. */
-export function SqlPanel({ generated, edited, onEdit, onApply, onBackToCanvas }: Props) {
-  const [draft, setDraft] = useState('');
+export function SqlPanel({ generated, edited, onEdit, onApply, onBackToCanvas, onType }: Props) {
+  // a restored draft (or a return from another tab) brings back what was typed
+  const [draft, setDraft] = useState(() => edited?.typed ?? edited?.text ?? '');
   const editing = edited !== undefined;
   return (
     <div className="j-dsql">
@@ -56,7 +59,15 @@ export function SqlPanel({ generated, edited, onEdit, onApply, onBackToCanvas }:
       <div className="j-dsql-editor" data-testid="designer-sql">
         <Suspense fallback={<div className="j-editor-loading">Loading editor…</div>}>
           {editing ? (
-            <ViewSqlEditor key="edit" value={edited.text} readOnly={false} onChange={setDraft} />
+            <ViewSqlEditor
+              key="edit"
+              value={edited.typed ?? edited.text}
+              readOnly={false}
+              onChange={(text) => {
+                setDraft(text);
+                onType(text);
+              }}
+            />
           ) : (
             <ViewSqlEditor key="read" value={generated} readOnly />
           )}

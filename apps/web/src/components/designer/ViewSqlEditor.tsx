@@ -1,6 +1,7 @@
 import Editor from '@monaco-editor/react';
 // configures the bundled Monaco (no CDN) before the editor mounts
 import '../../editor/monaco-setup.js';
+import { useTheme } from '../../lib/theme.js';
 
 /**
  * The view's SQL in Monaco: read-only while it follows the canvas, editable as SQL.
@@ -15,12 +16,13 @@ export default function ViewSqlEditor({
   readOnly: boolean;
   onChange?(sql: string): void;
 }) {
+  const { dark } = useTheme();
   return (
     <Editor
       defaultLanguage="sql"
       {...(readOnly ? { value } : { defaultValue: value })}
       onChange={(v) => onChange?.(v ?? '')}
-      theme="vs"
+      theme={dark ? 'vs-dark' : 'vs'}
       options={{
         readOnly,
         minimap: { enabled: false },

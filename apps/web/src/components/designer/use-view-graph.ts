@@ -3,8 +3,8 @@ import { EMPTY_GRAPH, type ViewGraph } from '../../lib/view-graph/model.js';
 import { push, redo, startHistory, undo, type History } from '../../lib/view-graph/history.js';
 
 /** The canvas graph with undo/redo; Ctrl+Z, Ctrl+Shift+Z and Ctrl+Y outside text fields. */
-export function useViewGraph() {
-  const [history, setHistory] = useState<History<ViewGraph>>(() => startHistory(EMPTY_GRAPH));
+export function useViewGraph(initial: ViewGraph = EMPTY_GRAPH) {
+  const [history, setHistory] = useState<History<ViewGraph>>(() => startHistory(initial));
   const apply = useCallback((f: (g: ViewGraph) => ViewGraph) => setHistory((h) => push(h, f(h.present))), []);
   const reset = useCallback((g: ViewGraph) => setHistory(startHistory(g)), []);
   const onUndo = useCallback(() => setHistory(undo), []);

@@ -3,6 +3,7 @@ import { api, type CatalogHit } from '../../lib/api.js';
 import { cacheApi, type MaterializationStatus } from '../../lib/cache-api.js';
 import { materializationLabel } from '../../lib/materialization-label.js';
 import { filterCatalog, type CatalogSource, type CatalogTable } from '../../lib/catalog.js';
+import { statusBadge } from '../../lib/source-status.js';
 
 interface Props {
   sources: readonly CatalogSource[];
@@ -13,6 +14,12 @@ interface Props {
   onReload(): void;
   /** a view of a virtual schema opened as its SQL in the editor */
   onOpenViewSql?(schema: string, view: string): void;
+  /** a view run as it is (SELECT *), which needs only a grant on it */
+  onRunView?(schema: string, view: string): void;
+  /** may open a view on the designer's canvas (viewers may not: the designer refuses them) */
+  canDesign?: boolean;
+  /** source name → status, read again every few seconds: what is not online is marked */
+  statuses?: ReadonlyMap<string, string>;
 }
 
 /** Column hits come from the server's search: most tables' columns are not loaded yet. */
@@ -60,7 +67,18 @@ function useMaterializations(sources: readonly CatalogSource[]): Map<string, Mat
   return byView;
 }
 
-export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, onReload, onOpenViewSql }: Props) {
+export function CatalogTree({
+  sources,
+  loading,
+  error,
+  onOpenTable,
+  onInsert,
+  onReload,
+  onOpenViewSql,
+  onRunView,
+  canDesign = true,
+  statuses,
+}: Props) {
   const [query, setQuery] = useState('');
   const deferred = useDeferredValue(query);
   const hits = useColumnHits(deferred);
@@ -99,6 +117,7 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
                 {s.engine && (
                   <span className="j-muted j-small">{s.engine === 'virtual' ? 'virtual schema' : s.engine}</span>
                 )}
+                <SourceStatus name={s.name} status={statuses?.get(s.name) ?? s.status} />
               </summary>
               <ul>
                 {/* a virtual schema holds its views directly: there is no schema level to open */}
@@ -112,7 +131,10 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
                         open={searching}
                         onOpen={() => undefined}
                         onInsert={onInsert}
-                        onOpenViewSql={onOpenViewSql && (() => onOpenViewSql(s.name, t.name))}
+                        // a viewer's editor is read-only and ad hoc SQL is refused them: Run is what they get
+                        onOpenViewSql={canDesign && onOpenViewSql ? () => onOpenViewSql(s.name, t.name) : undefined}
+                        onRunView={onRunView && (() => onRunView(s.name, t.name))}
+                        canDesign={canDesign}
                         materialization={materialized.get(`${s.name}.${t.name}`.toLowerCase())}
                       />
                     )),
@@ -146,6 +168,24 @@ export function CatalogTree({ sources, loading, error, onOpenTable, onInsert, on
   );
 }
 
+/** A source that is not online says so beside its name: its tables are listed but would fail. */
+function SourceStatus({ name, status }: { name: string; status: string | undefined }) {
+  const badge = statusBadge(status);
+  if (!badge) return null;
+  return (
+    <>
+      {' '}
+      <span
+        className={`j-status j-status-${badge} j-small`}
+        title="Queries reading this source fail until it is back; the Sources page says why."
+        data-testid={`catalog-status-${name}`}
+      >
+        {badge}
+      </span>
+    </>
+  );
+}
+
 function TableNode({
   source,
   table,
@@ -153,6 +193,8 @@ function TableNode({
   onOpen,
   onInsert,
   onOpenViewSql,
+  onRunView,
+  canDesign,
   materialization,
 }: {
   source: string;
@@ -161,6 +203,8 @@ function TableNode({
   onOpen(): void;
   onInsert(text: string): void;
   onOpenViewSql?: () => void;
+  onRunView?: () => void;
+  canDesign?: boolean;
   materialization?: MaterializationStatus;
 }) {
   const m = materialization && materializationLabel(materialization);
@@ -168,21 +212,28 @@ function TableNode({
     <li>
       <details open={open} onToggle={(e) => e.currentTarget.open && !table.columns && onOpen()}>
         <summary
+          className={onRunView || onOpenViewSql ? 'j-tree-view' : undefined}
           data-testid={`catalog-table-${source}.${table.name}`}
           onDoubleClick={() => onInsert(`${source}.${table.name}`)}
           title="Double-click to insert"
         >
           {table.name}
           {table.kind === 'view' && <span className="j-muted j-small"> view</span>}
-          {m && (
-            <span
-              className="j-muted j-small"
-              title={m.title}
-              data-testid={`catalog-materialization-${source}.${table.name}`}
-            >
+          {/* the actions come before the materialization note, which is cut short rather than push them out of view;
+              "Rows", not "Run": the toolbar's Run must stay the only button of that name */}
+          {onRunView && (
+            <>
               {' '}
-              · {m.text}
-            </span>
+              <button
+                type="button"
+                className="j-link j-small"
+                onClick={onRunView}
+                title="Run the view: its rows, as SELECT * FROM it"
+                aria-label={`Rows of ${source}.${table.name}`}
+              >
+                Rows
+              </button>
+            </>
           )}
           {onOpenViewSql && (
             <>
@@ -194,7 +245,12 @@ function TableNode({
                 title="Open its SQL in the editor"
               >
                 SQL
-              </button>{' '}
+              </button>
+            </>
+          )}
+          {onOpenViewSql && canDesign && (
+            <>
+              {' '}
               <a
                 className="j-small"
                 href={`#/designer/${encodeURIComponent(source)}/${encodeURIComponent(table.name)}`}
@@ -202,6 +258,16 @@ function TableNode({
                 canvas
               </a>
             </>
+          )}
+          {m && (
+            <span
+              className="j-muted j-small"
+              title={m.title}
+              data-testid={`catalog-materialization-${source}.${table.name}`}
+            >
+              {' '}
+              · {m.text}
+            </span>
           )}
         </summary>
         <ul className="j-columns">

@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../../lib/api.js';
-import { formatElapsed } from '../../lib/query-protocol.js';
+import { formatElapsed, formatRowCount } from '../../lib/query-protocol.js';
 
 export function HistoryList({
   items,
@@ -21,7 +21,7 @@ export function HistoryList({
           </button>
           <div className="j-muted j-small">
             <span className={`j-status-${h.status}`}>{h.status}</span>
-            {h.rows != null && ` · ${h.rows} rows`}
+            {h.rows != null && ` · ${formatRowCount(h.rows)}`}
             {h.elapsedMs != null && ` · ${formatElapsed(h.elapsedMs)}`}
             {h.params && h.params.length > 0 && ` · ${h.params.length} ${h.params.length === 1 ? 'parameter' : 'parameters'}`}
             {` · ${new Date(h.createdAt).toLocaleTimeString()}`}

@@ -47,10 +47,14 @@ export function PlanGraph({
           {layout.nodes.map((p) => {
             const n = p.node;
             const hot = layout.hot === p.id;
+            // an unknown estimate is left out: "est ?" only says that nothing is known
+            const est = n.estimatedRows === undefined ? undefined : `est ${n.estimatedRows.toLocaleString('en-US')}`;
             const rows =
               n.actual !== undefined
-                ? `est ${n.estimatedRows === undefined ? '?' : n.estimatedRows.toLocaleString('en-US')} · actual ${n.actual.rows.toLocaleString('en-US')}`
-                : `est ${n.estimatedRows === undefined ? '?' : n.estimatedRows.toLocaleString('en-US')} rows`;
+                ? [est, `actual ${n.actual.rows.toLocaleString('en-US')}`].filter(Boolean).join(' · ')
+                : est === undefined
+                  ? ''
+                  : `${est} rows`;
             const bar = p.selfMs !== undefined && maxSelf > 0 ? Math.max(2, ((NODE_W - 20) * p.selfMs) / maxSelf) : 0;
             return (
               <g

@@ -1,16 +1,19 @@
 import { useMemo, useState } from 'react';
 import { dependentJoins, dependentWhatIf, layoutPlan, placeIndex, type DependentJoinInfo } from '../../lib/plan-graph.js';
-import { formatParams, type PlanNode, type StatementTiming } from '../../lib/plan.js';
+import { formatParams, planNotes, type PlanNode, type StatementTiming } from '../../lib/plan.js';
+import { placeClass, withDerivedEstimates, withPlaces } from '../../lib/query-plan.js';
 import { formatMs, PlanGraph } from './PlanGraph.js';
 
 /** `text` is the server's own EXPLAIN text, the same the CLI and golden files print. */
-export function PlanView({ plan, text, analyze }: { plan: PlanNode; text: string; analyze: boolean }) {
+export function PlanView({ plan: sent, text, analyze }: { plan: PlanNode; text: string; analyze: boolean }) {
+  const plan = useMemo(() => withDerivedEstimates(sent), [sent]);
   const layout = useMemo(() => layoutPlan(plan), [plan]);
   const places = useMemo(() => placeIndex(plan), [plan]);
   const joins = useMemo(() => (analyze ? [] : dependentJoins(plan)), [plan, analyze]);
   const [selected, setSelected] = useState<string>(layout.hot ?? '0');
   const node = layout.nodes.find((n) => n.id === selected)?.node ?? plan;
   const withSql = layout.nodes.filter((n) => n.node.sql !== undefined);
+  const notes = useMemo(() => planNotes(text, plan), [text, plan]);
   return (
     <div className="j-plan-view" data-testid="plan" aria-label={analyze ? 'Explain analyze plan' : 'Explain plan'} role="region">
       <div className="j-plan-bar">
@@ -30,9 +33,10 @@ export function PlanView({ plan, text, analyze }: { plan: PlanNode; text: string
           </span>
         )}
       </div>
+      <PlanNotes notes={notes} />
       <PlanGraph layout={layout} places={places} selected={selected} onSelect={setSelected} />
       <NodeDetail node={node} />
-      {plan.timeline && plan.timeline.length > 0 && <Timeline statements={plan.timeline} />}
+      {plan.timeline && plan.timeline.length > 0 && <Timeline statements={plan.timeline} places={places} />}
       {joins.length > 0 && <WhatIf joins={joins} />}
       <section className="j-plan-section" aria-label="SQL sent to each source">
         <h3>SQL sent to the sources</h3>
@@ -45,6 +49,18 @@ export function PlanView({ plan, text, analyze }: { plan: PlanNode; text: string
   );
 }
 
+/** What the tree leaves out: stored rows of a materialized view, results or fragments from cache. */
+export function PlanNotes({ notes }: { notes: readonly string[] }) {
+  if (notes.length === 0) return null;
+  return (
+    <ul className="j-plan-notes" aria-label="Where rows come from" data-testid="plan-notes">
+      {notes.map((n, i) => (
+        <li key={i}>{n}</li>
+      ))}
+    </ul>
+  );
+}
+
 function NodeDetail({ node }: { node: PlanNode }) {
   return (
     <section className="j-plan-section j-plan-detail-box" aria-label="Selected step" data-testid="plan-detail">
@@ -53,11 +69,15 @@ function NodeDetail({ node }: { node: PlanNode }) {
       </h3>
       {node.detail && <p className="j-plan-detail">{node.detail}</p>}
       <p className="j-small">
-        estimated {node.estimatedRows === undefined ? '?' : node.estimatedRows.toLocaleString('en-US')} rows
-        {node.actual &&
-          ` · actual ${node.actual.rows.toLocaleString('en-US')} rows in ${node.actual.batches} batches · ${formatMs(node.actual.timeMs)}${
-            node.actual.statements ? ` · ${node.actual.statements} statements` : ''
-          }`}
+        {[
+          node.estimatedRows !== undefined && `estimated ${node.estimatedRows.toLocaleString('en-US')} rows`,
+          node.actual &&
+            `actual ${node.actual.rows.toLocaleString('en-US')} rows in ${node.actual.batches} batches · ${formatMs(node.actual.timeMs)}${
+              node.actual.statements ? ` · ${node.actual.statements} statements` : ''
+            }`,
+        ]
+          .filter(Boolean)
+          .join(' · ')}
       </p>
       {(node.notPushed ?? []).length > 0 && (
         <ul className="j-not-pushed">
@@ -101,19 +121,25 @@ function SourceSql({ node, testId }: { node: PlanNode; testId?: string }) {
   );
 }
 
-function Timeline({ statements }: { statements: readonly StatementTiming[] }) {
+function Timeline({ statements, places: legend }: { statements: readonly StatementTiming[]; places: ReadonlyMap<string, number> }) {
   const end = Math.max(1, ...statements.map((s) => s.endMs));
+  // each source's bars in its colour from the plan's legend: which statement went where at a glance
+  const places = withPlaces(
+    legend,
+    statements.map((s) => s.source),
+  );
   return (
     <section className="j-plan-section" aria-label="Timeline of source statements" data-testid="plan-timeline">
       <h3>Timeline of the statements sent ({formatMs(end)})</h3>
       <ol className="j-timeline">
         {statements.map((s, i) => (
-          <li key={i} title={s.sql}>
+          <li key={i} title={s.sql} className={placeClass(places, s.source)}>
             <span className="j-tl-label">
               <span className="j-badge j-source">{s.source}</span> #{i + 1}
             </span>
             <span className="j-tl-track">
               <span
+                data-testid={`plan-timeline-bar-${i}`}
                 className={`j-tl-bar${s.stoppedEarly ? ' j-tl-stopped' : ''}`}
                 style={{ left: `${(100 * s.startMs) / end}%`, width: `${Math.max(0.5, (100 * (s.endMs - s.startMs)) / end)}%` }}
               />

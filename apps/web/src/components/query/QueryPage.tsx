@@ -5,9 +5,10 @@ import { onCatalogChanged } from '../../lib/catalog-events.js';
 import { CatalogStore } from '../../lib/catalog-store.js';
 import { downloadExport, exportFileName, type ExportFormat, type ExportSource } from '../../lib/export-file.js';
 import { friendlyError } from '../../lib/form-error.js';
-import { placeholderCount } from '../../lib/placeholders.js';
+import { missingParam, placeholderCount } from '../../lib/placeholders.js';
 import { designerApi } from '../../lib/designer-api.js';
 import { QueryRun } from '../../lib/query-run.js';
+import { useSourceStatuses } from '../../lib/source-status.js';
 import { useTheme } from '../../lib/theme.js';
 import { useAsync } from '../../lib/use-async.js';
 import {
@@ -27,7 +28,7 @@ import { CatalogTree } from './CatalogTree.js';
 import { EditorTabs } from './EditorTabs.js';
 import { ErrorBox } from './ErrorBox.js';
 import { HistoryList } from './HistoryList.js';
-import { ParamsForm } from './ParamsForm.js';
+import { ParamsForm, type ParamAsk } from './ParamsForm.js';
 import { PlanView } from './PlanView.js';
 import { ResultsGrid } from './ResultsGrid.js';
 import { RunSummary } from './RunSummary.js';
@@ -54,6 +55,7 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
   const [explain, setExplain] = useState<Explain>();
   const [exporting, setExporting] = useState<string>();
   const [editorReady, setEditorReady] = useState(false);
+  const [ask, setAsk] = useState<ParamAsk>();
   // what the last run sent, so Export fetches the same result again
   const lastRun = useRef<ExportSource & { title: string }>(undefined);
   const [catalogStore] = useState(() => new CatalogStore({ catalog: api.catalog, columns: api.tableColumns }));
@@ -63,6 +65,8 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
     ensureColumns: (t: Parameters<CatalogStore['ensureColumns']>[0]) => catalogStore.ensureColumns(t),
   }));
   const { dark } = useTheme();
+  // only while the catalog shows: a hidden workspace (another page open) asks nothing
+  const statuses = useSourceStatuses(!hidden && side === 'catalog');
   const saved = useAsync(() => api.savedQueries());
   const history = useAsync(() => api.history());
 
@@ -75,15 +79,27 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
 
   const paramCount = placeholderCount(tab.sql);
 
-  /** What Run and Explain send: the selection or the statement at the cursor, with its values. */
+  /**
+   * What Run and Explain send: the selection or the statement at the cursor, with its values.
+   * Undefined while a placeholder has no value yet: its field is focused instead, since the
+   * source would only fail on the empty string with a message about casting "".
+   */
   function runnable() {
     const r = editor.current?.getRunnable();
     if (!r) return undefined;
     const count = placeholderCount(r.sql);
     const params = count > 0 ? paramsToSend(tab.params, count) : undefined;
-    // the saved query's own text, unchanged: run it by id (a viewer may run nothing else)
-    const savedId = tab.origin && r.whole && tab.origin.sql.trim() === r.sql ? tab.origin.id : undefined;
-    return { ...r, params, savedId };
+    const missing = params ? missingParam(params) : -1;
+    if (missing >= 0) {
+      setAsk((a) => ({ index: missing, seq: (a?.seq ?? 0) + 1 }));
+      return undefined;
+    }
+    setAsk(undefined);
+    // the saved query's (or view's) own text, unchanged: run it by id (a viewer may run nothing else)
+    const byId = tab.origin && r.whole && tab.origin.sql.trim() === r.sql ? tab.origin : undefined;
+    const savedId = byId && byId.kind !== 'view' ? byId.id : undefined;
+    const viewId = byId?.kind === 'view' ? byId.id : undefined;
+    return { ...r, params, savedId, viewId };
   }
 
   async function onRun() {
@@ -91,12 +107,20 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
     if (!r || run.getSnapshot().status === 'running') return;
     editor.current?.clearError();
     setPanel('results');
-    lastRun.current = {
-      ...(r.savedId ? { savedId: r.savedId } : { sql: r.sql }),
+    // a view has no export route of its own, and a viewer may not export ad hoc SQL
+    lastRun.current =
+      r.viewId && viewer
+        ? undefined
+        : {
+            ...(r.savedId ? { savedId: r.savedId } : { sql: r.sql }),
+            ...(r.params ? { params: r.params } : {}),
+            title: tab.origin?.name ?? tab.title,
+          };
+    await run.start(r.sql, {
       ...(r.params ? { params: r.params } : {}),
-      title: tab.origin?.name ?? tab.title,
-    };
-    await run.start(r.sql, { ...(r.params ? { params: r.params } : {}), ...(r.savedId ? { savedId: r.savedId } : {}) });
+      ...(r.savedId ? { savedId: r.savedId } : {}),
+      ...(r.viewId ? { viewId: r.viewId } : {}),
+    });
     const error = run.getSnapshot().error;
     if (error?.position) editor.current?.showError(error.message, error.position, r.start);
     history.reload();
@@ -132,6 +156,7 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
   /** Opens SQL in the current tab when it holds nothing of the user's own, else in a new one. */
   function open(sql: string, extra: Partial<EditorTab>) {
     run.reset();
+    setAsk(undefined);
     setExplain(undefined);
     setExporting(undefined);
     lastRun.current = undefined;
@@ -145,6 +170,19 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
     } else {
       setWs(next);
     }
+  }
+
+  /** A granted view, run as it is: its SELECT * in a tab of its own, sent to the view's run route. */
+  async function runView(schema: string, name: string) {
+    const v = (await designerApi.views()).find((x) => x.schema === schema && x.name === name);
+    if (!v || run.getSnapshot().status === 'running') return;
+    // names are validated identifiers, as the view route quotes them
+    const sql = `SELECT * FROM ${schema}.${name}`;
+    open(sql, { title: `${schema}.${name}`, params: [], origin: { id: v.id, name: `${schema}.${name}`, sql, kind: 'view' } });
+    setPanel('results');
+    lastRun.current = viewer ? undefined : { sql, title: `${schema}.${name}` };
+    await run.start(sql, { viewId: v.id });
+    history.reload();
   }
 
   const loadSaved = (q: SavedQuery) =>
@@ -199,6 +237,9 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
               onOpenTable={(source, schema, table) => void catalogStore.ensureColumns([{ source, schema, table }])}
               onInsert={(t) => editor.current?.insert(t)}
               onReload={() => void catalogStore.load()}
+              statuses={statuses}
+              canDesign={!viewer}
+              onRunView={(schema, name) => void runView(schema, name)}
               onOpenViewSql={(schema, name) =>
                 void designerApi.views().then((vs) => {
                   const v = vs.find((x) => x.schema === schema && x.name === name);
@@ -269,7 +310,10 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
         />
         <EditorTabs
           workspace={ws}
-          onSelect={(id) => setWs((w) => ({ ...w, active: id }))}
+          onSelect={(id) => {
+            setAsk(undefined);
+            setWs((w) => ({ ...w, active: id }));
+          }}
           onAdd={() => setWs((w) => addTab(w))}
           onClose={(id) => setWs((w) => closeTab(w, id))}
         />
@@ -297,7 +341,9 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
           sql={tab.sql}
           count={paramCount}
           values={tab.params}
+          ask={ask}
           onChange={(params) => setWs((w) => updateTab(w, w.active, { params }))}
+          onRun={() => void onRun()}
         />
         <div className="j-tabs" role="tablist">
           <button type="button" role="tab" aria-selected={panel === 'results'} onClick={() => setPanel('results')}>
@@ -342,7 +388,10 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
               {snap.status === 'running' && snap.columns.length === 0 && <p className="j-muted j-pad">Running…</p>}
               {snap.status === 'idle' && (
                 <p className="j-muted j-pad">
-                  {viewer ? 'Pick a saved query, then Run.' : 'Run a query with Ctrl+Enter, or load a saved query.'} A
+                  {viewer
+                    ? 'Pick a saved query, then Run, or Run a view in the Catalog.'
+                    : 'Run a query with Ctrl+Enter, or load a saved query.'}{' '}
+                  A
                   selection runs alone; without one, the statement at the cursor runs.
                 </p>
               )}

@@ -4,6 +4,7 @@ import { ApiError } from '../../lib/api-error.js';
 import { friendlyError } from '../../lib/form-error.js';
 import { toSourcePatch } from '../../lib/source-edit.js';
 import { FormFooter } from '../FormFooter.js';
+import { ConnectionOptions } from './ConnectionOptions.js';
 
 const LABELS = {
   host: 'Host',
@@ -32,7 +33,7 @@ export function SourceEditForm({
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = Object.fromEntries([...new FormData(e.currentTarget)].map(([k, v]) => [k, String(v)]));
-    const patch = toSourcePatch(source, { poolMax: '', connectTimeoutMs: '', ...f });
+    const patch = toSourcePatch(source, { poolMax: '', connectTimeoutMs: '', ca: '', ...f });
     if (Object.keys(patch).length === 0) {
       onClose();
       return;
@@ -86,39 +87,7 @@ export function SourceEditForm({
                 placeholder={source.hasPassword ? 'unchanged' : 'none set'}
               />
             </label>
-            <label>
-              {LABELS.max}
-              <input
-                name="poolMax"
-                type="number"
-                min={1}
-                max={100}
-                defaultValue={opts.pool?.max ?? ''}
-                placeholder="default"
-              />
-            </label>
-            <label>
-              {LABELS.connectTimeoutMs} (ms)
-              <input
-                name="connectTimeoutMs"
-                type="number"
-                min={1}
-                max={600000}
-                defaultValue={opts.connectTimeoutMs ?? ''}
-                placeholder="default"
-              />
-            </label>
-            <fieldset className="j-scopes">
-              <legend>TLS</legend>
-              <label className="j-check">
-                <input type="checkbox" name="tls" defaultChecked={!!opts.tls?.enabled} />
-                <span>Encrypt the connection</span>
-              </label>
-              <label className="j-check">
-                <input type="checkbox" name="verify" defaultChecked={opts.tls?.rejectUnauthorized !== false} />
-                <span>Verify the server certificate</span>
-              </label>
-            </fieldset>
+            <ConnectionOptions options={opts} />
           </>
         )}
       </div>

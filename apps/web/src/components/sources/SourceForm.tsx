@@ -4,8 +4,18 @@ import { ApiError } from '../../lib/api-error.js';
 import { friendlyError } from '../../lib/form-error.js';
 import { DEFAULT_PORTS, ENGINE_LABELS, toNewSource } from '../../lib/source-form.js';
 import { FormFooter } from '../FormFooter.js';
+import { ConnectionOptions } from './ConnectionOptions.js';
 
-const LABELS = { name: 'Name', host: 'Host', port: 'Port', database: 'Database', file: 'File path', user: 'User' };
+const LABELS = {
+  name: 'Name',
+  host: 'Host',
+  port: 'Port',
+  database: 'Database',
+  file: 'File path',
+  user: 'User',
+  max: 'Pool size',
+  connectTimeoutMs: 'Connect timeout',
+};
 
 /** Register a source; the password is write-only: sent once, never read back or shown. */
 export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void; onClose(): void }) {
@@ -83,6 +93,7 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
               Password
               <input name="password" type="password" autoComplete="new-password" />
             </label>
+            <ConnectionOptions />
           </>
         )}
       </div>

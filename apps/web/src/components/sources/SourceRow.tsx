@@ -83,7 +83,15 @@ export function SourceRow({ source, isAdmin, onChanged }: { source: Source; isAd
         {/* testing, re-introspecting and deleting are admin actions in the API too */}
         {isAdmin && (
           <td className="j-actions">
-            <button type="button" onClick={() => setEditing(true)} disabled={!!busy || editing || !detail}>
+            <button
+              type="button"
+              onClick={() => {
+                // the last outcome (a "Saved…" from the previous edit) would sit beside this edit's error
+                setDiagnosis(undefined);
+                setEditing(true);
+              }}
+              disabled={!!busy || editing || !detail}
+            >
               Edit
             </button>
             <button type="button" onClick={test} disabled={!!busy}>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, type User } from '../../lib/api.js';
 import { notifyCatalogChanged } from '../../lib/catalog-events.js';
+import { pollWhileVisible } from '../../lib/source-status.js';
 import { useAsync } from '../../lib/use-async.js';
 import { SourceForm } from './SourceForm.js';
 import { SourceRow } from './SourceRow.js';
@@ -11,10 +12,7 @@ export function SourcesPage({ user }: { user: User }) {
   const isAdmin = user.role === 'admin';
   // the server re-tests every source in the background; re-reading the list shows what it found
   const { reload } = sources;
-  useEffect(() => {
-    const timer = setInterval(reload, 15_000);
-    return () => clearInterval(timer);
-  }, [reload]);
+  useEffect(() => pollWhileVisible(reload), [reload]);
   return (
     <main className="j-page">
       <div className="j-row">

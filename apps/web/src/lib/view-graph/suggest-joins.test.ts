@@ -15,7 +15,7 @@ describe('suggestJoins', () => {
     expect(suggestJoins(g)).toEqual([
       {
         join: { type: 'inner', left: { table: 'o', column: 'o_custkey' }, right: { table: 'c', column: 'c_custkey' } },
-        reason: 'matching names and types',
+        reason: 'names match after their prefixes (custkey); both int32',
       },
       {
         join: {
@@ -23,12 +23,24 @@ describe('suggestJoins', () => {
           left: { table: 'c', column: 'c_nationkey' },
           right: { table: 'n', column: 'n_nationkey' },
         },
-        reason: 'matching names and types',
+        // int32 = int64 is not "the same type": the reason says only what matched
+        reason: 'names match after their prefixes (nationkey); both numbers (int32, int64)',
       },
     ]);
     // joined pairs get no more suggestions
     g = addJoin(g, { table: 'o', column: 'o_custkey' }, { table: 'c', column: 'c_custkey' });
     expect(suggestJoins(g).map((s) => s.join.left.table + s.join.right.table)).toEqual(['cn']);
+  });
+
+  it('says "same name" only for the same name', () => {
+    const t = (alias: string, type: string) => ({
+      ...demoTable('nation'),
+      alias,
+      path: ['db', alias],
+      columns: [{ name: 'id', type }],
+    });
+    const g = addTable(addTable(EMPTY_GRAPH, t('a', 'int64'), at), t('b', 'int64'), at);
+    expect(suggestJoins(g).map((s) => s.reason)).toEqual(['same name (id); both int64']);
   });
 
   it('suggests declared foreign keys first', () => {

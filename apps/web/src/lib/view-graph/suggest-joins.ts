@@ -3,7 +3,7 @@ import { typeFamily } from './join-warnings.js';
 
 export interface JoinSuggestion {
   readonly join: GraphJoin;
-  /** why it is suggested: "foreign key …" or "matching names" */
+  /** why it is suggested: "foreign key …", or which names and types matched */
   readonly reason: string;
 }
 
@@ -71,9 +71,17 @@ function byName(a: GraphTable, b: GraphTable): JoinSuggestion[] {
       if (typeFamily(ca.type) !== typeFamily(cb.type)) continue;
       out.push({
         join: { type: 'inner', left: { table: a.alias, column: ca.name }, right: { table: b.alias, column: cb.name } },
-        reason: same ? 'same column name and type' : 'matching names and types',
+        reason: `${same ? `same name (${ca.name})` : `names match after their prefixes (${s})`}; ${typesMatch(ca.type, cb.type)}`,
       });
     }
   }
   return out;
+}
+
+/** Only the family has to agree: int32 = int64 is offered, and must not be called the same type. */
+function typesMatch(a: string, b: string): string {
+  if (a.toLowerCase() === b.toLowerCase()) return `both ${a}`;
+  const family = typeFamily(a);
+  const plural = family === 'number' ? 'numbers' : family === 'string' ? 'text' : family === 'temporal' ? 'dates or times' : family;
+  return `both ${plural} (${a}, ${b})`;
 }
