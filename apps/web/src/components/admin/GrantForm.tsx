@@ -70,7 +70,7 @@ export function GrantForm({ users, onCreated }: { users: readonly AdminUser[]; o
         </label>
         <label>
           On
-          <select value={target} onChange={(e) => setTarget(e.target.value as Target)}>
+          <select aria-label="On" value={target} onChange={(e) => setTarget(e.target.value as Target)}>
             <option value="source">a source</option>
             <option value="view">views</option>
           </select>
