@@ -151,7 +151,12 @@ function MaterializationTable({
             <td className="j-num">{m.intervalSeconds === null ? 'on demand' : `every ${m.intervalSeconds} s`}</td>
             <td className="j-num">{m.maxStalenessSeconds} s</td>
             <td className="j-actions">
-              <button type="button" disabled={m.refreshing} onClick={() => onRefresh(m.view)}>
+              <button
+                type="button"
+                aria-label={`Refresh ${m.view}`}
+                disabled={m.refreshing}
+                onClick={() => onRefresh(m.view)}
+              >
                 Refresh
               </button>
               <button type="button" className="j-danger" disabled={m.refreshing} onClick={() => onStop(m.view)}>
