@@ -25,7 +25,8 @@ import type { Principal } from '../plugins/auth.js';
  * - Junction's own probes (version, settings, activity) run only on sources the caller may read;
  * - loading data replaces tables, so it needs the admin permission;
  * - the system itself (registering a source, start-up, the materialized-view store) opens
- *   connectors that run no statement of anyone's: their execute and stream are refused.
+ *   connectors that run no native SQL of anyone's (execute is refused); the engine's streams on
+ *   them need a statement's authority like any other.
  *
  * The lint rule in eslint.config.js keeps connectorFactory and createConnector out of every
  * other module of the API, so a new path cannot bypass this one.
