@@ -14,6 +14,9 @@ describe('standard function syntax rewriting', () => {
     ['SELECT substring(a, 1, 2), trim(b)', 'SELECT substring(a, 1, 2), trim(b)'],
     ['SELECT \'substring(x from 1)\', "trim(" FROM t', 'SELECT \'substring(x from 1)\', "trim(" FROM t'],
     ['SELECT t.substring(x from 1)', 'SELECT t.substring(x from 1)'],
+    // block comments nest, as the parser reads them: the quote and ')' below are comment
+    ["SELECT /* a /* b */ ' */ substring(x from 1)", "SELECT /* a /* b */ ' */ substring(x, 1)"],
+    ['SELECT substring(x from 1 /* /* */ ) */ for 2)', 'SELECT substring(x, 1 /* /* */ ) */, 2)'],
   ])('%s', (input, output) => {
     expect(rewriteStandardFunctions(input).text).toBe(output);
   });

@@ -1,3 +1,5 @@
+import { blockCommentEnd } from './block-comment.js';
+
 /**
  * SQL-standard function syntax the parser does not accept, rewritten to plain calls before
  * parsing (string literals, quoted names and comments are skipped):
@@ -199,8 +201,7 @@ function skipNonCode(sql: string, i: number, end: number): number {
     return nl < 0 || nl > end ? end : nl;
   }
   if (c === '/' && sql[i + 1] === '*') {
-    const e = sql.indexOf('*/', i + 2);
-    return e < 0 || e > end ? end : e + 2;
+    return Math.min(blockCommentEnd(sql, i), end);
   }
   return i;
 }

@@ -11,6 +11,9 @@ describe('ODBC escape rewriting', () => {
     ['SELECT * FROM {oj a LEFT OUTER JOIN b ON a.x = b.x}', 'SELECT * FROM a LEFT OUTER JOIN b ON a.x = b.x'],
     ["SELECT '{d ''x''}', \"{ts\" FROM t -- {fn x}\n", "SELECT '{d ''x''}', \"{ts\" FROM t -- {fn x}\n"],
     ["SELECT $${d 'x'}$$, /* {ts '1'} */ 1", "SELECT $${d 'x'}$$, /* {ts '1'} */ 1"],
+    // block comments nest, as the parser reads them: all of this is one comment
+    ['SELECT /* /* */ {x */ 1', 'SELECT /* /* */ {x */ 1'],
+    ["SELECT /* a /* b */ ' */ {d '2020-01-01'}", "SELECT /* a /* b */ ' */ DATE '2020-01-01'"],
   ])('%s', (input, output) => {
     expect(rewriteOdbc(input).text).toBe(output);
   });

@@ -1,4 +1,5 @@
 import { JunctionError, positionAt } from '@junction/connectors';
+import { blockCommentEnd } from './block-comment.js';
 
 /**
  * ODBC/JDBC escape sequences, which BI tools send and no SQL parser accepts, rewritten
@@ -48,8 +49,7 @@ export function rewriteOdbc(sql: string): Rewritten {
       const nl = sql.indexOf('\n', i);
       copyTo(nl < 0 ? sql.length : nl);
     } else if (c === '/' && next === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      copyTo(end < 0 ? sql.length : end + 2);
+      copyTo(blockCommentEnd(sql, i));
     } else if (c === '$' && /[A-Za-z_$]/.test(next ?? '')) {
       const m = /^\$([A-Za-z_]\w*)?\$/.exec(sql.slice(i));
       if (m) {
