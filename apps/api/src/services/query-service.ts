@@ -56,10 +56,9 @@ export class QueryService {
       ? await opts.admission.acquire(p.userId)
       : await this.admission.acquire(this.limitStore.bucketOf(p), opts.signal);
     const id = opts.queryId ?? randomUUID();
-    let listed = false;
+    let listed: { signal: AbortSignal; unlist: () => void } | undefined;
     try {
-      const stop = this.#list(id, p, sql, opts.signal);
-      listed = true;
+      const stop = (listed = this.#list(id, p, sql, opts.signal));
       const access = await this.policies.of(p);
       const timeoutMs = Math.min(opts.timeoutMs ?? this.limits.defaultTimeoutMs, this.limits.maxTimeoutMs);
       const engine = await this.engine();
@@ -78,12 +77,12 @@ export class QueryService {
         release: () => {
           if (done) return;
           done = true;
-          this.#unlist(id, stop);
+          stop.unlist();
           release();
         },
       };
     } catch (e) {
-      if (listed) this.running.delete(id);
+      listed?.unlist();
       release();
       this.sources.noteQueryFailure(e);
       throw e;
@@ -91,26 +90,20 @@ export class QueryService {
   }
 
   /**
-   * Lists a query as running: its cancel aborts the returned controller, which also follows the
-   * caller's signal (a disconnect). Throws when the id is taken.
+   * Lists a query as running. Its signal aborts on a cancel (DELETE /queries/:id, a shutdown) or
+   * when the caller's own signal does (a disconnect). Throws when the id is taken.
    */
-  #list(id: string, p: Principal, sql: string, signal?: AbortSignal): AbortController {
+  #list(id: string, p: Principal, sql: string, signal?: AbortSignal): { signal: AbortSignal; unlist: () => void } {
     if (this.running.has(id))
       throw new JunctionError('query_id_in_use', 'conflict', `A query with id "${id}" is already running.`);
-    const stop = new AbortController();
-    const follow = () => stop.abort(signal?.reason);
-    if (signal?.aborted) follow();
-    else signal?.addEventListener('abort', follow, { once: true });
-    const unfollow = () => signal?.removeEventListener('abort', follow);
-    stop.signal.addEventListener('abort', unfollow, { once: true });
-    this.#unfollow.set(stop, unfollow);
+    const cancel = new AbortController();
     this.running.set(id, {
       id,
       userId: p.userId,
       sql,
       startedAt: new Date(),
       cancel: (reason) =>
-        stop.abort(
+        cancel.abort(
           new JunctionError(
             'query_cancelled',
             'cancelled',
@@ -118,16 +111,11 @@ export class QueryService {
           ),
         ),
     });
-    return stop;
+    return {
+      signal: signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal,
+      unlist: () => this.running.delete(id),
+    };
   }
-
-  #unlist(id: string, stop: AbortController): void {
-    this.#unfollow.get(stop)?.();
-    this.#unfollow.delete(stop);
-    this.running.delete(id);
-  }
-
-  readonly #unfollow = new WeakMap<AbortController, () => void>();
 
   /** The engine's result, with its rows watched: a failure or full read tells how its sources are doing. */
   #watched(result: QueryResult): QueryResult {
@@ -164,7 +152,7 @@ export class QueryService {
   ): Promise<ExplainResult> {
     const release = await this.admission.acquire(this.limitStore.bucketOf(p), opts.signal);
     const id = opts.queryId ?? randomUUID();
-    let stop: AbortController | undefined;
+    let stop: { signal: AbortSignal; unlist: () => void } | undefined;
     try {
       if (opts.analyze) stop = this.#list(id, p, opts.label ?? sql, opts.signal);
       const access = await this.policies.of(p);
@@ -181,7 +169,7 @@ export class QueryService {
       this.sources.noteQueryFailure(e);
       throw e;
     } finally {
-      if (stop) this.#unlist(id, stop);
+      stop?.unlist();
       release();
     }
   }
