@@ -47,6 +47,7 @@ import { bulkColumn, bulkValue, parameterFor } from './values.js';
 
 type NativeValue = Parameters<typeof decodeNative>[0];
 type Cell = { value: NativeValue; metadata: ColumnMetadata };
+type Collected = { rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number };
 
 function metaType(m: ColumnMetadata): JType {
   const x = m as unknown as { type: { name: string }; precision?: number; scale?: number; dataLength?: number };
@@ -56,7 +57,9 @@ function metaType(m: ColumnMetadata): JType {
 /**
  * SQL Server through tedious. tedious has no pool, so runtime/pool.ts keeps one; a
  * connection runs one request at a time, rows arrive as events and are paused/resumed
- * through the batch queue; cancel() sends TDS attention, which leaves the connection usable.
+ * through the batch queue. A stop ends the statement for the caller at once; the request's
+ * TDS attention, which leaves the connection usable once the server acknowledges it, is
+ * awaited in the background for at most cancelGraceMs (settleLater()).
  */
 export class SqlServerConnector extends NetworkSource implements Connector {
   readonly engine = 'sqlserver' as const;
@@ -69,7 +72,7 @@ export class SqlServerConnector extends NetworkSource implements Connector {
       {
         create: () => this.open(),
         destroy: (c) => c.close(),
-        healthy: (c) => (c as unknown as { closed?: boolean }).closed !== true,
+        healthy: (c) => !isClosed(c),
       },
       p?.max ?? 10,
       p?.idleTimeoutMs ?? 30_000,
@@ -94,6 +97,9 @@ export class SqlServerConnector extends NetworkSource implements Connector {
         connectTimeout: this.connectTimeoutMs,
         // statement timeouts are Junction's (StatementControl), not the driver's
         requestTimeout: 0,
+        // an unanswered attention is Junction's to handle (retire() within cancelGraceMs, then
+        // the source is reported degraded); tedious's own limit only backs that up
+        cancelTimeout: this.cancelGraceMs + 5000,
         useUTC: true,
         useColumnNames: false,
         rowCollectionOnRequestCompletion: false,
@@ -164,18 +170,21 @@ export class SqlServerConnector extends NetworkSource implements Connector {
     return c;
   }
 
-  /** One whole request, rows collected (catalog queries, execute()). */
-  private query(
-    c: Connection,
-    sql: string,
-    params: readonly Value[],
-  ): Promise<{ rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number }> {
-    return new Promise((resolve, reject) => {
+  /** One whole request, rows collected (catalog queries). */
+  private query(c: Connection, sql: string, params: readonly Value[]): Promise<Collected> {
+    return this.run(c, sql, params).done;
+  }
+
+  /** Sends one request whose rows are collected; the request is returned so a stop can cancel it. */
+  private run(c: Connection, sql: string, params: readonly Value[]): { request: Request; done: Promise<Collected> } {
+    let request!: Request;
+    const done = new Promise<Collected>((resolve, reject) => {
       let rows: NativeValue[][] = [];
       let meta: ColumnMetadata[] = [];
       const req = new Request(sql, (err, rowCount) =>
         err ? reject(err) : resolve({ rows, meta, rowCount: rowCount ?? rows.length }),
       );
+      request = req;
       params.forEach((v, i) => {
         const p = parameterFor(v);
         req.addParameter(`p${i + 1}`, p.type, p.value, p.options);
@@ -188,6 +197,26 @@ export class SqlServerConnector extends NetworkSource implements Connector {
       req.on('row', (cols) => rows.push((cols as Cell[]).map((x) => x.value)));
       c.execSql(req);
     });
+    return { request, done };
+  }
+
+  /**
+   * Returns the connection of a statement that was stopped or failed. An attention (sent by
+   * Request.cancel()) is answered by the server only after it stopped the statement, and a frozen
+   * server never answers: so the drain of what it still sends runs in the background and
+   * retire() closes the connection if it has not settled within cancelGraceMs. A connection
+   * tedious closed itself (socket lost) is never reused.
+   */
+  private settleLater(c: Connection, settled: Promise<unknown>): void {
+    this.retire(
+      settled.then(
+        () => !isClosed(c),
+        () => !isClosed(c),
+      ),
+      () => this.pool.release(c),
+      // close() cuts the socket at once and fails the request with ECLOSE, ending the drain
+      () => this.pool.release(c, true),
+    );
   }
 
   private failure(err: unknown, control: StatementControl | undefined, what: string): JunctionError {
@@ -239,26 +268,33 @@ export class SqlServerConnector extends NetworkSource implements Connector {
     const batchSize = options.batchSize ?? 1024;
     const control = new StatementControl(this.name, options.signal, options.timeoutMs ?? this.statementTimeoutMs);
     let c: Connection | undefined;
+    let req: Request | undefined;
     let queue: BatchQueue<NativeValue[]> | undefined;
+    let completed = false;
     try {
       c = await this.acquire(control);
-      const conn = c;
       let meta: ColumnMetadata[] = [];
-      const req = new Request(query.sql, (err) => (err ? q.fail(err) : q.end()));
+      const r = new Request(query.sql, (err) => (err ? q.fail(err) : q.end()));
       const q = new BatchQueue<NativeValue[]>(
         batchSize,
-        () => req.pause(),
-        () => req.resume(),
+        () => r.pause(),
+        () => r.resume(),
       );
-      queue = q;
       query.params.forEach((v, i) => {
         const p = parameterFor(v);
-        req.addParameter(`p${i + 1}`, p.type, p.value, p.options);
+        r.addParameter(`p${i + 1}`, p.type, p.value, p.options);
       });
-      req.on('columnMetadata', (m) => (meta = (Array.isArray(m) ? m : Object.values(m)) as ColumnMetadata[]));
-      req.on('row', (cols) => q.push((cols as Cell[]).map((x) => x.value)));
-      control.setCanceller(() => conn.cancel());
-      conn.execSql(req);
+      r.on('columnMetadata', (m) => (meta = (Array.isArray(m) ? m : Object.values(m)) as ColumnMetadata[]));
+      r.on('row', (cols) => q.push((cols as Cell[]).map((x) => x.value)));
+      c.execSql(r);
+      req = r;
+      queue = q;
+      control.setCanceller(() => {
+        // the request's own cancel, never the connection's: that could hit a later statement
+        r.cancel();
+        // the consumer hears the stop now, not when a possibly frozen server acknowledges the attention
+        q.interrupt(control.error());
+      });
       let types: JType[] | undefined;
       for (;;) {
         let raws: NativeValue[][] | undefined;
@@ -274,14 +310,21 @@ export class SqlServerConnector extends NetworkSource implements Connector {
         yield { rows: raws.map((raw) => raw.map((v, i) => decodeNative(v, t[i]))) };
         control.throwIfStopped();
       }
+      completed = true;
+      this.answered();
     } finally {
       control.dispose();
-      if (c && queue && !queue.finished) {
-        c.cancel();
-        await queue.drain();
+      const q = queue;
+      if (!c) {
+        // never held a connection
+      } else if (!req || !q || completed) {
+        // nothing was sent, or every row arrived: tedious is idle again (a closed one is dropped by the pool)
+        this.pool.release(c);
+      } else {
+        // stopped early (cancel, timeout, a consumer that quit, a failure): the server may still be sending
+        if (!q.finished) req.cancel();
+        this.settleLater(c, q.drain());
       }
-      // a connection the server dropped is discarded by the pool's health check
-      if (c) this.pool.release(c);
     }
   }
 
@@ -291,7 +334,8 @@ export class SqlServerConnector extends NetworkSource implements Connector {
    * holds any reserved word that starts or controls a statement other than a query
    * (runtime/native-sql.ts). That is a filter, not a guarantee: a source whose native SQL
    * must be read-only should connect with a login that has only db_datareader.
-   * A stop (signal or timeout) sends TDS attention, which leaves the connection usable.
+   * A stop (signal or timeout) rejects at once; the attention and the connection's return
+   * happen in the background, as for stream().
    */
   async execute(
     sql: string,
@@ -307,15 +351,28 @@ export class SqlServerConnector extends NetworkSource implements Connector {
       control.dispose();
       throw err;
     }
-    control.setCanceller(() => c.cancel());
+    const conn = c;
+    const { request, done } = this.run(conn, sql, params);
+    done.catch(() => undefined);
+    let stop!: (err: JunctionError) => void;
+    const stopped = new Promise<never>((_, reject) => (stop = reject));
+    stopped.catch(() => undefined);
+    let cancelled = false;
+    control.setCanceller(() => {
+      cancelled = true;
+      request.cancel();
+      // the caller hears the stop now, not when a possibly frozen server acknowledges the attention
+      stop(control.error());
+    });
     try {
-      let r: { rows: NativeValue[][]; meta: ColumnMetadata[]; rowCount: number };
+      let r: Collected;
       try {
-        r = await this.query(c, sql, params);
+        r = await Promise.race([done, stopped]);
       } catch (err) {
         throw this.failure(err, control, 'statement');
       }
       const types = r.meta.map(metaType);
+      this.answered();
       return {
         rowCount: r.rowCount,
         rows: r.rows.map((raw) => raw.map((v, i) => decodeNative(v, types[i]))),
@@ -327,7 +384,9 @@ export class SqlServerConnector extends NetworkSource implements Connector {
       };
     } finally {
       control.dispose();
-      this.pool.release(c);
+      // not stopped, so tedious has called back: the connection is idle (or closed, and dropped)
+      if (!cancelled) this.pool.release(conn);
+      else this.settleLater(conn, done);
     }
   }
 
@@ -363,6 +422,11 @@ export class SqlServerConnector extends NetworkSource implements Connector {
   async close(): Promise<void> {
     await this.pool.close();
   }
+}
+
+/** tedious sets `closed` once its socket is gone (and open() once the connection ended or failed) */
+function isClosed(c: Connection): boolean {
+  return (c as unknown as { closed?: boolean }).closed === true;
 }
 
 /** tedious wraps socket errors in ConnectionError('…', 'ESOCKET') with the socket error as its cause. */
