@@ -1,5 +1,6 @@
 export * from './contract/types.js';
 export * from './contract/errors.js';
+export * from './contract/disk-full.js';
 export * from './contract/functions.js';
 export * from './contract/remote-query.js';
 export * from './contract/capabilities.js';

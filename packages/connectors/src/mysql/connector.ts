@@ -79,7 +79,10 @@ export class MysqlConnector extends NetworkSource implements Connector {
     this.pool = mysql.createPool({
       ...this.connectionOptions(),
       connectionLimit: max,
-      maxIdle: max,
+      // mysql2 runs its idle-timeout reaper only when maxIdle < connectionLimit: with maxIdle = max
+      // idleTimeoutMs did nothing and idle connections stayed open until the server's wait_timeout,
+      // holding slots of the server's max_connections that other clients may need
+      maxIdle: max > 1 ? max - 1 : max,
       idleTimeout: config.options?.pool?.idleTimeoutMs ?? 30_000,
     });
     this.pool.on('connection', (conn) => {

@@ -28,7 +28,7 @@ import {
   type FailedDiagnosis,
 } from '../runtime/diagnosis.js';
 import { NetworkSource } from '../runtime/network-source.js';
-import { pgDataExceptionCode, sourceError } from '../runtime/errors.js';
+import { connectionBrokeError, isSocketError, pgDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { assertReadingStatement, multipleStatementsError, notReadOnlyError } from '../runtime/native-sql.js';
 import { coerce, decodeRows, sameRepresentation } from '../runtime/values.js';
@@ -79,8 +79,21 @@ function statementMissing(err: unknown): boolean {
 function connectionLost(err: unknown): boolean {
   const e = err as { code?: unknown; severity?: unknown } | undefined;
   if (e?.severity === 'FATAL' || e?.severity === 'PANIC') return true;
-  if (typeof e?.code !== 'string') return true;
+  // a reset or a network timeout carries the socket's errno as its code, which is no SQLSTATE
+  if (typeof e?.code !== 'string' || isSocketError(err)) return true;
   return e.code.startsWith('08') || e.code.startsWith('57P');
+}
+
+/**
+ * The session ended under a running statement without a socket error: the server shut down or
+ * restarted (FATAL 57P01 "terminating connection due to administrator command") or closed the
+ * socket cleanly (pg's "Connection terminated unexpectedly", which carries no code).
+ */
+function sessionEnded(err: unknown): boolean {
+  const e = err as { code?: unknown; severity?: unknown; message?: unknown } | undefined;
+  if (e?.severity === 'FATAL' || e?.severity === 'PANIC') return true;
+  if (typeof e?.code === 'string') return e.code.startsWith('08') || e.code.startsWith('57P');
+  return typeof e?.message === 'string' && /^Connection terminated/i.test(e.message);
 }
 
 /** A cancel request armed for one statement; once sent it may reach whatever the backend runs next. */
@@ -105,7 +118,18 @@ export class PostgresConnector extends NetworkSource implements Connector {
 
   constructor(config: SourceConfig) {
     super(config, 5432);
-    this.pool = new pg.Pool({ ...this.clientConfig(), ...this.poolConfig() });
+    // The connect timeout bounds opening a connection, on the client alone: given to the pool,
+    // pg-pool also fails a statement that merely waits for a busy pool's connection after that
+    // long, as source_unavailable ("No answer from …"), which marks a source that answers offline.
+    // The wait is bounded by the statement's own timeout and signal (acquireUnlessStopped).
+    const clientConfig = this.clientConfig();
+    const Client = class extends pg.Client {
+      constructor(config?: pg.ClientConfig) {
+        // pg-pool keeps the password non-enumerable, so a spread alone would drop it
+        super({ ...config, password: config?.password, connectionTimeoutMillis: clientConfig.connectionTimeoutMillis });
+      }
+    };
+    this.pool = new pg.Pool({ ...clientConfig, ...this.poolConfig(), connectionTimeoutMillis: 0, Client });
     // an idle connection dropped by the server must not crash the process; the pool replaces it
     this.pool.on('error', () => undefined);
     // nor one in use: its statement fails through the query, and pg marks it unusable so the
@@ -205,15 +229,40 @@ export class PostgresConnector extends NetworkSource implements Connector {
     return s;
   }
 
+  /**
+   * pool.connect(), withdrawable while it waits in pg-pool's queue. pg-pool has no way to give
+   * up a queued request; left there, a stopped statement's request would later be served (and
+   * in a blackhole, open a connection that hangs for the connect timeout) ahead of live ones.
+   */
+  private queueConnect(): { acquired: Promise<pg.PoolClient>; withdraw(): void } {
+    let callback!: (err: Error | undefined, client: pg.PoolClient | undefined) => void;
+    const acquired = new Promise<pg.PoolClient>((resolve, reject) => {
+      callback = (err, client) => (err ? reject(err) : resolve(client!));
+    });
+    this.pool.connect(callback);
+    return {
+      acquired,
+      withdraw: () => {
+        // pg-pool 3 queues the caller's own callback; without that internal the request stays
+        // queued and is handed back through acquireUnlessStopped once served
+        const queue = (this.pool as unknown as { _pendingQueue?: { callback: unknown }[] })._pendingQueue;
+        const i = queue?.findIndex((item) => item.callback === callback) ?? -1;
+        if (i >= 0) queue!.splice(i, 1);
+      },
+    };
+  }
+
   private async connect(control?: StatementControl): Promise<pg.PoolClient> {
     let client: pg.PoolClient;
+    let queued: ReturnType<PostgresConnector['queueConnect']> | undefined;
     try {
       client = await acquireUnlessStopped(
         control,
-        () => this.pool.connect(),
+        () => (queued = this.queueConnect()).acquired,
         (c) => c.release(),
       );
     } catch (err) {
+      if (control?.stopped) queued?.withdraw();
       throw this.unavailable(err);
     }
     if (control?.stopped) {
@@ -251,6 +300,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
       return notReadOnlyError(this.name, 'would change data, which the read-only transaction refused');
     if (e?.code === '42601' && /cannot insert multiple commands/i.test(e.message ?? ''))
       return multipleStatementsError(this.name);
+    if (isSocketError(err) || sessionEnded(err)) return connectionBrokeError(this.name, err, this.secrets, what);
     return sourceError(this.name, err, this.secrets, what, pgDataExceptionCode(e?.code));
   }
 

@@ -93,6 +93,34 @@ export function sourceError(
   });
 }
 
+/** A socket-level error code (ECONNRESET, EPIPE, ETIMEDOUT…), never a SQLSTATE or a server's error number. */
+export function isSocketError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}
+
+/**
+ * The connection under a running statement broke (reset, network timeout): the statement did
+ * not fail, its transport did. Same code as any source failure, but worded so a person knows a
+ * retry may well succeed and where to look if it does not; the driver's words stay in it.
+ */
+export function connectionBrokeError(
+  source: string,
+  err: unknown,
+  secrets: readonly (string | undefined)[],
+  what = 'query',
+): JunctionError {
+  if (err instanceof JunctionError) return err;
+  const e = sourceError(source, err, secrets, what);
+  const raw = e.cause instanceof Error ? e.cause.message : '';
+  return new JunctionError(
+    e.code,
+    e.kind,
+    `Source "${source}" failed the ${what}: the connection to its server broke (${raw}); the network or the server dropped it. Run the query again; if this keeps happening, check the network path to the server.`,
+    { cause: e.cause, details: e.details },
+  );
+}
+
 const PG_DATA_EXCEPTIONS: Record<string, string> = {
   '22012': 'division_by_zero',
   '22P02': 'invalid_text_representation',
@@ -116,4 +144,23 @@ const MYSQL_DATA_EXCEPTIONS: Record<number, string> = {
 /** The Junction code of a MySQL/MariaDB error number that is a data exception, else undefined. */
 export function mysqlDataExceptionCode(errno: unknown): string | undefined {
   return typeof errno === 'number' ? MYSQL_DATA_EXCEPTIONS[errno] : undefined;
+}
+
+/**
+ * The server refused a new connection because all of its connections are taken (MySQL/MariaDB
+ * errno 1040, PostgreSQL SQLSTATE 53300), else undefined. Not `source_unavailable`: the source
+ * is up and answers, only full, so it must not be marked offline, and retrying soon can work:
+ * a 503 with Retry-After rather than a 502.
+ */
+export function connectionLimitError(source: string, err: unknown): JunctionError | undefined {
+  const e = err as { errno?: unknown; code?: unknown } | null;
+  const driverCode =
+    e?.errno === 1040 || e?.code === 'ER_CON_COUNT_ERROR' ? '1040' : e?.code === '53300' ? '53300' : undefined;
+  if (!driverCode) return undefined;
+  return new JunctionError(
+    'source_too_many_connections',
+    'resources',
+    `Source "${source}" refused a new connection: all of its server's connections are in use. Try again shortly, or raise the server's connection limit.`,
+    { details: { source, driverCode, retryAfterSeconds: 1 } },
+  );
 }

@@ -2,6 +2,7 @@ import type { SourceSemantics } from '../contract/catalog.js';
 import type { SourceConfig, SourceHealth } from '../contract/connector.js';
 import { JunctionError } from '../contract/errors.js';
 import { withDeadline, type FailedDiagnosis, type Target } from './diagnosis.js';
+import { connectionLimitError } from './errors.js';
 
 /**
  * What every connector that reaches a server over the network derives from its SourceConfig
@@ -51,6 +52,8 @@ export abstract class NetworkSource {
   /** A pooled connection could not be had: say why, in words a person can act on. */
   protected unavailable(err: unknown): JunctionError {
     if (err instanceof JunctionError) return err;
+    const full = connectionLimitError(this.name, err);
+    if (full) return full;
     const d = this.diagnose(err);
     return new JunctionError('source_unavailable', 'external', d.message, {
       details: { source: this.name, diagnosis: d.code, hint: d.hint },
