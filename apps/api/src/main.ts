@@ -2,10 +2,12 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { SourceConfig } from '@junction/connectors';
+import type { EngineOptions } from '@junction/query-core';
 import { buildApp } from './app.js';
 import { sourceCheckMs, startSourceMonitor } from './services/source-monitor.js';
 import { ensureAdmin, registerDemo } from './bootstrap.js';
 import { openMetadata } from './db/client.js';
+import { defaultEngineFactory } from './services/junction.js';
 import { envInteger, limitsFromEnv } from './lib/limits.js';
 import { parseLockout } from './lib/login-throttle.js';
 import { loadSecretKey } from './lib/secrets.js';
@@ -23,6 +25,10 @@ const dataDir = path.resolve(process.env.JUNCTION_DATA_DIR ?? './data');
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8080);
 mkdirSync(dataDir, { recursive: true });
+// spilled joins, sorts and aggregates and large cached results: a disk of their own keeps a
+// spilling query from filling the one the metadata and materialized views live on
+const spillDir = process.env.JUNCTION_SPILL_DIR ? path.resolve(process.env.JUNCTION_SPILL_DIR) : undefined;
+if (spillDir) mkdirSync(spillDir, { recursive: true, mode: 0o700 });
 
 const meta = await openMetadata({
   databaseUrl: process.env.DATABASE_URL,
@@ -32,6 +38,7 @@ const app = await buildApp({
   db: meta.db,
   secretKey: loadSecretKey(dataDir),
   materializeFile: path.join(dataDir, 'materialized.db'),
+  ...(spillDir ? { engineFactory: (o: EngineOptions) => defaultEngineFactory({ ...o, spillDir }) } : {}),
   dataDir,
   sourceAllow: process.env.JUNCTION_SOURCE_ALLOW,
   // JUNCTION_MAX_CONCURRENT etc. (README, Configuration); an admin may override them through /api/v1/limits

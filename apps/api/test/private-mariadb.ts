@@ -59,7 +59,12 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
   }
 }
 
-export async function startPrivateMariadb(): Promise<PrivateMariadb> {
+export interface PrivateMariadbOptions {
+  /** extra mariadbd options, after the defaults so they win (e.g. '--max-connections=6') */
+  serverArgs?: readonly string[];
+}
+
+export async function startPrivateMariadb(opts: PrivateMariadbOptions = {}): Promise<PrivateMariadb> {
   const bins = mariadbBinaries();
   if (!bins) throw new Error('mariadbd / mariadb-install-db not found');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'jt-maria-'));
@@ -96,6 +101,7 @@ export async function startPrivateMariadb(): Promise<PrivateMariadb> {
         '--max-connections=100',
         `--log-error=${path.join(dir, 'error.log')}`,
         ...asRoot,
+        ...(opts.serverArgs ?? []),
       ],
       { stdio: 'ignore' },
     );

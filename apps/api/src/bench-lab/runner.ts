@@ -12,7 +12,7 @@ import { runMix } from './phases/mix.js';
 import { runSingle } from './phases/single.js';
 import { runStreams } from './phases/streams.js';
 import { quoted } from './presets.js';
-import type { Progress, RunResults } from './results.js';
+import { emptyResults, type Progress, type RunResults } from './results.js';
 import { startSampler } from './sampler.js';
 
 /** interrupted: the server stopped during the run (it keeps the results flushed until then) */
@@ -22,7 +22,11 @@ export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' |
 const CHECK_KEYS = 5;
 /** customers per unit of scale factor in TPC-H: the count tells the data's real scale */
 const CUSTOMERS_PER_SF = 150_000;
-/** how often a running run's results are written to its row, so a restart keeps them */
+/**
+ * how often a running run's results are written to its row, so a restart keeps them (each
+ * phase's start writes them at once too: what a kill -9 loses is at most this long of the
+ * running phase's intervals and samples, never a finished phase)
+ */
 const RESULTS_FLUSH_MS = 3000;
 
 /** The queries a definition's phases run (a phase without a list runs them all). */
@@ -57,28 +61,26 @@ const PHASE_LABELS: Record<Phase['type'], string> = {
  */
 export class BenchLab {
   readonly active = new Map<string, Active>();
-  #flushing = new Set<string>();
+  /** the write of a run's row under way, if any: one at a time per run */
+  readonly #flushing = new Map<string, Promise<void>>();
 
   constructor(readonly app: FastifyInstance) {}
 
   async recover(): Promise<void> {
     const rows = await this.app.db.benchmarkRun.findMany({
       where: { status: { in: ['queued', 'running'] } },
-      select: { id: true, progress: true },
+      select: { id: true, progress: true, results: true },
     });
     for (const row of rows) {
-      let progress: Record<string, unknown> = {};
-      try {
-        progress = (row.progress && (JSON.parse(row.progress) as Record<string, unknown>)) || {};
-      } catch {
-        // a progress that does not parse says nothing worth keeping
-      }
+      const progress = parseObject(row.progress);
+      const results = markCutShort(row.results, progress.phaseIndex);
       await this.app.db.benchmarkRun.update({
         where: { id: row.id },
         data: {
           status: 'interrupted',
           finishedAt: new Date(),
           progress: JSON.stringify({ ...progress, error: 'The server restarted during the run.' }),
+          ...(results !== undefined ? { results } : {}),
         },
       });
     }
@@ -96,7 +98,9 @@ export class BenchLab {
         name: bench.name,
         benchmarkId,
         config: bench.definition,
-        results: '{}',
+        // whole from the start: a run the server's stop cuts short before its first flush still
+        // reads as a run with no results yet, not as an empty object
+        results: JSON.stringify(emptyResults()),
         status: 'queued',
       },
     });
@@ -128,9 +132,24 @@ export class BenchLab {
     await Promise.all([...this.active.values()].map((a) => a.done.catch(() => undefined)));
   }
 
-  async #flush(id: string, ctx: RunContext, status: RunStatus, withResults: boolean): Promise<void> {
-    if (this.#flushing.has(id)) return;
-    this.#flushing.add(id);
+  /** The periodic write: skipped while the previous one still runs. */
+  #flush(id: string, ctx: RunContext, status: RunStatus, withResults: boolean): Promise<void> {
+    if (this.#flushing.has(id)) return Promise.resolve();
+    const p = this.#write(id, ctx, status, withResults).finally(() => this.#flushing.delete(id));
+    this.#flushing.set(id, p);
+    return p;
+  }
+
+  /**
+   * Writes the results now (after a write under way, which may hold older ones): called when a
+   * phase or the answer checks end, so a kill -9 from then on keeps them.
+   */
+  async #checkpoint(id: string, ctx: RunContext): Promise<void> {
+    for (let p = this.#flushing.get(id); p; p = this.#flushing.get(id)) await p;
+    await this.#flush(id, ctx, 'running', true);
+  }
+
+  async #write(id: string, ctx: RunContext, status: RunStatus, withResults: boolean): Promise<void> {
     try {
       ctx.progress.elapsedMs = Date.now() - ctx.started;
       if (withResults) summarize(ctx);
@@ -144,8 +163,6 @@ export class BenchLab {
       });
     } catch (err) {
       this.app.log.warn({ err, runId: id }, 'could not record benchmark progress');
-    } finally {
-      this.#flushing.delete(id);
     }
   }
 
@@ -154,7 +171,8 @@ export class BenchLab {
     let failure: string | undefined;
     ctx.progress.phase = 'Preparing: connecting to the sources';
     await this.app.db.benchmarkRun.update({ where: { id }, data: { status, startedAt: new Date() } });
-    let lastResults = Date.now();
+    // the first tick writes results too: a run killed in its first seconds keeps its environment
+    let lastResults = 0;
     const flusher = setInterval(() => {
       const withResults = Date.now() - lastResults >= RESULTS_FLUSH_MS;
       if (withResults) lastResults = Date.now();
@@ -182,6 +200,9 @@ export class BenchLab {
         ctx.progress.phase = label;
         ctx.progress.phaseIndex = i;
         ctx.progress.fraction = i / ctx.def.phases.length;
+        // the row says phase i runs only once it holds what the checks and phases before it
+        // measured: recover() marks what it has of phase i, and only that, partial
+        await this.#checkpoint(id, ctx);
         await this.#phase(ctx, phase, i, label);
       }
       ctx.progress.fraction = 1;
@@ -208,7 +229,7 @@ export class BenchLab {
     const r = summarize(ctx);
     ctx.progress.elapsedMs = Date.now() - ctx.started;
     ctx.progress.step = null;
-    while (this.#flushing.has(id)) await new Promise((res) => setTimeout(res, 10));
+    for (let p = this.#flushing.get(id); p; p = this.#flushing.get(id)) await p;
     await this.app.db.benchmarkRun.update({
       where: { id },
       data: {
@@ -371,6 +392,36 @@ export class BenchLab {
       sources: out,
       startedAt: new Date(ctx.started).toISOString(),
     };
+  }
+}
+
+/**
+ * A run's stored results with what the phase in progress at the stop had flushed marked partial
+ * (its stats are of the executions up to the last flush); undefined when nothing changes.
+ */
+export function markCutShort(stored: string, phaseIndex: unknown): string | undefined {
+  if (typeof phaseIndex !== 'number') return undefined;
+  const results = parseObject(stored);
+  let changed = false;
+  for (const key of ['queries', 'steps'] as const) {
+    const list = results[key];
+    if (!Array.isArray(list)) continue;
+    for (const e of list as { phaseIndex?: unknown; partial?: boolean }[])
+      if (e && e.phaseIndex === phaseIndex && !e.partial) {
+        e.partial = true;
+        changed = true;
+      }
+  }
+  return changed ? JSON.stringify(results) : undefined;
+}
+
+function parseObject(s: string | null): Record<string, unknown> {
+  try {
+    const v: unknown = s ? JSON.parse(s) : null;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    // a value that does not parse says nothing worth keeping
+    return {};
   }
 }
 

@@ -21,6 +21,9 @@ export interface OpenedDb {
   close(): Promise<void>;
 }
 
+/** What a checkpointed WAL of the metadata database shrinks back to. */
+const WAL_LIMIT_BYTES = 4 * 2 ** 20;
+
 /** Applies pending migrations, then opens the Prisma client through a driver adapter (no native engine). */
 export async function openMetadata(config: MetadataConfig): Promise<OpenedDb> {
   if (config.databaseUrl && /^postgres(ql)?:\/\//.test(config.databaseUrl)) {
@@ -33,6 +36,9 @@ export async function openMetadata(config: MetadataConfig): Promise<OpenedDb> {
   ownerOnly(config.sqliteFile);
   const applied = await migrateSqlite(config.sqliteFile);
   const db = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: config.sqliteFile }) });
+  // A WAL keeps its largest size after a checkpoint unless limited: after one burst of writes that
+  // space stays taken from a disk that may be filling (issue 26, disk faults)
+  await db.$queryRawUnsafe(`PRAGMA journal_size_limit = ${WAL_LIMIT_BYTES}`);
   return { db, provider: 'sqlite', applied, close: () => db.$disconnect() };
 }
 

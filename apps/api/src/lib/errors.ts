@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { JunctionError, isJunctionError, type ErrorKind } from '@junction/connectors';
+import { DISK_FULL, JunctionError, diskFull, isDiskFull, isJunctionError, type ErrorKind } from '@junction/connectors';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   user: 400,
@@ -19,7 +19,26 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
  * Codes whose status is not their kind's: a per-user limit is the caller's own rate (429), while
  * the server being full for everyone stays 503.
  */
-const STATUS_BY_CODE: Readonly<Record<string, number>> = { user_concurrency_limit: 429 };
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  user_concurrency_limit: 429,
+  // 507 Insufficient Storage: a full disk is neither busy (503 would invite retry loops) nor a bug
+  [DISK_FULL]: 507,
+};
+
+/**
+ * An error that is, or wraps, a disk out of space, as the `disk_full` error users see. Errors
+ * that reach the handler unwrapped come from the metadata database (Prisma); everything else that
+ * writes to disk says which disk itself. Undefined for any other error.
+ */
+export function asDiskFull(error: unknown): JunctionError | undefined {
+  if (isJunctionError(error) && error.code === DISK_FULL) return error;
+  if (!isDiskFull(error)) return undefined;
+  if (typeof error === 'object' && error !== null && 'clientVersion' in error)
+    return diskFull('metadata', 'the change was not saved', { cause: error });
+  return new JunctionError(DISK_FULL, 'resources', 'A disk Junction writes to is full; the request was stopped. It works again once space is freed there.', {
+    cause: error,
+  });
+}
 
 export const notFound = (what: string, id: string): JunctionError =>
   new JunctionError(`${what}_not_found`, 'not_found', `No ${what.replace('_', ' ')} with id or name "${id}".`, {
@@ -52,6 +71,43 @@ function fieldOf(err: FastifyError): string {
 function isUniqueViolation(e: unknown): boolean {
   return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'P2002';
 }
+
+const METADATA_DOWN_PRISMA_CODES: ReadonlySet<string> = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+const METADATA_DOWN_ADAPTER_KINDS: ReadonlySet<string> = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+]);
+
+/**
+ * Junction's own metadata database (PostgreSQL) is down or restarting: Prisma's connection
+ * codes, the driver adapter's connection kinds, and the SQLSTATEs of a server shutting down or
+ * starting up (57P0x) or of a lost connection (08xxx). Told apart from bugs so the caller gets
+ * a 503 to retry, not a 500.
+ */
+export function isMetadataUnavailable(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const err = e as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } } };
+  if (typeof err.code === 'string' && METADATA_DOWN_PRISMA_CODES.has(err.code)) return true;
+  const cause = err.meta?.driverAdapterError?.cause;
+  if (typeof cause?.kind === 'string' && METADATA_DOWN_ADAPTER_KINDS.has(cause.kind)) return true;
+  if (cause?.kind === 'postgres' && typeof cause.code === 'string' && /^(08|57P0)/.test(cause.code)) return true;
+  const message = (e as { message?: unknown }).message;
+  if (typeof message !== 'string') return false;
+  // pg's own words for a socket that closed under a statement: the adapter passes some of them on
+  // unwrapped (a bare Error). Sources' errors never reach here unwrapped: connectors wrap them all
+  if (/^Connection terminated|^Client has encountered a connection error/.test(message)) return true;
+  return (
+    err.constructor?.name?.startsWith('PrismaClient') === true &&
+    /Can't reach database server|the database system is (starting up|shutting down|in recovery)|terminating connection/i.test(
+      message,
+    )
+  );
+}
+
+/** Seconds a client is told to wait when the metadata database is down. */
+const METADATA_RETRY_SECONDS = 2;
 
 /**
  * SQLSTATEs of the errors whose message may quote a value the query read (a failed cast, a
@@ -87,6 +143,8 @@ export function withoutDataValues(error: JunctionError): JunctionError | undefin
  * caller reads some rows only through a view grant) loses any message that may quote a value.
  */
 export function toErrorBody(error: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  const full = asDiskFull(error);
+  if (full && full !== error) return toErrorBody(full);
   if (isJunctionError(error)) {
     if (error.details?.readThroughView === true) {
       const hidden = withoutDataValues(error);
@@ -114,6 +172,18 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody; 
   if (fe && fe.validation) {
     const field = fieldOf(fe);
     return { status: 400, body: { code: 'validation', kind: 'user', message: fe.message, details: { field } } };
+  }
+  if (isMetadataUnavailable(error)) {
+    return {
+      status: 503,
+      body: {
+        code: 'metadata_unavailable',
+        kind: 'resources',
+        message: "Junction's metadata database is unreachable (restarting?); try again shortly.",
+        details: { retryAfterSeconds: METADATA_RETRY_SECONDS },
+      },
+      headers: { 'retry-after': String(METADATA_RETRY_SECONDS) },
+    };
   }
   if (isUniqueViolation(error)) {
     return {

@@ -31,8 +31,14 @@ export interface RecordWriterOptions {
   readonly flushDelayMs?: number;
   /** a write starts at once when this many rows wait; also the size of one insert */
   readonly batchSize?: number;
-  /** rows that may wait in memory; beyond it add() waits for the database (backpressure, nothing dropped) */
+  /**
+   * rows that may wait in memory; beyond it add() waits for the database (backpressure, nothing
+   * dropped), except while the database is down, when the oldest rows beyond it are dropped
+   */
   readonly maxPending?: number;
+  /** first retry after the database was found down; doubles up to retryMaxMs */
+  readonly retryMinMs?: number;
+  readonly retryMaxMs?: number;
 }
 
 interface Log {
@@ -48,6 +54,15 @@ interface Log {
  * growing memory without end. close() writes what is left; the server calls it on a clean stop
  * (Fastify's onClose) before the database is closed. After close(), rows are written at once.
  *
+ * A metadata database that is down (restarted, unreachable) is an outage, not a bad row: when a
+ * batch fails and the database does not answer `SELECT 1` either, the batch goes back to the
+ * front of the queue and is retried with a backoff (`retryMinMs` doubling to `retryMaxMs`), so
+ * rows added during an outage are written once the database is back. Backpressure would turn
+ * the outage into hung requests, so while it lasts add() does not wait: the loss window is
+ * bounded instead. Up to `maxPending` rows (10,000 by default: minutes of a busy server's
+ * history) survive an outage of any length; past that the oldest waiting rows are dropped,
+ * counted in `dropped` and logged. A stop while the database is down loses what waits (logged).
+ *
  * createdAt is taken when the row is added, not when it is written, so history keeps the order
  * queries finished in.
  */
@@ -61,6 +76,14 @@ export class RecordWriter {
   readonly flushDelayMs: number;
   readonly batchSize: number;
   readonly maxPending: number;
+  readonly retryMinMs: number;
+  readonly retryMaxMs: number;
+  /** the error that showed the database down, while it stays down */
+  #outage: unknown;
+  #retryDelay = 0;
+  #droppedInOutage = 0;
+  /** rows dropped because an outage outlasted the buffer, since the writer started */
+  dropped = 0;
 
   constructor(
     readonly db: Db,
@@ -72,6 +95,8 @@ export class RecordWriter {
     this.flushDelayMs = opts.flushDelayMs ?? 500;
     this.batchSize = opts.batchSize ?? 500;
     this.maxPending = opts.maxPending ?? 10_000;
+    this.retryMinMs = opts.retryMinMs ?? 250;
+    this.retryMaxMs = opts.retryMaxMs ?? 5000;
     this.#provider = providerOf(db);
   }
 
@@ -95,12 +120,31 @@ export class RecordWriter {
       await this.flush();
       return;
     }
-    while (this.pending >= this.maxPending) {
+    while (this.pending >= this.maxPending && this.#outage === undefined) {
       this.#schedule(0);
       await new Promise<void>((resolve) => this.#room.push(resolve));
     }
     queue.push(row);
+    if (this.#outage !== undefined) {
+      this.#trim();
+      return; // the retry timer is set; a write now would only fail again
+    }
     this.#schedule(this.pending >= this.batchSize ? 0 : this.flushDelayMs);
+  }
+
+  /** During an outage: the oldest rows beyond maxPending go, so memory stays bounded. */
+  #trim(): void {
+    let over = this.pending - this.maxPending;
+    while (over > 0) {
+      const h = this.#history[0];
+      const a = this.#audit[0];
+      // whichever row is older goes first
+      if (h && (!a || h.createdAt <= a.createdAt)) this.#history.shift();
+      else this.#audit.shift();
+      this.dropped++;
+      this.#droppedInOutage++;
+      over--;
+    }
   }
 
   #schedule(delay: number): void {
@@ -122,8 +166,20 @@ export class RecordWriter {
         while (this.pending > 0) {
           const history = this.#history.splice(0, this.batchSize);
           const audit = this.#audit.splice(0, this.batchSize);
-          if (history.length) await this.#write('queryHistory', history);
-          if (audit.length) await this.#write('auditLog', audit);
+          const historyOk = history.length === 0 || (await this.#write('queryHistory', history));
+          const auditOk = historyOk && (audit.length === 0 || (await this.#write('auditLog', audit)));
+          if (!historyOk || !auditOk) {
+            // back to the front, in order; a batch already written is not repeated (#write
+            // answers false only when it wrote nothing of its batch)
+            if (!historyOk) this.#history.unshift(...history);
+            this.#audit.unshift(...audit);
+            this.#trim();
+            this.#retryLater();
+            // adds waiting for room stop waiting: while the database is down they drop the oldest
+            for (const wake of this.#room.splice(0)) wake();
+            return;
+          }
+          if (this.#outage !== undefined) this.#recovered();
           for (const wake of this.#room.splice(0)) wake();
         }
       } finally {
@@ -133,16 +189,54 @@ export class RecordWriter {
     return this.#writing;
   }
 
-  async #write(table: 'queryHistory' | 'auditLog', rows: (HistoryRow | AuditRow)[]): Promise<void> {
+  #retryLater(): void {
+    this.#retryDelay = Math.min(this.retryMaxMs, this.#retryDelay ? this.#retryDelay * 2 : this.retryMinMs);
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#drain();
+    }, this.#retryDelay);
+    this.#timer.unref();
+  }
+
+  #recovered(): void {
+    if (this.#droppedInOutage > 0)
+      this.log.warn(
+        { dropped: this.#droppedInOutage, maxPending: this.maxPending },
+        'the metadata database was down longer than the record buffer lasts: the oldest history/audit rows were dropped',
+      );
+    this.#outage = undefined;
+    this.#retryDelay = 0;
+    this.#droppedInOutage = 0;
+  }
+
+  /** false when the database is down: the batch was not written and goes back to the queue */
+  async #write(table: 'queryHistory' | 'auditLog', rows: (HistoryRow | AuditRow)[]): Promise<boolean> {
     try {
       await this.db.$executeRaw(insertSql(this.#provider, table, rows));
-    } catch {
+      return true;
+    } catch (err) {
+      // a failed batch and a failed `SELECT 1` is the database, not the rows
+      const reachable = await this.db.$queryRaw`SELECT 1`.then(
+        () => true,
+        () => false,
+      );
+      if (!reachable) {
+        if (this.#outage === undefined)
+          this.log.warn(
+            { err, table },
+            'the metadata database is unreachable: history/audit rows wait and are retried',
+          );
+        this.#outage = err;
+        return false;
+      }
       // one bad row (a history row of a user deleted meanwhile) must not take the batch with it
       for (const row of rows) {
         await this.db
           .$executeRaw(insertSql(this.#provider, table, [row]))
           .catch((err: unknown) => this.log.warn({ err, table }, `could not record a ${table} row`));
       }
+      return true;
     }
   }
 
@@ -152,13 +246,28 @@ export class RecordWriter {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    while (this.pending > 0 || this.#writing) await this.#drain();
+    while (this.pending > 0 || this.#writing) {
+      await this.#drain();
+      // the database is down: the caller hears it now rather than waiting for the outage's end
+      if (this.pending > 0 && this.#outage !== undefined) throw this.#outage;
+    }
   }
 
   /** Writes what is left; later rows are written as they come. */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.flush();
+    try {
+      await this.flush();
+    } catch (err) {
+      this.log.warn(
+        { err, lost: this.pending },
+        'the metadata database is down at stop: waiting history/audit rows are lost',
+      );
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#history.length = 0;
+      this.#audit.length = 0;
+    }
   }
 }
 

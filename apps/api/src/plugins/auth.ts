@@ -162,7 +162,10 @@ export default fp<AuthPluginOptions>(
         // lastUsedAt at most once a minute per token keeps reads cheap
         if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > 60_000) {
           token.lastUsedAt = new Date(); // the cached copy too, or every request would write until it expires
-          await app.db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: token.lastUsedAt } });
+          // bookkeeping: a metadata database that cannot take the write (a full disk) must not refuse the request
+          await app.db.apiToken
+            .update({ where: { id: token.id }, data: { lastUsedAt: token.lastUsedAt } })
+            .catch((err: unknown) => request.log.warn({ err, tokenId: token.id }, 'could not record when a token was last used'));
         }
         if (tokenAddresses.isNew(token.id, request.ip))
           await app.audit(request, 'token.new_address', token.name, { tokenId: token.id, prefix: token.prefix });

@@ -161,4 +161,66 @@ describe('materialized views', () => {
       await again.close();
     }
   });
+
+  it("a refresh the server's stop cut short runs again at the next start; one cut short 3 times in a row is failed instead", async () => {
+    const file = h.app.materializer.file;
+    const engine = await h.app.junction.engine();
+    // what a new process starts from, as above
+    const restart = async (m: Materializer, edit: string) => {
+      await m.close();
+      engine.setMaterialization('rep', 'gen_v', undefined);
+      await engine.removeSource(STORE_SOURCE);
+      const raw = new Database(file);
+      raw.exec(edit);
+      raw.close();
+      const next = new Materializer(h.app.junction, h.app.db, file);
+      await next.ready();
+      return next;
+    };
+    const marker = () => {
+      const raw = new Database(file, { readonly: true });
+      try {
+        return raw.prepare(`SELECT unfinished_refreshes FROM _junction_materializations WHERE view = 'rep.gen_v'`).pluck().get();
+      } finally {
+        raw.close();
+      }
+    };
+    let m = await restart(h.app.materializer, 'SELECT 1');
+    try {
+      await m.configure('rep', 'gen_v', { intervalSeconds: null, maxStalenessSeconds: 3600 });
+      const first = await m.refresh('rep', 'gen_v');
+      expect(first).toMatchObject({ status: 'ok', rows: 100 });
+      expect(marker()).toBe(0);
+
+      // a store from before the marker: it gets the column, and nothing to retry
+      m = await restart(m, 'ALTER TABLE _junction_materializations DROP COLUMN unfinished_refreshes');
+      expect(m.get('rep.gen_v')).toMatchObject({ status: 'ok', refreshing: false, refreshedAt: first.refreshedAt });
+      expect(marker()).toBe(0);
+
+      // killed during a refresh: it runs again at start while queries read the previous rows
+      await new Promise((r) => setTimeout(r, 5)); // a later refreshedAt than the first one's
+      m = await restart(m, 'UPDATE _junction_materializations SET unfinished_refreshes = 1');
+      expect(m.get('rep.gen_v')).toMatchObject({ status: 'ok', refreshing: true, refreshedAt: first.refreshedAt });
+      const retried = await m.refresh('rep', 'gen_v'); // the retry under way
+      expect(retried).toMatchObject({ status: 'ok', rows: 100, refreshing: false });
+      expect(retried.refreshedAt! > first.refreshedAt!).toBe(true);
+      expect(marker()).toBe(0);
+
+      // killed during each of the last 3: the start gives up on it, keeping the rows it has
+      m = await restart(m, 'UPDATE _junction_materializations SET unfinished_refreshes = 3');
+      expect(m.get('rep.gen_v')).toMatchObject({
+        status: 'failed',
+        refreshing: false,
+        rows: 100,
+        refreshedAt: retried.refreshedAt,
+        errorCode: 'materialization_interrupted',
+      });
+      expect(m.get('rep.gen_v').error).toMatch(/^The server stopped during the last 3 refreshes of rep\.gen_v/);
+      expect(marker()).toBe(0);
+      expect(await rows(PER_GEN)).toHaveLength(1);
+      await m.remove('rep', 'gen_v');
+    } finally {
+      await m.close();
+    }
+  });
 });

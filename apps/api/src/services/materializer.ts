@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { JunctionError, isJunctionError, type ColumnMeta, type Connector, type JType, type Row } from '@junction/connectors';
+import { DISK_FULL, JunctionError, diskFull, isDiskFull, isJunctionError, type ColumnMeta, type Connector, type JType, type Row } from '@junction/connectors';
 import type { Db } from '../db/client.js';
 import { notFound } from '../lib/errors.js';
 import { STORE_SOURCE } from './internal-sources.js';
@@ -15,6 +15,12 @@ const DROP_GRACE_MS = 60_000;
 const TICK_MS = 1_000;
 /** after a failed scheduled refresh, the next attempt waits at least this long */
 const RETRY_MS = 30_000;
+/**
+ * refreshes of one view the server's stop cut short in a row, after which a start no longer
+ * retries it: a refresh that itself brings the server down (out of memory) must not do so at
+ * every start
+ */
+export const MAX_INTERRUPTED_REFRESHES = 3;
 
 export interface MaterializationStatus {
   readonly view: string;
@@ -45,6 +51,8 @@ interface Stored {
   duration_ms: number | null;
   error: string | null;
   error_code: string | null;
+  /** refreshes started and not finished: more than 0 at start means the server stopped during one */
+  unfinished_refreshes: number;
 }
 
 /**
@@ -63,6 +71,7 @@ export class Materializer {
   readonly #lastAttempt = new Map<string, number>();
   readonly #drops = new Set<NodeJS.Timeout>();
   #ticker: NodeJS.Timeout | undefined;
+  #closing = false;
   log: BackgroundLog = { error: () => undefined };
 
   constructor(
@@ -89,6 +98,9 @@ export class Materializer {
     // stores written before error codes were kept
     if (!(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('_junction_materializations') as string[]).includes('error_code'))
       db.exec('ALTER TABLE _junction_materializations ADD COLUMN error_code TEXT');
+    // stores written before an interrupted refresh was retried at start
+    if (!(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('_junction_materializations') as string[]).includes('unfinished_refreshes'))
+      db.exec('ALTER TABLE _junction_materializations ADD COLUMN unfinished_refreshes INTEGER NOT NULL DEFAULT 0');
     this.#db = db;
     // tables no materialization points at are left over from a crash mid-refresh
     const used = new Set(this.#all().map((r) => r.tbl));
@@ -100,6 +112,28 @@ export class Materializer {
     }
     this.#ticker = setInterval(() => this.#tick(), TICK_MS);
     this.#ticker.unref();
+    this.#retryInterrupted();
+  }
+
+  /**
+   * A refresh the server's stop cut short (kill -9, power loss, out of memory) left its marker:
+   * it runs again now, whatever the view's schedule (a view refreshed by hand would otherwise
+   * wait for the next click), while queries read the previous rows. Its half-loaded table was
+   * dropped above with the other tables nothing points at.
+   */
+  #retryInterrupted(): void {
+    for (const r of this.#all()) {
+      if (!r.unfinished_refreshes) continue;
+      if (r.unfinished_refreshes >= MAX_INTERRUPTED_REFRESHES) {
+        this.#store
+          .prepare(`UPDATE _junction_materializations SET status = 'failed', error = ?, error_code = 'materialization_interrupted', unfinished_refreshes = 0 WHERE view = ?`)
+          .run(`The server stopped during the last ${r.unfinished_refreshes} refreshes of ${r.view}, so it was not retried at start; queries keep reading the previous rows, if any.`, r.view);
+        this.log.error({ view: r.view, interrupted: r.unfinished_refreshes }, 'an interrupted refresh is not retried again');
+        continue;
+      }
+      const [schema, name] = splitView(r.view);
+      this.refresh(schema, name).catch((err: unknown) => this.log.error({ err, view: r.view }, 'retrying an interrupted refresh failed'));
+    }
   }
 
   list(): MaterializationStatus[] {
@@ -158,12 +192,28 @@ export class Materializer {
     const view = `${schema}.${name}`;
     const running = this.#refreshing.get(view);
     if (running) return running;
-    const p = this.#refresh(schema, name).finally(() => this.#refreshing.delete(view));
+    const p = this.#refresh(schema, name)
+      .then(
+        (done) => {
+          this.#markUnfinished(view, null);
+          return done;
+        },
+        (e: unknown) => {
+          // one the server's stop cancelled is retried at the next start, as after a kill
+          if (!this.#closing) this.#markUnfinished(view, null);
+          throw e;
+        },
+      )
+      .finally(() => {
+        this.#refreshing.delete(view);
+        this.#trimWal();
+      });
     this.#refreshing.set(view, p);
     return p;
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     if (this.#ticker) clearInterval(this.#ticker);
     await Promise.allSettled([...this.#refreshing.values()]);
     for (const t of this.#drops) clearTimeout(t);
@@ -179,6 +229,7 @@ export class Materializer {
     const view = `${schema}.${name}`;
     if (!this.#row(view)) throw notFound('materialization', view);
     this.#lastAttempt.set(view, Date.now());
+    this.#markUnfinished(view, 1);
     const sql = await this.#viewSql(schema, name);
     const engine = await this.junction.engine();
     const table = `mv_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
@@ -224,19 +275,80 @@ export class Materializer {
       if (previous) this.#dropLater(previous);
       return { ...this.get(view), refreshing: false };
     } catch (e) {
-      if (created) db.exec(`DROP TABLE IF EXISTS "${table}"`);
+      // the refresh's own error is the one to report: cleaning up on a full disk may fail too
+      if (created) this.#dropNowOrLater(table);
+      const full = isDiskFull(e);
       const message = e instanceof Error ? e.message : String(e);
-      if (this.#row(view))
-        db.prepare(`UPDATE _junction_materializations SET status = 'failed', error = ?, error_code = ?, duration_ms = ? WHERE view = ?`).run(
-          message.slice(0, 2000),
-          isJunctionError(e) ? e.code : 'internal',
-          Math.round(performance.now() - t0),
-          view,
-        );
+      const code = full ? DISK_FULL : isJunctionError(e) ? e.code : 'internal';
+      try {
+        if (this.#row(view))
+          db.prepare(`UPDATE _junction_materializations SET status = 'failed', error = ?, error_code = ?, duration_ms = ? WHERE view = ?`).run(
+            message.slice(0, 2000),
+            code,
+            Math.round(performance.now() - t0),
+            view,
+          );
+      } catch (err) {
+        // the store's disk is full: its status keeps saying what the previous refresh left
+        this.log.error({ err, view }, 'could not record a failed refresh');
+      }
+      if (full) {
+        // a spill during the view's query already names its disk; otherwise it was the store filling
+        if (isJunctionError(e) && e.code === DISK_FULL) throw new JunctionError(e.code, e.kind, e.message, { cause: e, details: { ...e.details, view } });
+        throw diskFull('materialized_store', `refreshing ${view} failed and queries keep reading the previous rows, if any`, { cause: e, details: { view } });
+      }
       throw new JunctionError('materialization_refresh_failed', 'user', `Refreshing ${view} failed; queries keep reading the previous rows, if any: ${message}`, {
         cause: e,
         details: { view },
       });
+    }
+  }
+
+  /**
+   * A refresh writes its whole table through the WAL, and SQLite keeps the WAL file at its largest
+   * size: after a refresh that filled the disk (or just a large one) that space stayed taken from
+   * everything else on the disk, the metadata database included, until a restart. Copying the WAL
+   * back and truncating it returns the space; a reader still in the WAL only makes it partial.
+   */
+  #trimWal(attempt = 0): void {
+    try {
+      const [r] = (this.#db?.pragma('wal_checkpoint(TRUNCATE)') ?? []) as { busy: number }[];
+      // a query that just read the store may still hold its snapshot for a moment: try again soon
+      if (r?.busy && attempt < 5) {
+        const t = setTimeout(() => {
+          this.#drops.delete(t);
+          this.#trimWal(attempt + 1);
+        }, 200);
+        t.unref();
+        this.#drops.add(t);
+      }
+    } catch (err) {
+      this.log.error({ err }, 'could not truncate the WAL of the materialized view store');
+    }
+  }
+
+  /** Drops a half-loaded table; when the disk is too full even for that, tries again after the grace period. */
+  #dropNowOrLater(table: string): void {
+    try {
+      this.#store.exec(`DROP TABLE IF EXISTS "${table}"`);
+    } catch (err) {
+      this.log.error({ err, table }, 'could not drop the table of a failed refresh now; trying again later');
+      this.#dropLater(table);
+    }
+  }
+
+  /**
+   * Counts a refresh started (+1) or clears the count when one ends, however (null). Kept in the
+   * store itself so a kill -9 leaves it behind for the next start; best effort: a store that
+   * cannot take this write (disk full, closed) fails the refresh by its own error.
+   */
+  #markUnfinished(view: string, delta: 1 | null): void {
+    try {
+      this.#db
+        ?.prepare(`UPDATE _junction_materializations SET unfinished_refreshes = ${delta === null ? '0' : 'unfinished_refreshes + 1'} WHERE view = ?`)
+        .run(view);
+    } catch (err) {
+      this.log.error({ err, view }, 'could not record the state of a refresh');
     }
   }
 

@@ -420,8 +420,8 @@ export class Recording {
     head.writeUInt32LE(body.length, 0);
     if (!this.store.reserveDisk(4 + body.length)) throw new Error('over the disk budget');
     this.#disk += 4 + body.length;
-    writeSync(this.#fd!, head);
-    writeSync(this.#fd!, body);
+    writeAll(this.#fd!, head);
+    writeAll(this.#fd!, body);
   }
 
   #giveUp(): void {
@@ -444,6 +444,20 @@ export class Recording {
   #release(): void {
     this.#done = true;
     this.#releaseHeld();
+  }
+}
+
+/**
+ * A write that fills the disk part-way returns short instead of throwing; taken as whole, the
+ * entry would be admitted with a truncated chunk and replayed as garbage. Writing the rest
+ * either completes or throws ENOSPC, and the recording then gives up (nothing is stored).
+ */
+function writeAll(fd: number, buf: Buffer): void {
+  let done = 0;
+  while (done < buf.length) {
+    const n = writeSync(fd, buf, done, buf.length - done);
+    if (n <= 0) throw Object.assign(new Error('ENOSPC: no progress writing a cache file'), { code: 'ENOSPC' });
+    done += n;
   }
 }
 

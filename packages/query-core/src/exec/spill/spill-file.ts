@@ -2,7 +2,7 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
-import { JunctionError, type Row } from '@junction/connectors';
+import { JunctionError, diskFull, type Row } from '@junction/connectors';
 import type { DiskTracker } from '../context.js';
 
 /**
@@ -45,7 +45,7 @@ export class SpillFile<T = Row> {
     const buf = Buffer.concat([head, body]);
     this.disk?.reserve(buf.length, this.operator);
     try {
-      await this.handle.write(buf, 0, buf.length, this.writePos);
+      await writeAll(this.handle, buf, this.writePos);
     } catch (e) {
       this.disk?.release(buf.length);
       throw spillError(e, this.path);
@@ -91,11 +91,25 @@ export class SpillFile<T = Row> {
   }
 }
 
+/**
+ * A write that fills the disk part-way returns short instead of failing: counting it as whole
+ * would leave a chunk whose tail is missing, read back later as garbage. The rest is written
+ * until the disk says ENOSPC; a write that makes no progress is taken as the same.
+ */
+async function writeAll(handle: FileHandle, buf: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < buf.length) {
+    const { bytesWritten } = await handle.write(buf, done, buf.length - done, position + done);
+    if (bytesWritten <= 0) throw Object.assign(new Error('ENOSPC: no progress writing a spill file'), { code: 'ENOSPC' });
+    done += bytesWritten;
+  }
+}
+
 /** A full disk or an unusable spill directory is the machine's limit, not a bug in the query. */
 function spillError(e: unknown, where: string): unknown {
   const code = (e as { code?: string })?.code;
   if (code === 'ENOSPC' || code === 'EDQUOT') {
-    return new JunctionError('spill_disk_full', 'resources', `The disk holding Junction's spill files is full (${where}); the query was stopped.`, { cause: e });
+    return diskFull('spill', 'the query needed to spill past its memory budget and was stopped', { cause: e, details: { path: where } });
   }
   if (code === 'EACCES' || code === 'ENOENT' || code === 'EROFS') {
     return new JunctionError('spill_dir_unusable', 'internal', `Junction cannot write spill files in ${where} (${code}); set spillDir to a writable directory.`, { cause: e });
