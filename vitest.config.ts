@@ -24,7 +24,7 @@ function workspaceProjects(parent: string) {
         root: dir,
         test: {
           name: d.name,
-          include: ['src/**/*.test.{ts,tsx}', 'test/**/*.test.{ts,tsx}', 'bench/**/*.test.ts'],
+          include: ['src/**/*.test.{ts,tsx}', 'test/**/*.test.{ts,tsx}', 'bench/**/*.test.ts', 'soak/**/*.test.ts'],
         },
       };
     });

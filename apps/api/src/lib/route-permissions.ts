@@ -43,6 +43,8 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'POST /api/v1/grants': 'admin',
   'DELETE /api/v1/grants/:id': 'admin',
   'GET /api/v1/audit': 'admin',
+  // memory, handles, descriptors, event-loop delay: for operators and `npm run soak`
+  'GET /api/v1/runtime': 'admin',
 
   // concurrency limits: what your own requests get; settings are the admin's
   'GET /api/v1/limits/mine': 'signed-in',

@@ -220,3 +220,29 @@ describe('minting and revoking tokens needs the tokens or admin scope', () => {
     expect(later.json()).toMatchObject({ code: 'invalid_expiry', details: { field: 'body.expiresAt' } });
   });
 });
+
+describe('GET /runtime', () => {
+  it("gives admins the process's memory, handles, descriptors and event-loop delay; nobody else", async () => {
+    const first = await h.as('admin', { method: 'GET', url: '/api/v1/runtime' });
+    expect(first.statusCode).toBe(200);
+    const r = first.json();
+    expect(r.pid).toBe(process.pid);
+    expect(r.memory.rssBytes).toBeGreaterThan(r.memory.heapUsedBytes);
+    expect(r.handles).toEqual(expect.any(Object));
+    // the harness runs on Linux: /proc is there, and the metadata database holds a descriptor
+    expect(r.fds).toBeGreaterThan(0);
+    expect(r.sockets).toBeGreaterThanOrEqual(0);
+    expect(r.queries).toEqual({ running: 0, queued: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // each call starts a new interval of the event-loop histogram
+    const second = (await h.as('admin', { method: 'GET', url: '/api/v1/runtime' })).json();
+    expect(second.eventLoop.sinceSeconds).toBeGreaterThanOrEqual(0.1);
+    expect(second.eventLoop.sinceSeconds).toBeLessThan(30);
+
+    for (const role of ['analyst', 'viewer'] as const) {
+      const refused = await h.as(role, { method: 'GET', url: '/api/v1/runtime' });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().code).toBe('forbidden');
+    }
+  });
+});

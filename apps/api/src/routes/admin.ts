@@ -5,6 +5,7 @@ import { JunctionError } from '@junction/connectors';
 import { conflict, forbidden, notFound } from '../lib/errors.js';
 import { errors, IdParams, Limit, Name, Ok, Role, Scope } from '../lib/schemas.js';
 import { hashPassword, randomToken, sha256 } from '../lib/secrets.js';
+import { runtimeStats, startRuntimeMonitor, stopRuntimeMonitor } from '../lib/runtime-stats.js';
 
 const User = Type.Object({
   id: Type.String(),
@@ -94,7 +95,48 @@ const userOut = (u: UserRow) => ({
   createdAt: u.createdAt.toISOString(),
 });
 
+const Bytes = Type.Integer({ minimum: 0 });
+const RuntimeOut = Type.Object({
+  pid: Type.Integer(),
+  uptimeSeconds: Type.Integer(),
+  memory: Type.Object({
+    rssBytes: Bytes,
+    heapUsedBytes: Bytes,
+    heapTotalBytes: Bytes,
+    externalBytes: Bytes,
+    arrayBuffersBytes: Bytes,
+  }),
+  handles: Type.Record(Type.String(), Type.Integer()),
+  fds: Type.Union([Type.Integer(), Type.Null()]),
+  sockets: Type.Union([Type.Integer(), Type.Null()]),
+  eventLoop: Type.Object({
+    sinceSeconds: Type.Number(),
+    meanMs: Type.Number(),
+    p50Ms: Type.Number(),
+    p99Ms: Type.Number(),
+    maxMs: Type.Number(),
+  }),
+  queries: Type.Object({ running: Type.Integer(), queued: Type.Integer() }),
+});
+
 export default async function adminRoutes(app: FastifyInstance): Promise<void> {
+  startRuntimeMonitor();
+  app.addHook('onClose', async () => stopRuntimeMonitor());
+  app.get(
+    '/runtime',
+    {
+      schema: {
+        tags: ['runtime'],
+        summary: "The server process's memory, handles, descriptors and event-loop delay (since the previous call)",
+        response: { 200: RuntimeOut, ...errors() },
+      },
+    },
+    async () => {
+      const { running, queued } = app.junction.admission;
+      return runtimeStats({ running, queued });
+    },
+  );
+
   app.get(
     '/users',
     { schema: { tags: ['users'], response: { 200: Type.Array(User), ...errors() } } },
