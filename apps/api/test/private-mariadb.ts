@@ -1,9 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
+import { freePort, until as untilHolds } from './wait.js';
+
+/** A check that throws (the server is not up yet) has not held yet. */
+const until = (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> =>
+  untilHolds(`private MariaDB: ${what}`, () => check().catch(() => false), timeoutMs, 100);
 
 /**
  * A MariaDB server of the test's own, in a temp dir on a free port: fault-injection tests
@@ -37,26 +41,6 @@ export function mariadbBinaries(): { server: string; install: string } | undefin
   const install = spawnSync('sh', ['-c', 'command -v mariadb-install-db'], { encoding: 'utf8' }).stdout.trim();
   if (!server || !install) return undefined;
   return { server, install };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`private MariaDB: ${what} not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 export interface PrivateMariadbOptions {

@@ -1,9 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort, until as untilHolds } from './wait.js';
+
+/** A check that throws (the server is not up yet) has not held yet. */
+const until = (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> =>
+  untilHolds(`private PostgreSQL: ${what}`, () => check().catch(() => false), timeoutMs, 100);
 
 /**
  * A PostgreSQL 15 server of the test's own, in a temp dir on a free port: fault-injection tests
@@ -55,26 +59,6 @@ export function postgresBinaries(): { initdb: string; postgres: string; asUser?:
 export function postgresSkipReason(): string | undefined {
   if (postgresBinaries()) return undefined;
   return `no runnable PostgreSQL binaries in ${BIN_DIR} (set PG_BIN_DIR; as root an OS user "postgres" and runuser are needed)`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`private PostgreSQL: ${what} not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 function alive(pid: number): boolean {

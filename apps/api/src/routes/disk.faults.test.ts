@@ -8,9 +8,8 @@
  * JUNCTION_FAULTS_SECONDS > 0 repeats every fill → observe → free cycle for that long and prints
  * one line per cycle; 0 (CI) runs each once.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, statfsSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -21,6 +20,7 @@ import { openMetadata, type OpenedDb } from '../db/client.js';
 import { sha256 } from '../lib/secrets.js';
 import { defaultEngineFactory } from '../services/junction.js';
 import { createPgDatabase, pgExec, pgSourcePayload } from '../../test/harness.js';
+import { Tmpfs, tmpfsUnavailable } from '../../../../packages/query-core/test/support/tmpfs.js';
 
 const FAULT_SECONDS = Number(process.env.JUNCTION_FAULTS_SECONDS ?? 0) || 0;
 const TMPFS_BYTES = 8 * 1024 * 1024;
@@ -28,71 +28,8 @@ const TMPFS_BYTES = 8 * 1024 * 1024;
 const LEFT_BYTES = 64 * 1024;
 const ROWS = 10_000;
 
-/** Root can mount a tmpfs; anyone else (or a container without CAP_SYS_ADMIN) skips with the reason. */
-function tmpfsProbe(): string | undefined {
-  if (process.platform !== 'linux') return `tmpfs needs Linux (this is ${process.platform})`;
-  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'jt-disk-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
-    execFileSync('umount', [dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (e) {
-    return `mount -t tmpfs failed: ${String((e as { stderr?: Buffer }).stderr ?? e).trim()}`;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-const skipReason = tmpfsProbe();
+const skipReason = tmpfsUnavailable();
 if (skipReason) console.warn(`disk fault tests skipped: ${skipReason}`);
-
-class Tmpfs {
-  readonly dir = mkdtempSync(path.join(os.tmpdir(), 'jt-disk-'));
-  readonly #filler = path.join(this.dir, 'filler');
-  #mounted = false;
-
-  mount(): void {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_BYTES},mode=0700`, 'tmpfs', this.dir], { stdio: 'pipe' });
-    this.#mounted = true;
-  }
-
-  get freeBytes(): number {
-    const s = statfsSync(this.dir);
-    return s.bavail * s.bsize;
-  }
-
-  /** Leaves about `left` bytes free (tmpfs counts whole pages). */
-  fill(left = LEFT_BYTES): void {
-    const fd = openSync(this.#filler, 'a');
-    try {
-      const chunk = Buffer.alloc(64 * 1024, 1);
-      for (let want = this.freeBytes - left; want >= 4096; want = this.freeBytes - left)
-        writeSync(fd, chunk, 0, Math.min(chunk.length, want - (want % 4096)));
-    } catch (e) {
-      // what else lives on the disk grew while filling: it is full, which is what we want
-      if ((e as { code?: string }).code !== 'ENOSPC') throw e;
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  free(): void {
-    rmSync(this.#filler, { force: true });
-  }
-
-  close(): void {
-    if (this.#mounted) {
-      try {
-        execFileSync('umount', [this.dir], { stdio: 'pipe' });
-      } catch {
-        // busy (a handle the app failed to close): lazily, so the mount never outlives the run
-        execFileSync('umount', ['-l', this.dir], { stdio: 'pipe' });
-      }
-    }
-    this.#mounted = false;
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
 
 /** An app whose metadata and materialized view store are in `dataDir`, spilling into `spillDir`. */
 async function startApp(opts: { dataDir: string; spillDir: string; memoryBudgetBytes?: number; cacheMemoryBytes?: number }) {
@@ -172,7 +109,7 @@ const expectDiskFull = (res: LightMyRequestResponse, disk: string, details: Reco
 const timeout = FAULT_SECONDS * 1000 * 2 + 120_000;
 
 describe.skipIf(skipReason !== undefined)('disk faults: the spill directory on a full tmpfs', () => {
-  const spill = new Tmpfs();
+  const spill = new Tmpfs(TMPFS_BYTES);
   let data: string;
   let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
   let j: App;
@@ -286,7 +223,7 @@ describe.skipIf(skipReason !== undefined)('disk faults: the spill directory on a
 });
 
 describe.skipIf(skipReason !== undefined)('disk faults: the data directory on a full tmpfs', () => {
-  const disk = new Tmpfs();
+  const disk = new Tmpfs(TMPFS_BYTES);
   let spillDir: string;
   let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
   let j: App;
@@ -366,7 +303,7 @@ describe.skipIf(skipReason !== undefined)('disk faults: the data directory on a 
 
 describe.skipIf(skipReason !== undefined)('disk faults: the metadata database on a full tmpfs', () => {
   // a disk of its own: long mode's materializations must not be what fills it
-  const disk = new Tmpfs();
+  const disk = new Tmpfs(TMPFS_BYTES);
   let spillDir: string;
   let j: App;
 

@@ -9,6 +9,7 @@ import {
   type RoleName,
 } from '../../test/harness.js';
 import { mariadbBinaries, startPrivateMariadb, type PrivateMariadb } from '../../test/private-mariadb.js';
+import { until } from '../../test/wait.js';
 
 // Issue 16: a source that freezes or dies must cost Junction only that source's queries.
 // The frozen/killed server is a private MariaDB this file starts; the healthy one is a
@@ -20,15 +21,6 @@ let h: Harness;
 let maria: PrivateMariadb;
 let pgdb: Awaited<ReturnType<typeof createPgDatabase>>;
 const ids: Record<string, string> = {};
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function timed(
   role: RoleName,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createPgDatabase, pgExec, pgSourcePayload, startHarness, type Harness, type RoleName } from '../../test/harness.js';
 import { startFaultProxy, type Fault, type FaultProxy } from '../../../../packages/connectors/test/support/fault-proxy.js';
+import { until } from '../../test/wait.js';
 
 // Issue 26: network faults between Junction and one source (latency, loss, a reset mid-result,
 // a blackhole) must cost only that source's queries, end them with a clear answer within the
@@ -31,15 +32,6 @@ let proxy: FaultProxy;
 let flakyDb: Awaited<ReturnType<typeof createPgDatabase>>;
 let healthyDb: Awaited<ReturnType<typeof createPgDatabase>>;
 let healthyBaselineMs = 0;
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function timed(
   role: RoleName,

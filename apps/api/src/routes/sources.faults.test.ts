@@ -6,6 +6,7 @@ import { createPgDatabase, pgExec, startHarness, type Harness, type RoleName } f
 import { mariadbBinaries, startPrivateMariadb, type PrivateMariadb } from '../../test/private-mariadb.js';
 import { postgresSkipReason, startPrivatePostgres, type PrivatePostgres } from '../../test/private-postgres.js';
 import { RecordWriter } from '../lib/record-writer.js';
+import { until } from '../../test/wait.js';
 
 // Issue 26: reliability under real faults. A source server restarted under load, a source out of
 // connections, a password rotated while queries run, and Junction's own metadata PostgreSQL
@@ -26,15 +27,6 @@ const pgSkip = postgresSkipReason();
 const mariaSkip = mariadbBinaries() ? undefined : 'mariadbd / mariadb-install-db not found';
 if (pgSkip) console.warn(`sources.faults: private PostgreSQL tests skipped: ${pgSkip}`);
 if (mariaSkip) console.warn(`sources.faults: private MariaDB test skipped: ${mariaSkip}`);
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

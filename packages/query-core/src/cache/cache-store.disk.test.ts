@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row } from '@junction/connectors';
-import { Tmpfs, tmpfsUnavailable } from '../exec/tmpfs-support.js';
+import { Tmpfs, tmpfsUnavailable } from '../../test/support/tmpfs.js';
 import { CacheStore, type CacheDeps } from './cache-store.js';
 
 const skip = tmpfsUnavailable();

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row } from '@junction/connectors';
 import { DiskTracker } from '../context.js';
-import { Tmpfs, tmpfsUnavailable } from '../tmpfs-support.js';
+import { Tmpfs, tmpfsUnavailable } from '../../../test/support/tmpfs.js';
 import { SpillFile } from './spill-file.js';
 
 const skip = tmpfsUnavailable();
