@@ -51,6 +51,7 @@ export type ConnectionDiagnosis =
         | 'database_missing'
         | 'tls_required'
         | 'timeout'
+        | 'connection_reset'
         | 'file_missing'
         | 'unknown';
       readonly message: string;

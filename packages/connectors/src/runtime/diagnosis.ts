@@ -81,8 +81,16 @@ export function diagnoseNetworkError(err: unknown, t: Target): FailedDiagnosis |
         'Check the host address, the network route and any VPN the server needs.',
         t,
       );
-    case 'ETIMEDOUT':
     case 'ECONNRESET':
+      // at once, not after the connect timeout: calling it "no answer within N ms" sent people
+      // hunting a firewall while the server was restarting or out of connections
+      return failed(
+        'connection_reset',
+        `The server at ${where} (source "${t.source}") closed the connection while Junction was connecting.`,
+        'It may be restarting, out of connections, or refusing this address; try again in a moment, and if it persists check its log and any proxy or firewall in between.',
+        t,
+      );
+    case 'ETIMEDOUT':
       return failed(
         'timeout',
         `No answer from ${where} (source "${t.source}") within ${t.connectTimeoutMs} ms.`,

@@ -47,6 +47,18 @@ describe('messages with the source name', () => {
     expect(refused?.message).toContain('(source "mdb_junction")');
   });
 
+  it('a reset while connecting is told apart from a connect timeout', () => {
+    expect(diagnoseNetworkError({ code: 'ECONNRESET' }, target('pg', 'pw'))).toEqual({
+      ok: false,
+      code: 'connection_reset',
+      message: 'The server at db.local:3306 (source "pg") closed the connection while Junction was connecting.',
+      hint: 'It may be restarting, out of connections, or refusing this address; try again in a moment, and if it persists check its log and any proxy or firewall in between.',
+    });
+    expect(diagnoseNetworkError({ code: 'ETIMEDOUT' }, target('pg', 'pw'))?.message).toBe(
+      'No answer from db.local:3306 (source "pg") within 1000 ms.',
+    );
+  });
+
   it('a source named exactly like its password keeps its name', () => {
     const d = authDiagnosis(target('junction', 'junction'), undefined);
     expect(d.message).toContain('source "junction"');
