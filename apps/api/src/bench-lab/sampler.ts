@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loopDelayMs } from '../lib/runtime-stats.js';
 import type { RunContext } from './context.js';
+
+const LOOP_RESOLUTION_MS = 10;
 
 interface CpuTimes {
   busy: number;
@@ -53,7 +56,7 @@ async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | null> {
  * and, where readable, each source of the run (active statements / running threads).
  */
 export function startSampler(ctx: RunContext, everyMs: number, sources: () => readonly string[]): () => Promise<void> {
-  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loop.enable();
   let cpu = process.cpuUsage();
   let machine = cpuTimes();
@@ -85,8 +88,8 @@ export function startSampler(ctx: RunContext, everyMs: number, sources: () => re
         t: Math.round((Date.now() - ctx.started) / 10) / 100,
         cpuPct: wallMs > 0 ? Math.round(((c.user + c.system) / 1000 / wallMs) * 1000) / 10 : 0,
         rssMb: Math.round(process.memoryUsage.rss() / 1024 / 10.24) / 100,
-        eventLoopMeanMs: Number.isFinite(loop.mean) ? Math.round(loop.mean / 1e4) / 100 : 0,
-        eventLoopMaxMs: Math.round(loop.max / 1e4) / 100,
+        eventLoopMeanMs: loopDelayMs(loop.mean, LOOP_RESOLUTION_MS),
+        eventLoopMaxMs: loopDelayMs(loop.max, LOOP_RESOLUTION_MS),
         machineBusyPct: m.total > machine.total ? pct(m.busy - machine.busy, m.total - machine.total) : 0,
         ioWaitPct:
           m.ioWait !== null && machine.ioWait !== null && m.total > machine.total

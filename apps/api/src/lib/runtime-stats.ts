@@ -41,7 +41,7 @@ let loopSince = 0;
 /** Starts the event-loop monitor (idempotent): its cost is a 20 ms timer. */
 export function startRuntimeMonitor(): void {
   if (loop) return;
-  loop = monitorEventLoopDelay({ resolution: 20 });
+  loop = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   loop.enable();
   loopSince = performance.now();
 }
@@ -51,7 +51,16 @@ export function stopRuntimeMonitor(): void {
   loop = undefined;
 }
 
-const ms = (ns: number): number => (Number.isFinite(ns) ? Math.round(ns / 1e4) / 100 : 0);
+const RESOLUTION_MS = 20;
+
+/**
+ * A value of a monitorEventLoopDelay histogram as the loop's delay in ms: Node records the whole
+ * interval between two of its timer's turns, so an idle loop reads as the resolution itself.
+ */
+export function loopDelayMs(ns: number, resolutionMs: number): number {
+  return Number.isFinite(ns) ? Math.max(0, Math.round((ns / 1e6 - resolutionMs) * 100) / 100) : 0;
+}
+const ms = (ns: number): number => loopDelayMs(ns, RESOLUTION_MS);
 
 function descriptors(): { fds: number | null; sockets: number | null } {
   try {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test/harness.js';
+import { loopDelayMs } from '../lib/runtime-stats.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -238,11 +239,22 @@ describe('GET /runtime', () => {
     const second = (await h.as('admin', { method: 'GET', url: '/api/v1/runtime' })).json();
     expect(second.eventLoop.sinceSeconds).toBeGreaterThanOrEqual(0.1);
     expect(second.eventLoop.sinceSeconds).toBeLessThan(30);
+    // a delay, not the monitor's own 20 ms interval: an idle test process is far below it
+    expect(second.eventLoop.p50Ms).toBeLessThan(20);
 
     for (const role of ['analyst', 'viewer'] as const) {
       const refused = await h.as(role, { method: 'GET', url: '/api/v1/runtime' });
       expect(refused.statusCode).toBe(403);
       expect(refused.json().code).toBe('forbidden');
     }
+  });
+});
+
+describe('loopDelayMs', () => {
+  it("takes the monitor's own interval out of a histogram value, never below 0", () => {
+    expect(loopDelayMs(20_200_000, 20)).toBe(0.2);
+    expect(loopDelayMs(250_000_000, 20)).toBe(230);
+    expect(loopDelayMs(15_000_000, 20)).toBe(0);
+    expect(loopDelayMs(Number.NaN, 20)).toBe(0);
   });
 });
