@@ -2,7 +2,7 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
-import { JunctionError, diskFull, type Row } from '@junction/connectors';
+import { JunctionError, diskFull, isDiskFull, type Row } from '@junction/connectors';
 import type { DiskTracker } from '../context.js';
 
 /**
@@ -107,10 +107,10 @@ async function writeAll(handle: FileHandle, buf: Buffer, position: number): Prom
 
 /** A full disk or an unusable spill directory is the machine's limit, not a bug in the query. */
 function spillError(e: unknown, where: string): unknown {
-  const code = (e as { code?: string })?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') {
+  if (isDiskFull(e)) {
     return diskFull('spill', 'the query needed to spill past its memory budget and was stopped', { cause: e, details: { path: where } });
   }
+  const code = (e as { code?: string })?.code;
   if (code === 'EACCES' || code === 'ENOENT' || code === 'EROFS') {
     return new JunctionError('spill_dir_unusable', 'internal', `Junction cannot write spill files in ${where} (${code}); set spillDir to a writable directory.`, { cause: e });
   }
