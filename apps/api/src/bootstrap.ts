@@ -4,10 +4,11 @@ import type { SourceConfig } from '@junction/connectors';
 import { jdvWorkload } from '@junction/tpch/workload';
 import type { Db } from './db/client.js';
 import { hashPassword, randomToken } from './lib/secrets.js';
+import { scramVerifier } from './pg-wire/auth.js';
 
 /**
  * Creates `admin` when no user exists. Returns the generated password when none was given, so
- * the caller can print it once; it is stored only as a hash.
+ * the caller can print it once; it is stored only as hashes (scrypt, and a SCRAM verifier).
  */
 export async function ensureAdmin(
   db: Db,
@@ -15,12 +16,15 @@ export async function ensureAdmin(
 ): Promise<{ created: boolean; generatedPassword?: string }> {
   if ((await db.user.count()) > 0) return { created: false };
   const generated = password ? undefined : randomToken(15);
+  const initial = password ?? (generated as string);
   await db.user.create({
     data: {
       id: randomUUID(),
       username: 'admin',
       role: 'admin',
-      passwordHash: await hashPassword(password ?? (generated as string)),
+      passwordHash: await hashPassword(initial),
+      // for SCRAM sign-in on the PostgreSQL port (pg-wire/auth.ts)
+      scramVerifier: await scramVerifier(initial),
     },
   });
   return { created: true, ...(generated ? { generatedPassword: generated } : {}) };

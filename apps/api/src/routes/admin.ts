@@ -5,6 +5,7 @@ import { JunctionError } from '@junction/connectors';
 import { conflict, forbidden, notFound } from '../lib/errors.js';
 import { errors, IdParams, Limit, Name, Ok, Role, Scope } from '../lib/schemas.js';
 import { hashPassword, randomToken, sha256 } from '../lib/secrets.js';
+import { scramVerifier } from '../pg-wire/auth.js';
 import { runtimeStats, startRuntimeMonitor, stopRuntimeMonitor } from '../lib/runtime-stats.js';
 
 const User = Type.Object({
@@ -151,7 +152,13 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       if (await app.db.user.findUnique({ where: { username } }))
         throw conflict('user_exists', `A user named "${username}" already exists.`);
       const user = await app.db.user.create({
-        data: { id: randomUUID(), username, role, passwordHash: await hashPassword(password) },
+        data: {
+          id: randomUUID(),
+          username,
+          role,
+          passwordHash: await hashPassword(password),
+          scramVerifier: await scramVerifier(password),
+        },
       });
       await app.audit(request, 'user.create', username, { role });
       return reply.status(201).send(userOut(user));
@@ -174,7 +181,9 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         data: {
           ...(role ? { role } : {}),
           ...(disabled !== undefined ? { disabled } : {}),
-          ...(password ? { passwordHash: await hashPassword(password) } : {}),
+          ...(password
+            ? { passwordHash: await hashPassword(password), scramVerifier: await scramVerifier(password) }
+            : {}),
         },
       });
       // a changed password or a disabled account ends every session of that user

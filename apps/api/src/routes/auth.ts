@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { JunctionError } from '@junction/connectors';
 import { errors, ErrorReply, Ok, Role } from '../lib/schemas.js';
 import { hashPassword, sha256, verifyPassword } from '../lib/secrets.js';
+import { refreshScramVerifier, scramVerifier } from '../pg-wire/auth.js';
 import { CSRF_COOKIE, ROLE_PERMISSIONS, SESSION_COOKIE, type Role as RoleName } from '../plugins/auth.js';
 
 const LoginBody = Type.Object(
@@ -98,6 +99,11 @@ export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOp
           .send({ code: 'bad_credentials', kind: 'auth', message: 'Unknown user name or wrong password.' });
       }
       app.signIns.succeeded(request.ip, username);
+      // the PostgreSQL port's SCRAM sign-in needs a verifier of the password, known only now
+      // (bookkeeping: a metadata database that cannot take the write must not refuse the sign-in)
+      await refreshScramVerifier(app.db, user, password).catch((err: unknown) =>
+        request.log.warn({ err, userId: user.id }, 'could not store the SCRAM verifier of a user'),
+      );
       const { csrfToken } = await app.startSession(reply, request, user.id);
       await app.audit(request, 'auth.login', user.username, undefined, { id: user.id, username: user.username });
       return {
@@ -171,7 +177,10 @@ export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOp
         });
       await app.db.user.update({
         where: { id: user.id },
-        data: { passwordHash: await hashPassword(request.body.newPassword) },
+        data: {
+          passwordHash: await hashPassword(request.body.newPassword),
+          scramVerifier: await scramVerifier(request.body.newPassword),
+        },
       });
       await app.db.session.deleteMany({ where: { userId: user.id, NOT: { id: p.sessionId } } });
       await app.audit(request, 'user.password_change', user.username);
