@@ -3,6 +3,8 @@
 #   PostgreSQL  TEST_PG_URL     default postgres://junction:junction@127.0.0.1:5432/junction_test
 #   MariaDB     TEST_MYSQL_URL  default mysql://junction:junction@127.0.0.1:3306/junction_test
 #   Chromium    /usr/bin/chromium (Playwright end-to-end tests)
+#   PostgreSQL clients for apps/api/test/pg-clients: psql, pgbench, psycopg 3 (python3-psycopg),
+#               a JDK, and the pgjdbc jar (Maven Central) in node_modules/.cache/junction/pgjdbc
 # Idempotent: run it as often as you like. When a URL points at this machine's default port
 # the script installs (root on Debian only), starts and provisions that server; when it points
 # elsewhere the script only checks that the server answers.
@@ -65,6 +67,15 @@ if [[ $MANAGE_PG == 1 ]] && ! pg_installed; then missing+=(postgresql); fi
 if [[ $MANAGE_MY == 1 ]] && ! mariadb_installed; then missing+=(mariadb-server); fi
 if [[ ! -x /usr/bin/chromium ]]; then missing+=(chromium); fi
 if [[ $IS_DEBIAN == 1 ]] && ! pkg_installed fonts-liberation; then missing+=(fonts-liberation); fi
+# The PostgreSQL client harness (apps/api/test/pg-clients): psql and pgbench, psycopg 3 for
+# /usr/bin/python3, and a JDK (a JRE cannot run a single-file Java program) for pgjdbc.
+if [[ $IS_DEBIAN == 1 ]]; then
+  if [[ ! -x /usr/bin/psql || ! -x /usr/bin/pgbench ]]; then missing+=(postgresql-client); fi
+  if ! pkg_installed python3-psycopg; then missing+=(python3-psycopg); fi
+  if [[ ! -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]] && ! command -v javac >/dev/null 2>&1; then
+    missing+=(default-jdk-headless)
+  fi
+fi
 
 if ((${#missing[@]} > 0)); then
   if [[ $IS_ROOT == 1 && $IS_DEBIAN == 1 ]]; then
@@ -214,6 +225,39 @@ if [[ $MANAGE_MY == 1 ]]; then
   fi
 fi
 
+# ---------------------------------------------------------------- pgjdbc (client harness)
+# JdbcClient.java runs on the PostgreSQL JDBC driver pinned (version and sha1) in pgjdbc.properties,
+# from Maven Central into the git-ignored cache, where the tests look (clients.ts's ensurePgJdbcJar
+# downloads it the same way when it is missing, after an `npm ci` say).
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PGJDBC_PROPS="$REPO_ROOT/apps/api/test/pg-clients/pgjdbc.properties"
+PGJDBC_JAR=''
+
+fetch_pgjdbc() {
+  local version sha1 dir url published actual
+  version="$(sed -n 's/^version=\([^[:space:]]*\).*/\1/p' "$PGJDBC_PROPS")"
+  sha1="$(sed -n 's/^sha1=\([0-9a-f]*\).*/\1/p' "$PGJDBC_PROPS")"
+  [[ -n "$version" && -n "$sha1" ]] || { say "no version or sha1 in $PGJDBC_PROPS"; return 1; }
+  dir="$REPO_ROOT/node_modules/.cache/junction/pgjdbc"
+  PGJDBC_JAR="$dir/postgresql-$version.jar"
+  if [[ -f "$PGJDBC_JAR" && "$(sha1sum "$PGJDBC_JAR" | cut -d' ' -f1)" == "$sha1" ]]; then return 0; fi
+  if ! command -v curl >/dev/null 2>&1; then say 'curl is missing: pgjdbc not downloaded'; return 1; fi
+  url="https://repo1.maven.org/maven2/org/postgresql/postgresql/$version/postgresql-$version.jar"
+  say "downloading pgjdbc $version from Maven Central"
+  mkdir -p "$dir"
+  curl -fsSL --retry 3 --max-time 180 -o "$PGJDBC_JAR.tmp" "$url" || { rm -f "$PGJDBC_JAR.tmp"; return 1; }
+  published="$(curl -fsSL --retry 3 --max-time 60 "$url.sha1" | cut -c1-40)" || { rm -f "$PGJDBC_JAR.tmp"; return 1; }
+  actual="$(sha1sum "$PGJDBC_JAR.tmp" | cut -d' ' -f1)"
+  if [[ "$actual" != "$published" || "$actual" != "$sha1" ]]; then
+    say "pgjdbc $version: sha1 $actual, Maven Central's .sha1 says $published, pgjdbc.properties pins $sha1"
+    rm -f "$PGJDBC_JAR.tmp"
+    return 1
+  fi
+  mv -f "$PGJDBC_JAR.tmp" "$PGJDBC_JAR"
+}
+
+fetch_pgjdbc || say 'could not download pgjdbc (the JDBC client tests download it themselves, or fail)'
+
 # ---------------------------------------------------------------- final check
 failed=0
 if ! pg_answers; then
@@ -232,6 +276,12 @@ else
 fi
 if [[ ! -x /usr/bin/chromium ]]; then
   say 'WARNING: /usr/bin/chromium is missing: the Playwright end-to-end tests cannot run.'
+fi
+if ! /usr/bin/python3 -I -c 'import psycopg' >/dev/null 2>&1; then
+  say 'WARNING: /usr/bin/python3 cannot import psycopg (Debian python3-psycopg): the psycopg client tests fail.'
+fi
+if [[ -z "$PGJDBC_JAR" || ! -f "$PGJDBC_JAR" ]]; then
+  say 'WARNING: the pgjdbc jar is not in node_modules/.cache/junction/pgjdbc: the JDBC client tests must download it.'
 fi
 if [[ -z "${TEST_MSSQL_URL:-}" ]]; then
   say 'NOTICE: TEST_MSSQL_URL is unset: SQL Server live tests are skipped (its dialect and type mapping are still tested offline).'
