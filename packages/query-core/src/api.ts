@@ -1,4 +1,4 @@
-import type { CatalogSnapshot, ColumnMeta, Connector, Row, SourceSemantics, Value } from '@junction/connectors';
+import type { CatalogSnapshot, ColumnMeta, Connector, JType, Row, SourceSemantics, Value } from '@junction/connectors';
 import type { ExplainNode } from './explain/explain-node.js';
 import type { CachePolicy } from './cache/statement.js';
 import type { FragmentCachePolicy } from './cache/fragment-cache.js';
@@ -103,6 +103,12 @@ export interface QueryResult {
   readonly rows: AsyncIterable<readonly Row[]>;
   stats(): QueryStats;
   cancel(reason?: string): void;
+}
+
+export interface DescribeResult {
+  readonly columns: readonly ColumnMeta[];
+  /** one per `$n` up to the highest used; 'unknown' where nothing in the statement decides it */
+  readonly paramTypes: readonly JType[];
 }
 
 export interface ExplainResult {

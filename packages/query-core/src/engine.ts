@@ -10,6 +10,7 @@ import type {
   CacheOptions,
   CachePurge,
   EngineOptions,
+  DescribeResult,
   ExplainResult,
   QueryOptions,
   QueryResult,
@@ -189,6 +190,21 @@ export class Engine {
   async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
     try {
       return await this.queryUnguarded(sql, options);
+    } catch (e) {
+      throw tooDeep(e);
+    }
+  }
+
+  /**
+   * What a statement would return and which parameter types it takes, as binding inferred them
+   * (a `$1` compared with an int column is an int), without contacting a source: what a
+   * PostgreSQL client's Describe asks. Grants are checked as for a query.
+   */
+  describe(sql: string, options: Pick<QueryOptions, 'access' | 'searchPath'> = {}): DescribeResult {
+    try {
+      this.checkOpen();
+      const prepared = this.prepare(sql, options);
+      return { columns: prepared.columns, paramTypes: prepared.paramTypes };
     } catch (e) {
       throw tooDeep(e);
     }

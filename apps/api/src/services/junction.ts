@@ -4,6 +4,7 @@ import type {
   CacheEntryInfo,
   CachePurge,
   EngineOptions,
+  DescribeResult,
   ExplainResult,
   Materialization,
   QueryOptions,
@@ -38,6 +39,7 @@ export interface EngineLike {
   references(sql: string): readonly RelationReference[];
   query(sql: string, options?: QueryOptions): Promise<QueryResult> | QueryResult;
   explain(sql: string, options?: QueryOptions & { analyze?: boolean }): Promise<ExplainResult> | ExplainResult;
+  describe(sql: string, options?: Pick<QueryOptions, 'access' | 'searchPath'>): DescribeResult;
   cacheStats(): { results: CacheCounters; fragments: CacheCounters };
   cacheEntries(): { results: CacheEntryInfo[]; fragments: CacheEntryInfo[] };
   purgeCache(scope?: CachePurge): number;
@@ -140,6 +142,7 @@ export class JunctionService {
   readonly invalidateAccess = (): void => this.policies.invalidate();
   readonly startQuery: QueryService['start'] = (p, sql, opts) => this.queries.start(p, sql, opts);
   readonly explain: QueryService['explain'] = (p, sql, opts) => this.queries.explain(p, sql, opts);
+  readonly describe: QueryService['describe'] = (p, sql) => this.queries.describe(p, sql);
   readonly noteQueryFailure = (e: unknown): void => this.sources.noteQueryFailure(e);
   get running(): QueryService['running'] {
     return this.queries.running;

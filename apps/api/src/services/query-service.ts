@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { JunctionError, type Row } from '@junction/connectors';
-import type { ExplainResult, QueryOptions, QueryResult } from '@junction/query-core';
+import type { DescribeResult, ExplainResult, QueryOptions, QueryResult } from '@junction/query-core';
 import type { Admission } from '../lib/admission.js';
 import type { JunctionLimits, LimitStore } from '../lib/limits.js';
 import type { Principal } from '../plugins/auth.js';
@@ -138,6 +138,12 @@ export class QueryService {
       stats: () => result.stats(),
       cancel: (reason) => result.cancel(reason),
     };
+  }
+
+  /** Result columns and parameter types of a statement under the caller's grants; no source is contacted. */
+  async describe(p: Principal, sql: string): Promise<DescribeResult> {
+    const access = await this.policies.of(p);
+    return (await this.engine()).describe(sql, { access });
   }
 
   /**
