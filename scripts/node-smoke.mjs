@@ -101,6 +101,7 @@ const server = spawn(join(nodeBin, 'node'), ['scripts/start.mjs'], {
   env: {
     ...env,
     PORT: '0',
+    JUNCTION_PG_PORT: '0',
     JUNCTION_DATA_DIR: dataDir,
     JUNCTION_WEB_BUILD: '0',
     JUNCTION_ADMIN_PASSWORD: password,

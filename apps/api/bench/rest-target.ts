@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,10 +37,21 @@ export interface RestAnswer {
   body?: string;
 }
 
+/** Junction's PostgreSQL port, when startRestTarget opened it (`pgWire: true`); the token signs in as the password. */
+export interface PgWireEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly database: string;
+}
+
 export interface RestTarget {
   readonly url: string;
   readonly token: string;
   readonly pid: number;
+  /** with `pgWire: true`: where PostgreSQL clients connect (user admin, the API token as password) */
+  readonly pg?: PgWireEndpoint;
   /** one query as a program sends it; resolves when the whole answer has been read */
   query(sql: string, params?: readonly unknown[], opts?: { ndjson?: boolean; keepBody?: boolean }): Promise<RestAnswer>;
   /** an authenticated JSON call (admin token) */
@@ -62,11 +74,27 @@ export interface RestTargetOptions {
   nodeArgs?: string[];
   /** another checkout's apps/api/src/main.ts (to compare two versions); default this one's */
   mainTs?: string;
+  /** open Junction's PostgreSQL port on a free port (JUNCTION_PG_PORT) and expose it as `pg`; default off (JUNCTION_PG_PORT=0) */
+  pgWire?: boolean;
+}
+
+/** A port nothing listens on now (the server binds it a moment later). */
+async function freePort(host: string): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve());
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address !== 'object') throw new Error('no free port');
+  return address.port;
 }
 
 export async function startRestTarget(opts: RestTargetOptions): Promise<RestTarget> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'jbench-rest-'));
   const password = randomBytes(12).toString('hex');
+  const pgPort = opts.pgWire ? await freePort('127.0.0.1') : 0;
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', opts.mainTs ?? ownMain], {
     env: {
       ...process.env,
@@ -74,6 +102,7 @@ export async function startRestTarget(opts: RestTargetOptions): Promise<RestTarg
       JUNCTION_DEMO: '0',
       JUNCTION_ADMIN_PASSWORD: password,
       PORT: '0',
+      JUNCTION_PG_PORT: String(pgPort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       // as scripts/start.mjs starts the server
@@ -101,6 +130,32 @@ export async function startRestTarget(opts: RestTargetOptions): Promise<RestTarg
     child.stdout!.on('data', onData);
     child.on('exit', onExit);
   });
+  let pgBound = 0;
+  if (opts.pgWire) {
+    // main.ts opens the PostgreSQL port after the HTTP one, and runs on without it if it fails
+    await new Promise<void>((resolve, reject) => {
+      const done = (e: Error | null) => {
+        child.stdout!.off('data', onData);
+        child.stderr!.off('data', onData);
+        child.off('exit', onExit);
+        if (e) reject(e);
+        else resolve();
+      };
+      const onData = () => {
+        const m = /PostgreSQL clients connect to 127\.0\.0\.1:(\d+)/.exec(out);
+        if (m) {
+          pgBound = Number(m[1]);
+          done(null);
+        } else if (/PostgreSQL port \d+ could not open/.test(out))
+          done(new Error(`the server's PostgreSQL port did not open:\n${out}`));
+      };
+      const onExit = () => done(new Error(`the server exited while opening its PostgreSQL port:\n${out}`));
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.on('exit', onExit);
+      onData();
+    });
+  }
   const base = `http://127.0.0.1:${port}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 32 });
   const raw = (
@@ -206,6 +261,9 @@ export async function startRestTarget(opts: RestTargetOptions): Promise<RestTarg
     url: base,
     token,
     pid: child.pid!,
+    ...(opts.pgWire
+      ? { pg: { host: '127.0.0.1', port: pgBound, user: 'admin', password: token, database: 'junction' } }
+      : {}),
     query,
     call,
     rssBytes: () => rssOf(child),

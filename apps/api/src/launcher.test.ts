@@ -64,6 +64,7 @@ async function startAndStop(
       ...process.env,
       JUNCTION_DATA_DIR: dir,
       PORT: '0',
+      JUNCTION_PG_PORT: '0',
       JUNCTION_WEB_BUILD: '0',
       JUNCTION_ADMIN_PASSWORD: 'launcher-test-password',
       LOG_LEVEL: 'warn',
@@ -219,6 +220,7 @@ describe('npm start as root from a clone in a private (0700) folder', () => {
         env: {
           ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'JUNCTION_DATA_DIR')),
           PORT: '0',
+          JUNCTION_PG_PORT: '0',
           JUNCTION_WEB_BUILD: '0',
           JUNCTION_ADMIN_PASSWORD: password,
           LOG_LEVEL: 'info',

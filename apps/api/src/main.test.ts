@@ -12,7 +12,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Starts main.ts as `npm start` would (without the demo) and stops it with SIGTERM. */
 async function runOnce(env: Record<string, string>): Promise<{ out: string; code: number | null; port: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
-    env: { ...process.env, JUNCTION_DATA_DIR: dir, JUNCTION_DEMO: '0', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, JUNCTION_DATA_DIR: dir, JUNCTION_DEMO: '0', PORT: '0', JUNCTION_PG_PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -12,6 +12,8 @@ import { envInteger, limitsFromEnv } from './lib/limits.js';
 import { parseLockout } from './lib/login-throttle.js';
 import { loadSecretKey } from './lib/secrets.js';
 import { parseSecureCookies, parseTrustProxy } from './lib/trust-proxy.js';
+import { pgWireFromEnv } from './pg-wire/config.js';
+import { startPgWire, type PgWireServer } from './pg-wire/server.js';
 
 // Entry point: `node --import tsx apps/api/src/main.ts` (npm start runs it through scripts/start.mjs).
 
@@ -24,6 +26,7 @@ if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent')))
 const dataDir = path.resolve(process.env.JUNCTION_DATA_DIR ?? './data');
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8080);
+const pgWireConfig = pgWireFromEnv(process.env);
 mkdirSync(dataDir, { recursive: true });
 // spilled joins, sorts and aggregates and large cached results: a disk of their own keeps a
 // spilling query from filling the one the metadata and materialized views live on
@@ -34,9 +37,12 @@ const meta = await openMetadata({
   databaseUrl: process.env.DATABASE_URL,
   sqliteFile: path.join(dataDir, 'junction.db'),
 });
+const secretKey = loadSecretKey(dataDir);
 const app = await buildApp({
   db: meta.db,
-  secretKey: loadSecretKey(dataDir),
+  secretKey,
+  // read per request: the PostgreSQL port opens after the HTTP one, and may fail to
+  pgWire: () => (pgWire ? { host, port: pgWire.port, tls: Boolean(pgWireConfig?.tls) } : null),
   materializeFile: path.join(dataDir, 'materialized.db'),
   ...(spillDir ? { engineFactory: (o: EngineOptions) => defaultEngineFactory({ ...o, spillDir }) } : {}),
   dataDir,
@@ -60,6 +66,7 @@ const app = await buildApp({
 let demo: { sources: SourceConfig[]; sf: number; stop(): Promise<void> } | undefined;
 let stopping = false;
 let stopMonitor = (): void => undefined;
+let pgWire: PgWireServer | undefined;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -68,6 +75,7 @@ async function shutdown(signal: string): Promise<void> {
   force.unref();
   stopMonitor();
   try {
+    await pgWire?.close();
     await app.close(); // closes the engine and the source pools (engine plugin's onClose)
     await demo?.stop();
     await meta.close();
@@ -125,6 +133,19 @@ try {
   const bound = app.server.address();
   const actualPort = bound && typeof bound === 'object' ? bound.port : port;
   process.stdout.write(`Junction is running on http://${host}:${actualPort} (API docs: /api/docs)\n`);
+  if (pgWireConfig) {
+    try {
+      pgWire = await startPgWire(app, { host, ...pgWireConfig, secret: secretKey });
+      process.stdout.write(
+        `PostgreSQL clients connect to ${host}:${pgWire.port}, database junction (psql "host=${host} port=${pgWire.port} dbname=junction user=admin")\n`,
+      );
+    } catch (e) {
+      // the studio is useful without its PostgreSQL port (another server may hold 5433)
+      app.log.error(
+        `the PostgreSQL port ${pgWireConfig.port} could not open, so Junction runs without it: ${(e as Error).message} (JUNCTION_PG_PORT chooses another; 0 turns it off)`,
+      );
+    }
+  }
 } catch (e) {
   app.log.error({ err: e }, 'startup failed');
   await demo?.stop().catch(() => undefined);

@@ -63,6 +63,7 @@ export async function startServerProcess(opts: ServerProcessOptions = {}): Promi
         JUNCTION_DEMO: '0',
         JUNCTION_ADMIN_PASSWORD: password,
         PORT: '0',
+        JUNCTION_PG_PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
         ...opts.env,

@@ -229,7 +229,12 @@ describe('signInPassword', () => {
     await createUser('pw-wrong', 'pw-wrong-Passw0rd');
     expect(await refusal(wire.signInPassword('pw-wrong', 'guess-one', '198.51.100.2'))).toEqual(BAD);
     expect(await refusal(wire.signInPassword('pw-nobody', 'guess-two', '198.51.100.2'))).toEqual(BAD);
-    const failed = { actorName: null, action: 'auth.login_failed', details: { via: 'postgresql', method: 'password' }, ip: '198.51.100.2' };
+    const failed = {
+      actorName: null,
+      action: 'auth.login_failed',
+      details: { via: 'postgresql', method: 'password' },
+      ip: '198.51.100.2',
+    };
     expect(await audit('auth.login_failed', 'pw-wrong')).toEqual([{ ...failed, target: 'pw-wrong' }]);
     expect(await audit('auth.login_failed', 'pw-nobody')).toEqual([{ ...failed, target: 'pw-nobody' }]);
     expect(JSON.stringify(await h.meta.db.auditLog.findMany())).not.toContain('guess-');
@@ -247,7 +252,8 @@ describe('signInPassword', () => {
     const id = await createUser(name, password);
     // 3 failures over REST (from 127.0.0.1) and 2 on this port from the same address
     for (let i = 0; i < 3; i++) expect((await restLogin(name, `guess-${i}`)).statusCode).toBe(401);
-    for (let i = 3; i < 5; i++) expect((await refusal(wire.signInPassword(name, `guess-${i}`, '127.0.0.1'))).code).toBe('bad_credentials');
+    for (let i = 3; i < 5; i++)
+      expect((await refusal(wire.signInPassword(name, `guess-${i}`, '127.0.0.1'))).code).toBe('bad_credentials');
     // the 6th try from that address waits, even with the right password, on either path
     expect(await refusal(wire.signInPassword(name, password, '127.0.0.1'))).toEqual({
       code: 'too_many_attempts',
@@ -292,7 +298,9 @@ describe('signInPassword', () => {
       ]),
     );
     // an admin's unlock lets the owner in again
-    expect((await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${id}`, payload: { unlock: true } })).statusCode).toBe(200);
+    expect(
+      (await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${id}`, payload: { unlock: true } })).statusCode,
+    ).toBe(200);
     expect((await wire.signInPassword(name, password, '192.0.2.99')).username).toBe(name);
   });
 });
@@ -304,7 +312,10 @@ describe('API tokens as the password', () => {
   const session = async () => {
     const res = await restLogin(owner, ownerPassword);
     const c = Object.fromEntries(res.cookies.map((x) => [x.name, x.value]));
-    return { cookie: `junction_session=${c.junction_session}; junction_csrf=${c.junction_csrf}`, 'x-junction-csrf': c.junction_csrf };
+    return {
+      cookie: `junction_session=${c.junction_session}; junction_csrf=${c.junction_csrf}`,
+      'x-junction-csrf': c.junction_csrf,
+    };
   };
   const mint = async (scopes: string[], expiresAt?: string) => {
     const res = await h.as(null, {
@@ -317,7 +328,9 @@ describe('API tokens as the password', () => {
     return res.json() as { token: string; id: string; prefix: string };
   };
   const revoke = async (id: string) =>
-    expect((await h.as(null, { method: 'DELETE', url: `/api/v1/tokens/${id}`, headers: await session() })).statusCode).toBe(200);
+    expect(
+      (await h.as(null, { method: 'DELETE', url: `/api/v1/tokens/${id}`, headers: await session() })).statusCode,
+    ).toBe(200);
 
   beforeAll(async () => {
     ownerId = await createUser(owner, ownerPassword);
@@ -405,7 +418,10 @@ describe('API tokens as the password', () => {
       method: 'POST',
       url: '/api/v1/tokens',
       payload: { name: 'd', scopes: ['design'] },
-      headers: { cookie: `junction_session=${c.junction_session}; junction_csrf=${c.junction_csrf}`, 'x-junction-csrf': c.junction_csrf },
+      headers: {
+        cookie: `junction_session=${c.junction_session}; junction_csrf=${c.junction_csrf}`,
+        'x-junction-csrf': c.junction_csrf,
+      },
     });
     const { token, id: tokenId } = made.json() as { token: string; id: string };
     const p = await wire.signInPassword('tok-demoted', token, '198.51.100.35');
@@ -432,7 +448,13 @@ describe('current for password sign-ins', () => {
     expect(await fresh.current(p)).toBe(p);
     await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${id}`, payload: { role: 'viewer' } });
     const demoted = await fresh.current(p);
-    expect(demoted).toEqual({ userId: id, username: 'cur-user', role: 'viewer', via: 'session', permissions: new Set(ROLE_PERMISSIONS.viewer) });
+    expect(demoted).toEqual({
+      userId: id,
+      username: 'cur-user',
+      role: 'viewer',
+      via: 'session',
+      permissions: new Set(ROLE_PERMISSIONS.viewer),
+    });
     expect(await fresh.current(demoted!)).toBe(demoted);
     await h.as('admin', { method: 'PATCH', url: `/api/v1/users/${id}`, payload: { password: 'cur-user-Passw0rd-2' } });
     expect(await fresh.current(demoted!)).toBeUndefined();
@@ -471,21 +493,37 @@ describe('SCRAM sign-in', () => {
     const { scram } = (await wire.method(username, PLAIN)) as { scram: ScramSha256Data };
     const authMessage = exchange(username, scram);
     const right = clientProof(password, scram, authMessage);
-    expect(await verifyScramSha256Password({ authMessage, clientProof: right.proof, storedKey: scram.storedKey })).toBe(true);
+    expect(await verifyScramSha256Password({ authMessage, clientProof: right.proof, storedKey: scram.storedKey })).toBe(
+      true,
+    );
     // the server's signature the client checks comes from the stored ServerKey
     expect(createHmac('sha256', Buffer.from(scram.serverKey, 'base64')).update(authMessage).digest('base64')).toBe(
       right.serverSignature,
     );
     const wrong = clientProof('scram-user-Passw0rd!', scram, authMessage);
-    expect(await verifyScramSha256Password({ authMessage, clientProof: wrong.proof, storedKey: scram.storedKey })).toBe(false);
+    expect(await verifyScramSha256Password({ authMessage, clientProof: wrong.proof, storedKey: scram.storedKey })).toBe(
+      false,
+    );
   });
 
   it('signs in after a verified proof, audited; a wrong proof is a counted, audited failure', async () => {
     const p = await wire.signInScram(username, true, '198.51.100.50');
-    expect(p).toEqual({ userId: id, username, role: 'analyst', via: 'session', permissions: new Set(ROLE_PERMISSIONS.analyst) });
+    expect(p).toEqual({
+      userId: id,
+      username,
+      role: 'analyst',
+      via: 'session',
+      permissions: new Set(ROLE_PERMISSIONS.analyst),
+    });
     expect(await wire.current(p)).toBe(p);
     expect((await audit('auth.login', username)).filter((e) => e.ip === '198.51.100.50')).toEqual([
-      { actorName: username, action: 'auth.login', target: username, details: { via: 'postgresql', method: 'scram-sha-256' }, ip: '198.51.100.50' },
+      {
+        actorName: username,
+        action: 'auth.login',
+        target: username,
+        details: { via: 'postgresql', method: 'scram-sha-256' },
+        ip: '198.51.100.50',
+      },
     ]);
     for (let i = 0; i < 5; i++) expect(await refusal(wire.signInScram(username, false, '198.51.100.51'))).toEqual(BAD);
     expect((await refusal(wire.signInScram(username, true, '198.51.100.51'))).code).toBe('too_many_attempts');
@@ -505,7 +543,11 @@ describe('SCRAM sign-in', () => {
             throw new Error('no SCRAM');
           },
           validateCredentials: async ({ authMessage, clientProof: proof, username: name, scramSha256Data }) => {
-            const verified = await verifyScramSha256Password({ authMessage, clientProof: proof, storedKey: scramSha256Data.storedKey });
+            const verified = await verifyScramSha256Password({
+              authMessage,
+              clientProof: proof,
+              storedKey: scramSha256Data.storedKey,
+            });
             try {
               signedIn.push(await wire.signInScram(name, verified, socket.remoteAddress ?? ''));
               return true;
@@ -559,7 +601,10 @@ describe('verifiers are stored wherever a password is set', () => {
       method: 'POST',
       url: '/api/v1/auth/password',
       payload: { currentPassword: 'set-pw-second-2', newPassword: 'set-pw-third-3' },
-      headers: { cookie: `junction_session=${c.junction_session}; junction_csrf=${c.junction_csrf}`, 'x-junction-csrf': c.junction_csrf },
+      headers: {
+        cookie: `junction_session=${c.junction_session}; junction_csrf=${c.junction_csrf}`,
+        'x-junction-csrf': c.junction_csrf,
+      },
     });
     expect(change.statusCode).toBe(200);
     const v = await verifierOf('set-pw');

@@ -199,7 +199,8 @@ export class WireAuth {
     const app = this.#app;
     const tokenHash = sha256(secret);
     const token = await app.principals.token(tokenHash);
-    if (token && token.user.username === username && usable(token)) return this.#tokenSignIn(token, tokenHash, remoteAddress);
+    if (token && token.user.username === username && usable(token))
+      return this.#tokenSignIn(token, tokenHash, remoteAddress);
     this.#guard(username, remoteAddress);
     if (token) {
       const details = { via: AUDIT_VIA, method: 'token', tokenId: token.id, prefix: token.prefix };
@@ -268,7 +269,14 @@ export class WireAuth {
       const role = token.user.role as Role;
       const permissions = tokenPermissions(role, JSON.parse(token.scopes) as Permission[]);
       if (role === p.role && token.user.username === p.username && sameSet(permissions, p.permissions)) return p;
-      return { userId: token.user.id, username: token.user.username, role, via: 'token', tokenId: token.id, permissions };
+      return {
+        userId: token.user.id,
+        username: token.user.username,
+        role,
+        via: 'token',
+        tokenId: token.id,
+        permissions,
+      };
     }
     const user = await this.#user(p.userId);
     if (!user || user.disabled) return undefined;
@@ -383,7 +391,9 @@ export class WireAuth {
     token.lastUsedAt = new Date();
     void this.#app.db.apiToken
       .update({ where: { id: token.id }, data: { lastUsedAt: token.lastUsedAt } })
-      .catch((err: unknown) => this.#app.log.warn({ err, tokenId: token.id }, 'could not record when a token was last used'));
+      .catch((err: unknown) =>
+        this.#app.log.warn({ err, tokenId: token.id }, 'could not record when a token was last used'),
+      );
   }
 
   #rememberToken(id: string, hash: string): void {
@@ -420,7 +430,8 @@ export class WireAuth {
 
   /** PostgreSQL's answer to an unknown role too: a salt and keys no password matches, stable per name */
   #fakeVerifier(username: string): ScramSha256Data {
-    const mac = (label: string) => createHmac('sha256', this.#secret).update(`junction-pg-scram-${label}\0${username}`).digest();
+    const mac = (label: string) =>
+      createHmac('sha256', this.#secret).update(`junction-pg-scram-${label}\0${username}`).digest();
     return {
       salt: mac('salt').subarray(0, 16).toString('base64'),
       iterations: SCRAM_ITERATIONS,
