@@ -19,6 +19,9 @@ async function freePort(): Promise<number> {
 // The config is evaluated again in every worker: the first evaluation picks the port and
 // passes it on through the environment the workers inherit.
 if (!process.env.JUNCTION_E2E_PORT) process.env.JUNCTION_E2E_PORT = String(await freePort());
+// the PostgreSQL listener's (JUNCTION_PG_PORT): another free port, never the HTTP one
+while (!process.env.JUNCTION_E2E_PG_PORT || process.env.JUNCTION_E2E_PG_PORT === process.env.JUNCTION_E2E_PORT)
+  process.env.JUNCTION_E2E_PG_PORT = String(await freePort());
 process.env.JUNCTION_E2E_ADMIN_PASSWORD ??= 'e2e-Admin-Passw0rd';
 
 const port = Number(process.env.JUNCTION_E2E_PORT);
@@ -37,6 +40,9 @@ export default defineConfig({
     { name: 'designer', testMatch: 'designer.spec.ts', dependencies: ['admin'] },
     { name: 'cache', testMatch: 'cache.spec.ts', dependencies: ['designer'] },
     { name: 'lab', testMatch: 'benchmarks.spec.ts', dependencies: ['cache'] },
+    // only reads the studio (and adds users under unique names): it runs on its own too,
+    // `npx playwright test -c e2e/playwright.config.ts connect.spec.ts`
+    { name: 'connect', testMatch: 'connect.spec.ts' },
   ],
   outputDir: path.join(root, 'test-results'),
   // one studio with one demo federation; the machine has two cores
@@ -76,6 +82,7 @@ export default defineConfig({
     env: {
       PORT: String(port),
       HOST: '127.0.0.1',
+      JUNCTION_PG_PORT: process.env.JUNCTION_E2E_PG_PORT,
       JUNCTION_ADMIN_PASSWORD: process.env.JUNCTION_E2E_ADMIN_PASSWORD,
       LOG_LEVEL: 'warn',
       // the suite signs in, as one client address, more often than 30 times a minute on a fast machine

@@ -29,6 +29,7 @@ import queryRoutes from './routes/query.js';
 import savedRoutes from './routes/saved.js';
 import sourceRoutes from './routes/sources.js';
 import cacheRoutes from './routes/cache.js';
+import connectionInfoRoutes, { type PgWireOption } from './routes/connection-info.js';
 import materializationRoutes from './routes/materializations.js';
 import materializerPlugin from './plugins/materializer.js';
 import viewRoutes from './routes/views.js';
@@ -75,6 +76,12 @@ export interface AppOptions {
   dataDir?: string;
   /** JUNCTION_SOURCE_ALLOW: the hosts, CIDRs and folders sources may point at (lib/source-allow.ts) */
   sourceAllow?: string;
+  /**
+   * Junction's PostgreSQL wire-protocol listener as GET /api/v1/connection-info shows it: its bind
+   * address (HOST), port (JUNCTION_PG_PORT) and whether it offers TLS (JUNCTION_PG_TLS_CERT/KEY), or
+   * a function that reads them when asked. Absent or null: the listener is off.
+   */
+  pgWire?: PgWireOption;
 }
 
 const API_DESCRIPTION = `Junction's REST API. Every route is under /api/v1.
@@ -233,6 +240,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await api.register(benchmarkRoutes);
       await api.register(cacheRoutes);
       await api.register(materializationRoutes);
+      await api.register(connectionInfoRoutes, { pgWire: opts.pgWire });
     },
     { prefix: '/api/v1' },
   );

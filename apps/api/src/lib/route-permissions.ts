@@ -18,6 +18,8 @@ export type Access = 'public' | 'signed-in' | Permission;
  */
 export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /api/v1/health': 'public',
+  // how to reach the PostgreSQL listener (psql, JDBC) as yourself: an address and your user name
+  'GET /api/v1/connection-info': 'read',
 
   // auth
   'POST /api/v1/auth/login': 'public',

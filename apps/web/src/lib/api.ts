@@ -1,5 +1,6 @@
 import { toCatalog, type CatalogColumn, type CatalogSource } from './catalog.js';
 import { ApiError, forgetSession, mayHaveSession, request, requestJson, setCsrfToken } from './http.js';
+import type { ConnectionInfo } from './pg-connect.js';
 import type { PlanNode } from './plan.js';
 import type { Diagnosis } from './source-form.js';
 
@@ -147,6 +148,9 @@ export const api = {
     requestJson<Diagnosis>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
   refreshSource: (id: string) =>
     requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),
+
+  /** where the PostgreSQL listener is (psql, JDBC), and the user name to sign in there with */
+  connectionInfo: () => requestJson<ConnectionInfo>('/connection-info'),
 
   async catalog(): Promise<CatalogSource[]> {
     return toCatalog(await requestJson('/catalog'));

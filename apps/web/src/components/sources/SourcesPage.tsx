@@ -3,12 +3,14 @@ import { api, type User } from '../../lib/api.js';
 import { notifyCatalogChanged } from '../../lib/catalog-events.js';
 import { pollWhileVisible } from '../../lib/source-status.js';
 import { useAsync } from '../../lib/use-async.js';
+import { ConnectPanel } from './ConnectPanel.js';
 import { SourceForm } from './SourceForm.js';
 import { SourceRow } from './SourceRow.js';
 
 export function SourcesPage({ user }: { user: User }) {
   const sources = useAsync(() => api.sources());
   const [adding, setAdding] = useState(false);
+  const [connecting, setConnecting] = useState(false);
   const isAdmin = user.role === 'admin';
   // the server re-tests every source in the background; re-reading the list shows what it found
   const { reload } = sources;
@@ -18,12 +20,19 @@ export function SourcesPage({ user }: { user: User }) {
       <div className="j-row">
         <h1>Sources</h1>
         <span className="j-spacer" />
+        {/* every role: psql and JDBC reach what the user may query here, as that user */}
+        {!connecting && (
+          <button type="button" onClick={() => setConnecting(true)}>
+            Connect with psql / JDBC
+          </button>
+        )}
         {isAdmin && !adding && (
           <button type="button" className="j-primary" onClick={() => setAdding(true)}>
             Register source
           </button>
         )}
       </div>
+      {connecting && <ConnectPanel onClose={() => setConnecting(false)} />}
       {adding && (
         <SourceForm
           onCreated={() => {
