@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 
 export interface PgWireConfig {
   readonly port: number;
+  readonly maxConnections: number;
   readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
 }
 
@@ -19,8 +20,12 @@ export function pgWireFromEnv(env: NodeJS.ProcessEnv): PgWireConfig | null {
   const keyFile = env.JUNCTION_PG_TLS_KEY;
   if (!certFile !== !keyFile)
     throw new Error('JUNCTION_PG_TLS_CERT and JUNCTION_PG_TLS_KEY go together: set both or neither');
+  const max = env.JUNCTION_PG_MAX_CONNECTIONS ?? '200';
+  if (!/^\d+$/.test(max.trim()) || Number(max) < 1)
+    throw new Error(`JUNCTION_PG_MAX_CONNECTIONS must be a positive integer, not "${max}"`);
   return {
     port,
+    maxConnections: Number(max),
     ...(certFile && keyFile ? { tls: { cert: readFileSync(certFile), key: readFileSync(keyFile) } } : {}),
   };
 }

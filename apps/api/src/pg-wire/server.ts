@@ -1,14 +1,16 @@
 import { randomInt } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { BackendError, verifyScramSha256Password, type ScramSha256Data } from 'pg-gateway';
-import { fromNodeSocket } from 'pg-gateway/node';
+import { BackendError, MessageBuffer, verifyScramSha256Password, type ScramSha256Data } from 'pg-gateway';
+import { fromDuplexStream } from 'pg-gateway/node';
 import { isJunctionError, type CatalogSnapshot } from '@junction/connectors';
 import { recordHistory } from '../routes/query.js';
 import { visibleSchemas } from '../lib/view-visibility.js';
 import type { Principal } from '../plugins/auth.js';
 import { CatalogShadow, type ShadowCatalog, type ShadowRelation } from './catalog/shadow.js';
 import { WireAuth } from './auth.js';
+import { Output } from './messages.js';
 import { WireSession, type WireBackend } from './session.js';
 import { pgTypeName, typeOfText } from './types.js';
 
@@ -22,6 +24,10 @@ export interface PgWireOptions {
   readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
   /** the server's key: an unknown user's fake SCRAM salt stays the same across restarts and replicas */
   readonly secret?: Buffer;
+  /** open connections at most (JUNCTION_PG_MAX_CONNECTIONS); more are refused with 53300 */
+  readonly maxConnections?: number;
+  /** a connection not signed in by then is closed (PostgreSQL's authentication_timeout) */
+  readonly authenticationTimeoutMs?: number;
 }
 
 export interface PgWireServer {
@@ -71,6 +77,86 @@ function readStart(socket: Socket): Promise<Buffer | null> {
   });
 }
 
+/**
+ * The socket as the web streams pg-gateway reads and writes until sign-in, then handed to the
+ * session: its bytes framed by pg-gateway's MessageBuffer, its replies written to the socket as
+ * they come, with the socket's back-pressure.
+ */
+function handover(socket: Socket): {
+  duplex: { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> };
+  takeOver(session: WireSession): void;
+} {
+  let mine: ((d: Buffer) => void) | undefined;
+  let ended = false;
+  const readable = new ReadableStream<Uint8Array>({
+    start(controller) {
+      socket.on('data', (d: Buffer) => {
+        if (mine) return mine(d);
+        if (ended) return;
+        try {
+          controller.enqueue(new Uint8Array(d));
+        } catch {
+          // the reader cancelled the stream (the TLS layer on top of it was destroyed)
+          return;
+        }
+        if ((controller.desiredSize ?? 1) <= 0) socket.pause();
+      });
+      const end = () => {
+        if (mine || ended) return;
+        ended = true;
+        try {
+          controller.close();
+        } catch {
+          // already cancelled by its reader
+        }
+      };
+      socket.once('end', end);
+      socket.once('close', end);
+    },
+    pull() {
+      if (!mine) socket.resume();
+    },
+    cancel() {
+      ended = true;
+    },
+  });
+  const writable = new WritableStream<Uint8Array>({
+    write: (chunk) => new Promise<void>((resolve, reject) => socket.write(chunk, (e) => (e ? reject(e) : resolve()))),
+    close: () => new Promise<void>((resolve) => socket.end(resolve)),
+    abort: () => void socket.destroy(),
+  });
+  return {
+    duplex: { readable, writable },
+    takeOver(session) {
+      const framing = new MessageBuffer();
+      let chain = Promise.resolve();
+      const feed = async (d: Buffer) => {
+        // a copy: MessageBuffer reads lengths through its buffer's ArrayBuffer from offset 0
+        framing.mergeBuffer(new Uint8Array(d));
+        for await (const m of framing.processMessages(true)) {
+          if (m[0] === 88 /* Terminate */) {
+            socket.end();
+            return;
+          }
+          for await (const out of session.handle(Buffer.from(m.buffer, m.byteOffset, m.byteLength))) {
+            if (!socket.write(out)) await once(socket, 'drain');
+          }
+        }
+      };
+      mine = (d) => {
+        socket.pause();
+        chain = chain
+          .then(() => feed(d))
+          .then(
+            () => void socket.resume(),
+            () => void socket.destroy(),
+          );
+      };
+      socket.resume();
+    },
+  };
+}
+
 function isSslRequest(data: Uint8Array): boolean {
   return data.byteLength === 8 && Buffer.from(data.buffer, data.byteOffset, 8).readInt32BE(4) === 80877103;
 }
@@ -89,6 +175,7 @@ export async function startPgWire(app: FastifyInstance, options: PgWireOptions):
   const shadow = new CatalogShadow();
   const sessions = new Map<number, { session: WireSession; secret: number }>();
   const sockets = new Set<Socket>();
+  const signedIn = new WeakSet<Socket>();
   const catalogs = new Map<string, { at: number; catalog: Promise<ShadowCatalog> }>();
 
   const backend: WireBackend = {
@@ -111,11 +198,27 @@ export async function startPgWire(app: FastifyInstance, options: PgWireOptions):
     shadow,
   };
 
+  const maxConnections = options.maxConnections ?? 200;
   const server: Server = createServer((socket) => {
+    socket.on('error', () => undefined);
+    if (sockets.size >= maxConnections) {
+      // PostgreSQL answers a start-up beyond max_connections with this before anything else
+      // destroyed once written: a client that keeps its side open must hold neither a socket nor close()
+      socket.end(
+        new Output().error({ severity: 'FATAL', sqlstate: '53300', message: 'sorry, too many clients already' }).take(),
+        () => socket.destroy(),
+      );
+      return;
+    }
     sockets.add(socket);
     socket.setNoDelay(true);
     socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
+    // a client that never finishes signing in does not keep its socket forever
+    const signIn = setTimeout(() => {
+      if (!signedIn.has(socket)) socket.destroy();
+    }, options.authenticationTimeoutMs ?? 60_000);
+    signIn.unref();
+    socket.once('close', () => clearTimeout(signIn));
     void serve(socket).catch((e: unknown) => {
       app.log.warn({ err: e }, 'pg-wire connection failed');
       socket.destroy();
@@ -191,7 +294,8 @@ export async function startPgWire(app: FastifyInstance, options: PgWireOptions):
       },
       getScramSha256Data: () => scram!,
     };
-    const connection = await fromNodeSocket(socket, {
+    const link_ = handover(socket);
+    const connection = await fromDuplexStream(link_.duplex, {
       serverVersion: SERVER_VERSION,
       auth: authOptions as never,
       ...(options.tls ? { tls: { key: options.tls.key, cert: options.tls.cert } as never } : {}),
@@ -208,15 +312,31 @@ export async function startPgWire(app: FastifyInstance, options: PgWireOptions):
         } else throw BackendError.create({ severity: 'FATAL', code: '28000', message: chosen.refuse });
       },
       onAuthenticated: async (state) => {
+        signedIn.add(socket);
         session = new WireSession(backend, principal!, state.clientParams ?? { user: '' });
         do pid = randomInt(1, 2 ** 31 - 1);
         while (sessions.has(pid));
         const secret = randomInt(0, 2 ** 31 - 1);
         sessions.set(pid, { session, secret });
-        // ParameterStatus and BackendKeyData belong between AuthenticationOk and ReadyForQuery,
-        // which pg-gateway writes around this hook; its writer is the connection's own
+        const greeting = session.greeting(pid, secret, SERVER_VERSION);
+        if (!link.tls) {
+          // a plain link is Junction's from here: pg-gateway drops what it would still write
+          // (server_version, ReadyForQuery), so both go out with the greeting, and the socket's
+          // bytes come to the session without web streams or a write per message in between
+          await connection.detach();
+          link_.takeOver(session);
+          socket.write(
+            Buffer.concat([
+              greeting,
+              new Output().parameterStatus('server_version', SERVER_VERSION).readyForQuery('I').take(),
+            ]),
+          );
+          return;
+        }
+        // inside TLS pg-gateway keeps the link: ParameterStatus and BackendKeyData belong between
+        // AuthenticationOk and ReadyForQuery, which it writes around this hook with this writer
         await (connection as unknown as { streamWriter: WritableStreamDefaultWriter<Uint8Array> }).streamWriter.write(
-          session.greeting(pid, secret, SERVER_VERSION),
+          greeting,
         );
       },
       // a method, not an arrow: pg-gateway calls it on its copy of these options, which `this` is

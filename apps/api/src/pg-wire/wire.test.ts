@@ -2,12 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
+import { createConnection, type Socket } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, pgExec, pgSourcePayload, startHarness, type Harness } from '../../test/harness.js';
 import { startFaultProxy } from '../../../../packages/connectors/test/support/fault-proxy.js';
 import { hashPassword, sha256 } from '../lib/secrets.js';
+import { pgWireFromEnv } from './config.js';
 import { startPgWire, type PgWireServer } from './server.js';
 
 let h: Harness;
@@ -418,5 +420,68 @@ describe('sign-in off loopback', () => {
     );
     expect((await c.query('SELECT name FROM src.vals WHERE id = 1')).rows).toEqual([{ name: 'Ann' }]);
     await c.end();
+  });
+});
+
+describe('connection limits', () => {
+  it('refuses connections past the maximum with 53300 and closes ones that never sign in', async () => {
+    const small = await startPgWire(h.app, {
+      host: '127.0.0.1',
+      port: 0,
+      maxConnections: 2,
+      authenticationTimeoutMs: 400,
+    });
+    try {
+      const idle = await Promise.all(
+        [0, 1].map(
+          () =>
+            new Promise<Socket>((resolve) => {
+              const s = createConnection(small.port, '127.0.0.1', () => resolve(s));
+            }),
+        ),
+      );
+      const closed = Promise.all(idle.map((s) => new Promise((resolve) => s.once('close', resolve))));
+      await new Promise((r) => setTimeout(r, 50));
+      const refused = new pg.Client({
+        host: '127.0.0.1',
+        port: small.port,
+        user: 'analyst',
+        password: h.passwords.analyst,
+        database: 'junction',
+      });
+      expect(await failure(refused.connect())).toMatchObject({
+        code: '53300',
+        message: 'sorry, too many clients already',
+      });
+      // the silent ones are closed at the sign-in timeout, and their places free
+      await closed;
+      const c = new pg.Client({
+        host: '127.0.0.1',
+        port: small.port,
+        user: 'analyst',
+        password: h.passwords.analyst,
+        database: 'junction',
+      });
+      await c.connect();
+      expect((await c.query('SELECT id FROM src.vals WHERE id = 1')).rows).toEqual([{ id: 1 }]);
+      await c.end();
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('pgWireFromEnv', () => {
+  it('reads the port, the connection cap and TLS files, and refuses what it cannot use', () => {
+    expect(pgWireFromEnv({})).toEqual({ port: 5433, maxConnections: 200 });
+    expect(pgWireFromEnv({ JUNCTION_PG_PORT: '0' })).toBeNull();
+    expect(pgWireFromEnv({ JUNCTION_PG_PORT: '6543', JUNCTION_PG_MAX_CONNECTIONS: '20' })).toEqual({
+      port: 6543,
+      maxConnections: 20,
+    });
+    expect(() => pgWireFromEnv({ JUNCTION_PG_PORT: 'abc' })).toThrow('JUNCTION_PG_PORT must be a port number');
+    expect(() => pgWireFromEnv({ JUNCTION_PG_TLS_CERT: '/x.pem' })).toThrow(
+      'JUNCTION_PG_TLS_CERT and JUNCTION_PG_TLS_KEY go together',
+    );
   });
 });
