@@ -1,7 +1,8 @@
 /**
  * `npm run bench` — with --preset tpch22, TPC-H 1–22 direct vs federated (tpch22.ts); with
- * another --preset, the benchmark lab's CLI (lab.ts, through a running studio's REST API);
- * otherwise the in-process JDV benchmark (run.ts). --help prints how to call each.
+ * another --preset, the benchmark lab's CLI (lab.ts, through a running studio's REST API); with
+ * --pg-wire, JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts); otherwise the
+ * in-process JDV benchmark (run.ts). --help prints how to call each.
  */
 export const USAGE = `npm run bench -- [options]
 
@@ -21,6 +22,11 @@ TPC-H 1–22, direct vs federated, in process (tpch22.ts):
 
 The JDV benchmark in process (run.ts), without --preset:
   [--sf 1] [--runs 5] [--h-seconds 10] [--skip-load] [--only A,B,H] [--no-check] [--verbose] [--rest [--rss-seconds 60]]
+
+JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts: the server in a child process;
+direct node-postgres with prepared statements vs the wire prepared and simple vs REST, H at 1/4/16
+clients, H × 16 with pgbench -M prepared against PostgreSQL and against Junction):
+  --pg-wire [--sf 1] [--runs 5] [--h-seconds 5] [--skip-load] [--only A,B,H] [--no-pgbench] [--cpu-prof DIR] [--main-ts PATH]
 `;
 
 const argv = process.argv.slice(2);
@@ -29,5 +35,15 @@ const preset = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--preset=
 // before any of them parses its options: each is strict and would die on --help
 if (argv.includes('--help') || argv.includes('-h')) process.stdout.write(USAGE);
 else if (preset === 'tpch22') await import('./tpch22.js');
+else if (preset === undefined && argv.includes('--pg-wire')) process.exit(await pgWire());
 else if (preset !== undefined) await import('./lab.js');
 else await import('./run.js');
+
+/** loaded only for --pg-wire: it starts the API server with its PostgreSQL port */
+async function pgWire(): Promise<number> {
+  const { runPgWireBench } = await import('../../../apps/api/bench/pg-wire.js');
+  return runPgWireBench(argv).catch((e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  });
+}
