@@ -13,6 +13,6 @@ COPY . .
 RUN npm ci && npm run build -w @junction/web
 
 ENV HOST=0.0.0.0 PORT=8080 JUNCTION_DATA_DIR=/data
-EXPOSE 8080
+EXPOSE 8080 5433
 VOLUME ["/data"]
 CMD ["node", "scripts/start.mjs"]

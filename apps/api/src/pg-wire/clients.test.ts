@@ -132,6 +132,16 @@ describe('psql', () => {
     ]);
   });
 
+  it('fetches through a cursor with FETCH_COUNT', async () => {
+    const r = await runPsql(admin, '\\set FETCH_COUNT 7\nSELECT r_regionkey FROM dbD.region ORDER BY 1;');
+    expect(r.stderr).toBe('');
+    expect(r.rows).toEqual([['0'], ['1'], ['2'], ['3'], ['4']]);
+    const big = await runPsql(admin, '\\set FETCH_COUNT 1000\nSELECT o_orderkey FROM dbA.orders ORDER BY 1;');
+    expect(big.rows.length).toBe(
+      Number(expected.get('A') ? (await runPsql(admin, 'SELECT count(*) FROM dbA.orders;')).rows[0]![0] : -1),
+    );
+  });
+
   it('refuses a wrong password and a source the user may not read', async () => {
     const bad = await runPsql({ ...admin, password: 'wrong' }, 'SELECT 1;', { allowError: true });
     expect(bad.stderr).toContain('password authentication failed for user "admin"');

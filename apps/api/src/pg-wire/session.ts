@@ -79,6 +79,8 @@ interface Portal {
   readonly paramFormats: number[];
   readonly resultFormats: number[];
   run?: Running;
+  /** a SQL cursor declared WITH HOLD: it outlives the transaction */
+  hold?: boolean;
   /** catalog portals: the whole reply, served in Execute-sized slices */
   reply?: { rowDescription: Uint8Array | null; rows: readonly Uint8Array[]; complete: Uint8Array; at: number };
   done?: boolean;
@@ -266,6 +268,15 @@ export class WireSession {
         throw this.#refusal(kind.verb);
       case 'forbidden':
         throw this.#forbidden(kind.what);
+      case 'declare':
+        await this.#declare(kind, []);
+        return;
+      case 'fetch':
+        yield* this.#fetch(kind, true);
+        return;
+      case 'close':
+        this.#closeCursor(kind.name);
+        return;
       case 'catalog': {
         const p = await this.#allowed();
         this.#out.raw(await this.backend.shadow.simpleQuery(await this.backend.catalog(p), sql));
@@ -285,7 +296,7 @@ export class WireSession {
           paramFormats: [],
           resultFormats: [],
         };
-        yield* this.#run(portal, 0, true);
+        yield* this.#run(portal, 0, { describe: true });
         return;
       }
     }
@@ -304,9 +315,12 @@ export class WireSession {
     let statement: Statement = { sql, kind, declared: paramOids };
     if (kind.kind === 'refused') throw this.#refusal(kind.verb);
     if (kind.kind === 'forbidden') throw this.#forbidden(kind.what);
-    if (kind.kind === 'query') {
+    if (kind.kind === 'query' || kind.kind === 'declare') {
       const p = await this.#allowed();
-      statement = { ...statement, described: await this.backend.describe(p, sql) };
+      statement = {
+        ...statement,
+        described: await this.backend.describe(p, kind.kind === 'declare' ? kind.query : sql),
+      };
     } else if (kind.kind === 'catalog') {
       const p = await this.#allowed();
       const d = await this.backend.shadow.describe(await this.backend.catalog(p), sql, paramOids);
@@ -337,7 +351,7 @@ export class WireSession {
       paramFormats: m.paramFormats,
       resultFormats: m.resultFormats,
     };
-    if (statement.kind.kind === 'query') {
+    if (statement.kind.kind === 'query' || statement.kind.kind === 'declare') {
       const inferred = statement.described!.paramTypes;
       if (m.params.length < inferred.length)
         throw new JunctionError(
@@ -418,6 +432,10 @@ export class WireSession {
         return [{ name: 'QUERY PLAN', type: { kind: 'string' }, nullable: false }];
       case 'session':
         return s.kind.verb === 'show' ? this.settings.showColumns(s.sql) : undefined;
+      case 'fetch': {
+        const cursor = this.portals.get(s.kind.name);
+        return cursor ? this.#columnsOf(cursor.statement) : undefined;
+      }
       default:
         return undefined;
     }
@@ -449,7 +467,16 @@ export class WireSession {
         yield* this.#copy(kind);
         return;
       case 'query':
-        yield* this.#run(portal, maxRows, false);
+        yield* this.#run(portal, maxRows, { describe: false });
+        return;
+      case 'declare':
+        await this.#declare(kind, portal.params);
+        return;
+      case 'fetch':
+        yield* this.#fetch(kind, false);
+        return;
+      case 'close':
+        this.#closeCursor(kind.name);
         return;
       default:
         throw this.#refusal(portal.statement.sql.trim().split(/\s+/)[0]!.toUpperCase());
@@ -508,17 +535,20 @@ export class WireSession {
     }
   }
 
-  async *#run(portal: Portal, maxRows: number, simple: boolean): AsyncGenerator<Buffer> {
-    const sql = portal.statement.sql;
-    let run = portal.run;
+  /**
+   * Rows of a portal: up to maxRows (0: all). An Execute that stops short answers
+   * PortalSuspended; a SQL FETCH answers `FETCH n` and keeps its place the same way.
+   * `describe`: the simple protocol sends RowDescription before the rows.
+   */
+  async *#run(portal: Portal, maxRows: number, opts: { describe: boolean; fetch?: boolean }): AsyncGenerator<Buffer> {
+    const tag = opts.fetch ? 'FETCH' : 'SELECT';
     if (portal.done) {
-      this.#out.commandComplete('SELECT 0');
+      if (opts.describe) this.#rowDescriptionOf(this.#columnsOf(portal.statement) ?? [], []);
+      this.#out.commandComplete(`${tag} 0`);
       return;
     }
-    if (!run) {
-      run = portal.run = await this.#start(sql, portal.params);
-      if (simple) this.#rowDescriptionOf(run.result.columns, []);
-    }
+    const run = (portal.run ??= await this.#start(portal.statement.sql, portal.params));
+    if (opts.describe) this.#rowDescriptionOf(run.result.columns, portal.resultFormats);
     const columns = run.result.columns;
     const encoders = columns.map((c, i) => encoderOf(c.type, formatAt(portal.resultFormats, i)));
     const out = this.#out;
@@ -545,8 +575,9 @@ export class WireSession {
         run.rows += i - run.at;
         run.at = i;
         if (maxRows > 0 && sent === maxRows) {
-          // suspended: more rows may follow; the portal keeps its place
-          out.portalSuspended();
+          // more rows may follow: the portal keeps its place
+          if (opts.fetch) out.commandComplete(`FETCH ${sent}`);
+          else out.portalSuspended();
           return;
         }
         if (out.length > FLUSH_BYTES) yield out.take();
@@ -556,7 +587,8 @@ export class WireSession {
       throw e;
     }
     this.#finish(portal);
-    out.commandComplete(`SELECT ${run.rows}`);
+    // PostgreSQL counts the rows of this Execute (or FETCH), not the portal's
+    out.commandComplete(`${tag} ${sent}`);
   }
 
   #finish(portal: Portal, error?: unknown): void {
@@ -590,9 +622,62 @@ export class WireSession {
     }
   }
 
+  /** The end of a transaction closes its portals and cursors, but not a cursor WITH HOLD. */
   #closeAllPortals(): void {
-    for (const p of this.portals.values()) this.#closePortal(p);
-    this.portals.clear();
+    for (const [name, p] of this.portals) {
+      if (p.hold) continue;
+      this.#closePortal(p);
+      this.portals.delete(name);
+    }
+  }
+
+  async #declare(kind: Extract<StatementKind, { kind: 'declare' }>, params: Value[]): Promise<void> {
+    if (!kind.hold && this.#status === 'I')
+      throw new JunctionError(
+        'no_active_sql_transaction',
+        'user',
+        'DECLARE CURSOR can only be used in transaction blocks',
+      );
+    if (this.portals.has(kind.name))
+      throw new JunctionError('duplicate_cursor', 'user', `cursor "${kind.name}" already exists`);
+    const inner = classify(kind.query);
+    if (inner.kind !== 'query')
+      throw new JunctionError(
+        'feature_not_supported',
+        'unsupported',
+        'A cursor reads a query over the sources (not the catalog or a session statement).',
+      );
+    const p = await this.#allowed();
+    const described = await this.backend.describe(p, kind.query);
+    this.portals.set(kind.name, {
+      statement: { sql: kind.query, kind: inner, declared: [], described },
+      params,
+      rawParams: [],
+      paramFormats: [],
+      resultFormats: [],
+      hold: kind.hold,
+    });
+    this.#out.commandComplete('DECLARE CURSOR');
+  }
+
+  async *#fetch(kind: Extract<StatementKind, { kind: 'fetch' }>, describe: boolean): AsyncGenerator<Buffer> {
+    const cursor = this.portals.get(kind.name);
+    if (!cursor || cursor.statement.kind.kind !== 'query')
+      throw new JunctionError('undefined_cursor', 'user', `cursor "${kind.name}" does not exist`);
+    yield* this.#run(cursor, kind.count, { describe, fetch: true });
+  }
+
+  #closeCursor(name: string | null): void {
+    if (name === null) {
+      for (const p of this.portals.values()) this.#closePortal(p);
+      this.portals.clear();
+    } else {
+      const cursor = this.portals.get(name);
+      if (!cursor) throw new JunctionError('undefined_cursor', 'user', `cursor "${name}" does not exist`);
+      this.#closePortal(cursor);
+      this.portals.delete(name);
+    }
+    this.#out.commandComplete(name === null ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
   }
 
   #rowDescriptionOf(columns: readonly ColumnMeta[], formats: readonly number[]): void {

@@ -14,6 +14,7 @@ const BY_CODE: Record<string, string> = {
   undefined_prepared_statement: '26000',
   duplicate_cursor: '42P03',
   undefined_cursor: '34000',
+  no_active_sql_transaction: '25P01',
   unsupported_multiple_statements: '42601',
   unknown_table: '42P01',
   undefined_table: '42P01',

@@ -169,7 +169,11 @@ export type StatementKind =
   | { readonly kind: 'copy'; readonly query: string; readonly csv: boolean; readonly header: boolean }
   | { readonly kind: 'session'; readonly verb: string }
   | { readonly kind: 'refused'; readonly verb: string }
-  | { readonly kind: 'forbidden'; readonly what: string };
+  | { readonly kind: 'forbidden'; readonly what: string }
+  /** SQL-level cursors (psycopg's named cursors, psql's FETCH_COUNT) over portals */
+  | { readonly kind: 'declare'; readonly name: string; readonly query: string; readonly hold: boolean }
+  | { readonly kind: 'fetch'; readonly name: string; readonly count: number }
+  | { readonly kind: 'close'; readonly name: string | null };
 
 const SESSION_VERBS = new Set([
   'set',
@@ -198,6 +202,7 @@ export function classify(text: string): StatementKind {
     // SHOW of a catalog-ish name and SET inside a function call are still session statements
     return { kind: 'session', verb };
   }
+  if (verb === 'declare' || verb === 'fetch' || verb === 'close' || verb === 'move') return cursorStatement(verb, body);
   if (verb === 'explain') {
     const m = /^explain\s*(\(([^)]*)\)|analy[sz]e\b|verbose\b|\s)*/i.exec(body)!;
     const analyze = /\banaly[sz]e\b/i.test(m[0]);
@@ -222,4 +227,40 @@ export function classify(text: string): StatementKind {
   if (!catalog) return { kind: 'query' };
   const forbidden = all.find((w) => FORBIDDEN_IN_CATALOG.has(w.word));
   return forbidden ? { kind: 'forbidden', what: forbidden.word } : { kind: 'catalog' };
+}
+
+/** An identifier as PostgreSQL folds it: quoted kept as written, unquoted lower-cased. */
+function identifier(raw: string): string {
+  return raw.startsWith('"') ? raw.slice(1, -1).replaceAll('""', '"') : raw.toLowerCase();
+}
+
+const IDENT = '("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)';
+
+function cursorStatement(verb: string, body: string): StatementKind {
+  const text = body.replace(/;\s*$/, '');
+  if (verb === 'declare') {
+    const m = new RegExp(
+      `^declare\\s+${IDENT}\\s+(?:binary\\s+|insensitive\\s+|asensitive\\s+|no\\s+scroll\\s+)*cursor\\s+(?:(with|without)\\s+hold\\s+)?for\\s+([\\s\\S]+)$`,
+      'i',
+    ).exec(text);
+    if (!m || /\bscroll\s+cursor/i.test(text.replace(/no\s+scroll/i, ''))) return { kind: 'refused', verb: 'DECLARE' };
+    return { kind: 'declare', name: identifier(m[1]!), query: m[3]!, hold: m[2]?.toLowerCase() === 'with' };
+  }
+  if (verb === 'close') {
+    const m = new RegExp(`^close\\s+(?:all\\b|${IDENT})`, 'i').exec(text);
+    if (!m) return { kind: 'refused', verb: 'CLOSE' };
+    return { kind: 'close', name: m[1] ? identifier(m[1]) : null };
+  }
+  if (verb === 'fetch') {
+    // forward only: NEXT, n, FORWARD [n | ALL], ALL
+    const m = new RegExp(
+      `^fetch\\s+(?:(next|all|forward\\s+all|forward\\s+\\d+|forward|\\d+)\\s+)?(?:(?:from|in)\\s+)?${IDENT}$`,
+      'i',
+    ).exec(text);
+    if (!m) return { kind: 'refused', verb: 'FETCH (only forward)' };
+    const how = (m[1] ?? 'next').toLowerCase().replace(/\s+/g, ' ');
+    const count = how === 'next' || how === 'forward' ? 1 : /all$/.test(how) ? 0 : Number(how.replace('forward ', ''));
+    return { kind: 'fetch', name: identifier(m[2]!), count };
+  }
+  return { kind: 'refused', verb: 'MOVE' };
 }

@@ -213,6 +213,30 @@ describe('PostgreSQL protocol', () => {
     await viewer.end();
   });
 
+  it('serves SQL cursors: DECLARE (with a parameter), FETCH and CLOSE', async () => {
+    const c = await connect();
+    try {
+      expect(await failure(c.query('DECLARE outside CURSOR FOR SELECT id FROM src.big'))).toMatchObject({
+        code: '25P01',
+      });
+      await c.query('BEGIN');
+      await c.query('DECLARE cur NO SCROLL CURSOR FOR SELECT id FROM src.big WHERE id <= $1 ORDER BY id', [5]);
+      const first = await c.query({ text: 'FETCH 2 FROM cur', rowMode: 'array' });
+      expect([first.command, first.rowCount, first.rows]).toEqual(['FETCH', 2, [[1], [2]]]);
+      expect((await c.query({ text: 'FETCH FORWARD ALL FROM cur', rowMode: 'array' })).rows).toEqual([[3], [4], [5]]);
+      expect((await c.query('FETCH NEXT FROM cur')).rows).toEqual([]);
+      await c.query('CLOSE cur');
+      expect(await failure(c.query('FETCH cur'))).toMatchObject({ code: '34000' });
+      await c.query('ROLLBACK');
+      // WITH HOLD outlives its transaction
+      await c.query('DECLARE held CURSOR WITH HOLD FOR SELECT id FROM src.vals ORDER BY id');
+      expect((await c.query({ text: 'FETCH ALL held', rowMode: 'array' })).rows).toEqual([[1], [2]]);
+      await c.query('CLOSE ALL');
+    } finally {
+      await c.end();
+    }
+  });
+
   it('answers EXPLAIN with the plan Junction runs', async () => {
     const c = await connect();
     try {
