@@ -84,6 +84,7 @@ test.describe('connecting with psql / JDBC', () => {
       await signInAs(v, viewer);
       await openPanel(v);
       await expect(v.getByTestId('connect-psql')).toContainText(`user=${viewer.username} `);
+      await expect(v.getByTestId('connect-no-query')).toContainText('Your role can connect but not run SQL there');
       await expect(v.getByTestId('connect-example')).toHaveText(/^SELECT \* FROM "dbA"\./);
       await v.screenshot({ path: shotPath(`connect-viewer-${width}.png`) });
       await v.context().close();

@@ -22,12 +22,14 @@ describe('GET /api/v1/connection-info', () => {
     expect(res.json()).toEqual({
       pgWire: { enabled: true, host: '127.0.0.1', port: 5433, tls: false, database: 'junction' },
       username: 'analyst',
+      canQuery: true,
     });
     // every role may read it, each with its own name
     const viewer = await app.as('viewer', { method: 'GET', url: URL });
     expect(viewer.json()).toEqual({
       pgWire: { enabled: true, host: '127.0.0.1', port: 5433, tls: false, database: 'junction' },
       username: 'viewer',
+      canQuery: false,
     });
   });
 
@@ -37,6 +39,7 @@ describe('GET /api/v1/connection-info', () => {
     expect(res.json()).toEqual({
       pgWire: { enabled: true, host: 'db.example.com', port: 6543, tls: true, database: 'junction' },
       username: 'admin',
+      canQuery: true,
     });
   });
 
@@ -47,6 +50,7 @@ describe('GET /api/v1/connection-info', () => {
     expect(res.json()).toEqual({
       pgWire: { enabled: true, host: 'junction.internal', port: 5433, tls: true, database: 'junction' },
       username: 'analyst',
+      canQuery: true,
     });
     // an IPv6 Host loses its brackets (libpq's host= takes the bare address)
     const v6 = await app.as('analyst', { method: 'GET', url: URL, headers: { host: '[fd00::5]:8080' } });
@@ -63,6 +67,7 @@ describe('GET /api/v1/connection-info', () => {
     expect(res.json()).toEqual({
       pgWire: { enabled: true, host: '10.1.2.3', port: 5433, tls: false, database: 'junction' },
       username: 'viewer',
+      canQuery: false,
     });
   });
 
@@ -94,6 +99,7 @@ describe('GET /api/v1/connection-info', () => {
       expect(res.json()).toEqual({
         pgWire: { enabled: false, host: 'studio.example.com', port: null, tls: false, database: 'junction' },
         username: 'analyst',
+        canQuery: true,
       });
     });
   }
@@ -112,7 +118,7 @@ describe('GET /api/v1/connection-info', () => {
     const op = doc.paths['/api/v1/connection-info'].get;
     expect(op.tags).toEqual(['meta']);
     const reply = op.responses['200'].content['application/json'].schema;
-    expect(Object.keys(reply.properties)).toEqual(['pgWire', 'username']);
+    expect(Object.keys(reply.properties)).toEqual(['pgWire', 'username', 'canQuery']);
     expect(Object.keys(reply.properties.pgWire.properties)).toEqual(['enabled', 'host', 'port', 'tls', 'database']);
   });
 });

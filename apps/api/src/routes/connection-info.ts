@@ -29,6 +29,9 @@ export const ConnectionInfo = Type.Object({
     database: Type.Literal(PG_WIRE_DATABASE),
   }),
   username: Type.String({ description: 'the signed-in user: the user name to connect with' }),
+  canQuery: Type.Boolean({
+    description: 'whether the caller may run SQL there (the query permission); a viewer may connect but every statement is refused',
+  }),
 });
 export type ConnectionInfoReply = Static<typeof ConnectionInfo>;
 
@@ -84,6 +87,7 @@ export default async function connectionInfoRoutes(
           ? { enabled: true, host, port: pg.port, tls: pg.tls, database: PG_WIRE_DATABASE }
           : { enabled: false, host, port: null, tls: false, database: PG_WIRE_DATABASE },
         username: request.principal!.username,
+        canQuery: request.principal!.permissions.has('query'),
       };
     },
   );

@@ -11,6 +11,7 @@ import {
 const info = (over: Partial<ConnectionInfo['pgWire']> = {}, username = 'ana'): ConnectionInfo => ({
   pgWire: { enabled: true, host: '127.0.0.1', port: 5433, tls: false, database: 'junction', ...over },
   username,
+  canQuery: true,
 });
 
 describe('pgConnectStrings', () => {

@@ -10,6 +10,7 @@ export interface ConnectionInfo {
     readonly database: string;
   };
   readonly username: string;
+  readonly canQuery: boolean;
 }
 
 export interface PgConnectStrings {

@@ -53,6 +53,12 @@ function Enabled({ info }: { info: ConnectionInfo }) {
   const virtual = exampleVirtualSchema(catalog.data);
   return (
     <>
+      {!info.canQuery && (
+        <p className="j-notice" data-testid="connect-no-query">
+          Your role can connect but not run SQL there: statements need the query permission, which analysts and admins
+          have. Ask an administrator if you need it.
+        </p>
+      )}
       <div className="j-connect-grid">
         <CopyLine label="psql command" text={s.psql} testId="connect-psql" />
         <CopyLine label="JDBC URL" text={s.jdbc} testId="connect-jdbc" />
