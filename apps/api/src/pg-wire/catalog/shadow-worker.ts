@@ -1,9 +1,10 @@
 /**
- * The worker thread that holds the shadow catalog's PGlite. Every PGlite call is a
- * synchronous WebAssembly run, so it happens here and never on the API server's event loop.
- * Requests arrive one at a time (CatalogShadow sends the next only after this one's reply).
+ * The child process that holds the shadow catalog's PGlite (shadow-boot.mjs starts it and ties
+ * its life to the API server's). Every PGlite call is a synchronous WebAssembly run, so it
+ * happens here and never on the API server's event loop; and the hundreds of MB PGlite takes
+ * are this process's, given back whole to the system when it ends. Requests arrive over the IPC
+ * channel one at a time (CatalogShadow sends the next only after this one's reply).
  */
-import { parentPort } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import type { ShadowCatalog } from './shadow.js';
 import {
@@ -35,7 +36,7 @@ import {
 export type WorkerRequest = {
   readonly id: number;
   readonly key: string;
-  /** left out when the worker already holds the catalog of `key` */
+  /** left out when the process already holds the catalog of `key` */
   readonly catalog?: ShadowCatalog;
 } & (
   | { readonly op: 'simple'; readonly sql: string }
@@ -64,7 +65,7 @@ export type WorkerMessage =
       readonly id: number;
       readonly loadedKey: string | undefined;
       readonly result: WorkerResult;
-      /** something the request did outlived it: the worker must not serve anyone again */
+      /** something the request did outlived it: the process must not serve anyone again */
       readonly poisoned: boolean;
     }
   | {
@@ -72,7 +73,7 @@ export type WorkerMessage =
       readonly id: number;
       readonly loadedKey: string | undefined;
       readonly message: string;
-      /** PGlite itself failed: the worker must not serve anyone again */
+      /** PGlite itself failed: the process must not serve anyone again */
       readonly fatal: boolean;
     };
 
@@ -91,7 +92,6 @@ const DATABASE = 'postgres';
 const MAINTAIN_EVERY = 32;
 const NEXT_XID = 'pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::text';
 
-const port = parentPort!;
 let db: PGlite;
 let loadedKey: string | undefined;
 let loaded: LoadedCatalog = EMPTY_LOADED;
@@ -210,7 +210,7 @@ async function ensureCatalog(key: string, catalog: ShadowCatalog | undefined): P
  * PGlite runs PostgreSQL in single-user mode, where the signed-in user is always the bootstrap
  * superuser, so a client can still take that role back (SET SESSION AUTHORIZATION) and commit
  * something past the rollback; every transaction started since the last request is therefore
- * checked, and one that committed poisons the worker.
+ * checked, and one that committed poisons the process.
  */
 async function guarded(client: readonly Uint8Array[]): Promise<{ messages: BackendMessage[]; poisoned: boolean }> {
   // the prelude runs alone: the client's messages must not run unless it took effect
@@ -252,10 +252,11 @@ async function guarded(client: readonly Uint8Array[]): Promise<{ messages: Backe
 }
 
 /**
- * Copies the chosen messages into one fresh buffer (the reply PGlite gave may be reused) and
- * answers views of it, so the whole result crosses to the main thread as one transfer.
+ * Copies the chosen messages into one fresh buffer of this process's own (the reply PGlite gave
+ * may be reused) and answers views of it. The channel's serializer sends each view's bytes
+ * alone, and the parent reads them back as views of the one message it received.
  */
-function pack(messages: readonly BackendMessage[]): { buffer: ArrayBuffer; views: Uint8Array[] } {
+function pack(messages: readonly BackendMessage[]): Uint8Array[] {
   const all = concat(messages.map((m) => m.bytes));
   const views: Uint8Array[] = [];
   let at = 0;
@@ -263,7 +264,7 @@ function pack(messages: readonly BackendMessage[]): { buffer: ArrayBuffer; views
     views.push(all.subarray(at, at + m.bytes.length));
     at += m.bytes.length;
   }
-  return { buffer: all.buffer as ArrayBuffer, views };
+  return views;
 }
 
 /** Our wrapping transaction makes a client's BEGIN warn; without it PostgreSQL would not. */
@@ -273,15 +274,13 @@ function isWrapperWarning(m: BackendMessage): boolean {
   return f.get('C') === '25001' && f.get('M') === 'there is already a transaction in progress';
 }
 
-async function handle(
-  req: WorkerRequest,
-): Promise<{ result: WorkerResult; poisoned: boolean; transfer: ArrayBuffer[] }> {
+async function handle(req: WorkerRequest): Promise<{ result: WorkerResult; poisoned: boolean }> {
   await ensureCatalog(req.key, req.catalog);
   switch (req.op) {
     case 'simple': {
       const { messages, poisoned } = await guarded([queryMessage(req.sql)]);
       const bytes = concat(messages.filter((m) => !isWrapperWarning(m)).map((m) => m.bytes));
-      return { result: { bytes }, poisoned, transfer: [bytes.buffer as ArrayBuffer] };
+      return { result: { bytes }, poisoned };
     }
     case 'describe': {
       const { messages, poisoned } = await guarded([
@@ -290,15 +289,15 @@ async function handle(
         syncMessage(),
       ]);
       const kept = messages.filter((m) => m.type === 'E' || m.type === 't' || m.type === 'T');
-      const { buffer, views } = pack(kept);
+      const views = pack(kept);
       const error = views[kept.findIndex((m) => m.type === 'E')];
-      if (error) return { result: { error }, poisoned, transfer: [buffer] };
+      if (error) return { result: { error }, poisoned };
       const params = kept.find((m) => m.type === 't');
       if (!params) throw new Error('the embedded PostgreSQL described a statement without its parameters');
       const dv = new DataView(params.bytes.buffer, params.bytes.byteOffset, params.bytes.byteLength);
       const paramOids = Array.from({ length: dv.getInt16(5) }, (_, i) => dv.getUint32(7 + 4 * i));
       const rowDescription = views[kept.findIndex((m) => m.type === 'T')] ?? null;
-      return { result: { paramOids, rowDescription }, poisoned, transfer: [buffer] };
+      return { result: { paramOids, rowDescription }, poisoned };
     }
     case 'execute': {
       const { messages, poisoned } = await guarded([
@@ -309,44 +308,49 @@ async function handle(
         syncMessage(),
       ]);
       const kept = messages.filter((m) => 'ETDCI'.includes(m.type));
-      const { buffer, views } = pack(kept);
+      const views = pack(kept);
       const at = (type: string) => kept.findIndex((m) => m.type === type);
       const error = views[at('E')];
-      if (error) return { result: { error }, poisoned, transfer: [buffer] };
+      if (error) return { result: { error }, poisoned };
       // an empty statement ends with EmptyQueryResponse where others send CommandComplete
       const complete = views[at('C')] ?? views[at('I')];
       if (!complete) throw new Error('the embedded PostgreSQL did not complete the statement');
       const rows = views.filter((_, i) => kept[i]!.type === 'D');
-      return { result: { rowDescription: views[at('T')] ?? null, rows, complete }, poisoned, transfer: [buffer] };
+      return { result: { rowDescription: views[at('T')] ?? null, rows, complete }, poisoned };
     }
   }
 }
 
+/**
+ * Sends one message to the API server. A channel that is gone needs no answer: this process
+ * ends on its 'disconnect' (shadow-boot.mjs).
+ */
+function post(m: WorkerMessage): void {
+  process.send?.(m, undefined, undefined, () => undefined);
+}
+
 const started = start();
 started.then(
-  (version) => port.postMessage({ type: 'ready', version } satisfies WorkerMessage),
-  (e: unknown) =>
-    port.postMessage({ type: 'failed', message: e instanceof Error ? e.message : String(e) } satisfies WorkerMessage),
+  (version) => post({ type: 'ready', version }),
+  (e: unknown) => post({ type: 'failed', message: e instanceof Error ? e.message : String(e) }),
 );
 
 let queue: Promise<unknown> = started.catch(() => undefined);
 
-port.on('message', (req: WorkerRequest) => {
+process.on('message', (req: WorkerRequest) => {
   queue = queue.then(async () => {
     try {
       await started;
-      const { result, poisoned, transfer } = await handle(req);
-      const reply: WorkerMessage = { type: 'reply', id: req.id, loadedKey, result, poisoned };
-      port.postMessage(reply, transfer);
+      const { result, poisoned } = await handle(req);
+      post({ type: 'reply', id: req.id, loadedKey, result, poisoned });
     } catch (e) {
-      const reply: WorkerMessage = {
+      post({
         type: 'error',
         id: req.id,
         loadedKey,
         message: e instanceof Error ? e.message : String(e),
         fatal: !(e instanceof CatalogLoadError),
-      };
-      port.postMessage(reply);
+      });
     }
   });
 });

@@ -611,7 +611,7 @@ describe('CatalogShadow', () => {
     expect(r.notices).toEqual([]);
   });
 
-  it('ends a worker a statement escaped from (the superuser taken back, a table committed), and starts afresh', async () => {
+  it('ends a process a statement escaped from (the superuser taken back, a table committed), and starts afresh', async () => {
     const escape = await simple(
       catalogA,
       'COMMIT; SET SESSION AUTHORIZATION postgres; SET transaction_read_only = off; CREATE TABLE public.leak (a int)',
@@ -687,7 +687,7 @@ describe('CatalogShadow', () => {
     expect(perSwitch).toBeLessThan(2000);
   });
 
-  it('rejects pending calls on close() and starts a new worker on the next call', async () => {
+  it('rejects pending calls on close() and starts a new process on the next call', async () => {
     const pending = shadow.simpleQuery(catalogA, 'SELECT pg_catalog.pg_sleep(0.5)');
     const rejected = expect(pending).rejects.toThrow(/closed/);
     await shadow.close();
@@ -703,7 +703,7 @@ describe('CatalogShadow lifetime', () => {
     await shadow.close();
   });
 
-  it('ends an idle worker and a request that runs too long', async () => {
+  it('ends an idle process and a request that runs too long', async () => {
     await shadow.serverVersion();
     let t = performance.now();
     await shadow.serverVersion();
