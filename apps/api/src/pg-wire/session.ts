@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { JunctionError, type ColumnMeta, type JType, type Row, type Value } from '@junction/connectors';
 import type { DescribeResult, QueryResult } from '@junction/query-core';
 import type { Principal } from '../plugins/auth.js';
-import type { ShadowCatalog, ShadowReply } from './catalog/shadow.js';
+import type { CatalogShadow, ShadowCatalog } from './catalog/shadow.js';
 import { formatAt, Output, ProtocolError, readBind, readParse, Reader, type WireError } from './messages.js';
 import { wireErrorOf } from './sqlstate.js';
 import { classify, splitStatements, type StatementKind } from './statements.js';
@@ -25,22 +25,7 @@ export interface WireBackend {
   /** the principal as it is now (a token revoked or a user disabled since sign-in: undefined) */
   current(p: Principal): Promise<Principal | undefined>;
   catalog(p: Principal): Promise<ShadowCatalog>;
-  shadow: {
-    simpleQuery(catalog: ShadowCatalog, sql: string): Promise<Uint8Array>;
-    describe(
-      catalog: ShadowCatalog,
-      sql: string,
-      paramTypeOids: readonly number[],
-    ): Promise<{ error: Uint8Array } | { paramOids: number[]; rowDescription: Uint8Array | null }>;
-    execute(
-      catalog: ShadowCatalog,
-      sql: string,
-      paramTypeOids: readonly number[],
-      paramFormats: readonly number[],
-      params: readonly (Uint8Array | null)[],
-      resultFormats: readonly number[],
-    ): Promise<ShadowReply>;
-  };
+  shadow: Pick<CatalogShadow, 'simpleQuery' | 'describe' | 'execute'>;
 }
 
 /** An error already framed by the shadow catalog (PostgreSQL's own ErrorResponse). */

@@ -1,4 +1,4 @@
-import { JunctionError, type JType, type Value } from '@junction/connectors';
+import { JunctionError, PG_OID, type JType, type Value } from '@junction/connectors';
 
 /**
  * Junction's value model (connectors' contract/types.ts) as PostgreSQL types on the wire: the
@@ -7,29 +7,7 @@ import { JunctionError, type JType, type Value } from '@junction/connectors';
  * postgres and TimeZone UTC (the settings this server reports), so a client cannot tell the
  * difference.
  */
-export const OID = {
-  bool: 16,
-  bytea: 17,
-  int8: 20,
-  int2: 21,
-  int4: 23,
-  text: 25,
-  oid: 26,
-  json: 114,
-  float4: 700,
-  float8: 701,
-  unknown: 705,
-  bpchar: 1042,
-  varchar: 1043,
-  date: 1082,
-  time: 1083,
-  timestamp: 1114,
-  timestamptz: 1184,
-  interval: 1186,
-  numeric: 1700,
-  uuid: 2950,
-  jsonb: 3802,
-} as const;
+export const OID = PG_OID;
 
 export interface WireType {
   readonly oid: number;
