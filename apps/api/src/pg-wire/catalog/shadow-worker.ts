@@ -130,9 +130,10 @@ async function start(): Promise<string> {
       `REVOKE TEMPORARY ON DATABASE ${DATABASE} FROM PUBLIC`,
       `GRANT CREATE ON DATABASE ${DATABASE} TO ${OWNER_ROLE}`,
       `GRANT CREATE ON SCHEMA public TO ${OWNER_ROLE}`,
-      // REFERENCES too: information_schema shows a table's constraints only to roles holding
-      // more than SELECT on it
-      `ALTER DEFAULT PRIVILEGES FOR ROLE ${OWNER_ROLE} GRANT SELECT, REFERENCES ON TABLES TO ${READER_ROLE}`,
+      // REFERENCES, not SELECT: information_schema lists tables, columns and constraints to a
+      // role holding any privilege on them, while reading the empty stand-ins fails (42501), so
+      // a statement that mixes catalog tables with a source's is refused, never answered empty
+      `ALTER DEFAULT PRIVILEGES FOR ROLE ${OWNER_ROLE} GRANT REFERENCES ON TABLES TO ${READER_ROLE}`,
       `ALTER DEFAULT PRIVILEGES FOR ROLE ${OWNER_ROLE} GRANT USAGE ON SCHEMAS TO ${READER_ROLE}`,
     ].join(';\n'),
   );

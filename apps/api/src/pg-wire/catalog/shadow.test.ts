@@ -537,6 +537,12 @@ describe('CatalogShadow', () => {
     expect('error' in described && decode(described.error).errors[0]!.M).toBe('column "nope" does not exist');
   });
 
+  it('refuses to read the empty stand-ins, so a statement mixing them with the catalog never answers empty', async () => {
+    const r = await simple(catalogA, 'SELECT c.relname, o.* FROM pg_catalog.pg_class c, "dbA".orders o');
+    expect(r.types).toEqual(['E']);
+    expect([r.errors[0]!.C, r.errors[0]!.M]).toEqual(['42501', 'permission denied for table orders']);
+  });
+
   it('keeps alternating callers apart: each sees only its own relations', async () => {
     const expectedA = [
       'dbA.all "types":r',
