@@ -229,6 +229,23 @@ describe('startDemo', () => {
         own = await startDemo(dataDir, { sf: 0.001, log: (l) => lines.push(l) });
         expect(own.pgDir).toBe(first);
         expect(lines).toContain('demo: sources dbA..dbD ready (SF 0.001, loaded earlier)');
+        // a clone removed and made again at the same path: its new data directory starts a new
+        // cluster, not the one whose passwords went with the old data directory
+        await own.stop();
+        await rm(dataDir, { recursive: true, force: true });
+        await mkdir(dataDir, { mode: 0o700 });
+        const again: string[] = [];
+        own = await startDemo(dataDir, { sf: 0.001, log: (l) => again.push(l) });
+        expect(own.pgDir).toBe(first);
+        expect(again).toContain(`demo: removing the cluster a former data directory at ${dataDir} left in ${first}`);
+        const fresh = createConnector(own.sources[0]);
+        try {
+          expect((await fresh.execute('select count(*) from orders')).rows[0][0]).toBe(
+            BigInt(expectedRowCount('orders', 0.001)),
+          );
+        } finally {
+          await fresh.close();
+        }
       } finally {
         await own?.stop();
         if (own) await rm(dirname(own.pgDir), { recursive: true, force: true });

@@ -203,6 +203,14 @@ async function prepareRuntime(dir: string, log: (line: string) => void): Promise
   if (!(await reaches(account, dir))) {
     const home = await privateClusterHome(await realpath(dir), account);
     pgDir = join(home, 'postgres');
+    // the home is keyed by the data directory's path: a data directory that never had a demo
+    // (no demo.json) was made again at a path an earlier one had, and that one's cluster, with
+    // passwords nobody holds any more, is a leftover
+    if (!existsSync(join(dir, 'demo.json')) && existsSync(pgDir)) {
+      log(`demo: removing the cluster a former data directory at ${dir} left in ${pgDir}`);
+      await stopOrphan(pgDir, log);
+      await rm(pgDir, { recursive: true, force: true });
+    }
     log(`demo: the "postgres" account cannot reach ${dir}; the demo's PostgreSQL lives in ${pgDir}`);
   }
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
