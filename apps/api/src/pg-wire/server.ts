@@ -139,7 +139,9 @@ function handover(socket: Socket): {
             return;
           }
           for await (const out of session.handle(Buffer.from(m.buffer, m.byteOffset, m.byteLength))) {
-            if (!socket.write(out)) await once(socket, 'drain');
+            // a link that breaks while waiting ends the session's rows (close() stops the query)
+            if (!socket.write(out)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+            if (socket.destroyed) return;
           }
         }
       };

@@ -108,6 +108,8 @@ export class WireSession {
   /** after an error in the extended protocol, messages up to Sync are skipped */
   #skipping = false;
   #cancel: AbortController | undefined;
+  /** the portal whose rows are being sent now (a simple query's is in no map) */
+  #active: Portal | undefined;
   #principal: Principal;
 
   constructor(
@@ -135,6 +137,7 @@ export class WireSession {
   /** The client went away: whatever still runs stops and gives back its slot. */
   close(): void {
     this.cancel();
+    if (this.#active) this.#closePortal(this.#active);
     for (const portal of this.portals.values()) this.#closePortal(portal);
     this.portals.clear();
   }
@@ -539,11 +542,18 @@ export class WireSession {
     const out = this.#out;
     const n = encoders.length;
     let sent = 0;
+    // a generator ended from outside (the link broke while its rows were being written) stops
+    // the query and gives back its slot here, since no code after that yield runs
+    let settled = false;
+    this.#active = portal;
     try {
       for (;;) {
         if (run.at >= run.pending.length) {
           const next = await run.iterator.next();
-          if (next.done) break;
+          if (next.done) {
+            settled = true;
+            break;
+          }
           run.pending = next.value;
           run.at = 0;
         }
@@ -563,13 +573,18 @@ export class WireSession {
           // more rows may follow: the portal keeps its place
           if (opts.fetch) out.commandComplete(`FETCH ${sent}`);
           else out.portalSuspended();
+          settled = true;
           return;
         }
         if (out.length > FLUSH_BYTES) yield out.take();
       }
     } catch (e) {
+      settled = true;
       this.#finish(portal, e);
       throw e;
+    } finally {
+      this.#active = undefined;
+      if (!settled) this.#closePortal(portal);
     }
     this.#finish(portal);
     // PostgreSQL counts the rows of this Execute (or FETCH), not the portal's

@@ -306,6 +306,30 @@ describe('PostgreSQL protocol', () => {
     }
   });
 
+  it('stops a streaming query and frees its slot when the client goes away mid-result', async () => {
+    const c = await connect();
+    c.on('error', () => undefined);
+    const sql = 'SELECT a.s, b.s FROM src.big a, src.big b';
+    const streaming = c.query(sql).catch(() => undefined);
+    const mine = () => [...h.app.junction.running.values()].filter((q) => q.sql === sql);
+    for (let i = 0; i < 100 && mine().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(mine().length).toBe(1);
+    // the client stops reading: the server's writes back up until it waits on the socket
+    const stream = (c as unknown as { connection: { stream: { pause(): void; destroy(): void } } }).connection.stream;
+    stream.pause();
+    await new Promise((r) => setTimeout(r, 800));
+    stream.destroy();
+    await streaming;
+    for (let i = 0; i < 100 && mine().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(mine()).toEqual([]);
+    await h.app.records.flush();
+    const history = (await h.as('analyst', { method: 'GET', url: '/api/v1/history?limit=10' })).json() as {
+      sql: string;
+      status: string;
+    }[];
+    expect(history.find((e) => e.sql === sql)?.status).toBe('cancelled');
+  });
+
   it('answers a frozen source with a timeout while other sessions go on', async () => {
     const proxy = await startFaultProxy(src.host, src.port);
     const admin = await connect('admin');
