@@ -21,7 +21,7 @@
  * Every variant's first answer is compared with direct's (the rows themselves, in any order);
  * a difference or an error fails the run after the tables are printed.
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,7 +42,16 @@ import {
   type PgbenchResult,
   type PgTarget,
 } from '../test/pg-clients/clients.js';
-import { NO_CPU, addCpu, cpuCell, cpuMs, cpuSince, sampleCpu, type CpuByProcess } from './process-cpu.js';
+import {
+  NO_CPU,
+  addCpu,
+  cpuCell,
+  cpuMs,
+  cpuSince,
+  processesNamed,
+  sampleCpu,
+  type CpuByProcess,
+} from './process-cpu.js';
 import { restSource, startRestTarget, type RestTarget } from './rest-target.js';
 
 // ------------------------------------------------------------------------------ pure helpers
@@ -174,21 +183,14 @@ function trackCommandsCpu(serverPid: number): { stop(): CpuByProcess } {
     postgres: ['postgres'],
     mariadb: ['mariadbd', 'mysqld'],
   };
+  const allNames = Object.values(groups).flat();
   const first = new Map<number, number>();
   const last = new Map<number, { group: keyof CpuByProcess; ms: number }>();
   const sample = (initial: boolean) => {
     const seen: [number, keyof CpuByProcess][] = [[serverPid, 'server']];
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let comm: string;
-      try {
-        comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      } catch {
-        continue;
-      }
+    for (const [pid, comm] of processesNamed(allNames))
       for (const [group, names] of Object.entries(groups) as [keyof CpuByProcess, string[]][])
-        if (names.includes(comm)) seen.push([Number(entry), group]);
-    }
+        if (names.includes(comm)) seen.push([pid, group]);
     for (const [pid, group] of seen) {
       const ms = cpuMs(pid);
       if (ms === 0 && !last.has(pid)) continue;

@@ -13,9 +13,9 @@ export function cpuMs(pid: number): number {
   }
 }
 
-/** CPU so far of every process on this host with one of these command names, by pid (PostgreSQL runs one per connection). */
-function cpuOfCommands(names: readonly string[]): Map<number, number> {
-  const byPid = new Map<number, number>();
+/** The processes on this host with one of these command names: pid → name. */
+export function processesNamed(names: readonly string[]): Map<number, string> {
+  const byPid = new Map<number, string>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let comm: string;
@@ -24,8 +24,15 @@ function cpuOfCommands(names: readonly string[]): Map<number, number> {
     } catch {
       continue;
     }
-    if (names.includes(comm)) byPid.set(Number(entry), cpuMs(Number(entry)));
+    if (names.includes(comm)) byPid.set(Number(entry), comm);
   }
+  return byPid;
+}
+
+/** CPU so far of every process on this host with one of these command names, by pid (PostgreSQL runs one per connection). */
+function cpuOfCommands(names: readonly string[]): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const pid of processesNamed(names).keys()) byPid.set(pid, cpuMs(pid));
   return byPid;
 }
 
@@ -83,7 +90,12 @@ export function cpuSince(before: CpuSample, serverPid: number): CpuByProcess {
 }
 
 export function addCpu(a: CpuByProcess, b: CpuByProcess): CpuByProcess {
-  return { bench: a.bench + b.bench, server: a.server + b.server, postgres: a.postgres + b.postgres, mariadb: a.mariadb + b.mariadb };
+  return {
+    bench: a.bench + b.bench,
+    server: a.server + b.server,
+    postgres: a.postgres + b.postgres,
+    mariadb: a.mariadb + b.mariadb,
+  };
 }
 
 export const NO_CPU: CpuByProcess = { bench: 0, server: 0, postgres: 0, mariadb: 0 };

@@ -71,7 +71,7 @@ function alive(pid: number): boolean {
 }
 
 /** Direct children of `pid` (the backends of a postmaster), from /proc. */
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

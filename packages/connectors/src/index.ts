@@ -7,6 +7,6 @@ export * from './contract/capabilities.js';
 export * from './contract/catalog.js';
 export * from './contract/connector.js';
 export { createConnector } from './create-connector.js';
-export { capabilitiesForEngine, renderFor } from './sql/dialects.js';
+export { capabilitiesForEngine, dialectFor, renderFor } from './sql/dialects.js';
 /** PostgreSQL's type OIDs: what its wire protocol names a column's type by */
 export { OID as PG_OID } from './postgres/type-map.js';

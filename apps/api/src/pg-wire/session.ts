@@ -3,7 +3,7 @@ import { JunctionError, type ColumnMeta, type JType, type Row, type Value } from
 import type { DescribeResult, QueryResult } from '@junction/query-core';
 import type { Principal } from '../plugins/auth.js';
 import type { CatalogShadow, ShadowCatalog } from './catalog/shadow.js';
-import { formatAt, Output, ProtocolError, readBind, readParse, Reader, type WireError } from './messages.js';
+import { formatAt, Output, ProtocolError, readBind, readParse, Reader } from './messages.js';
 import { wireErrorOf } from './sqlstate.js';
 import { classify, splitStatements, type StatementKind } from './statements.js';
 import { binaryOf, OID, textOf, typeOfOid, wireType, paramValue } from './types.js';
@@ -60,7 +60,6 @@ interface Running {
 interface Portal {
   readonly statement: Statement;
   readonly params: Value[];
-  readonly rawParams: (Buffer | null)[];
   readonly paramFormats: number[];
   readonly resultFormats: number[];
   run?: Running;
@@ -280,7 +279,6 @@ export class WireSession {
         const portal: Portal = {
           statement: { sql, kind, declared: [] },
           params: [],
-          rawParams: [],
           paramFormats: [],
           resultFormats: [],
         };
@@ -335,7 +333,6 @@ export class WireSession {
     const portal: Portal = {
       statement,
       params: [],
-      rawParams: m.params,
       paramFormats: m.paramFormats,
       resultFormats: m.resultFormats,
     };
@@ -652,7 +649,6 @@ export class WireSession {
     this.portals.set(kind.name, {
       statement: { sql: kind.query, kind: inner, declared: [], described },
       params,
-      rawParams: [],
       paramFormats: [],
       resultFormats: [],
       hold: kind.hold,
@@ -703,7 +699,6 @@ export class WireSession {
     const portal: Portal = {
       statement: { sql: kind.query, kind: { kind: 'query' }, declared: [] },
       params: [],
-      rawParams: [],
       paramFormats: [],
       resultFormats: [],
     };
@@ -846,5 +841,3 @@ function csvCell(v: string | null): string {
   if (v === null) return '';
   return /[",\n\r]/.test(v) || v === '' ? `"${v.replaceAll('"', '""')}"` : v;
 }
-
-export type { WireError };

@@ -1,3 +1,4 @@
+import { blockCommentEnd } from '@junction/query-core';
 /**
  * What a statement sent to the PostgreSQL port is, before anything runs it: a query for the
  * engine, a catalog query for the shadow catalog, a session statement Junction answers itself,
@@ -36,17 +37,7 @@ export function splitStatements(sql: string): Piece[] {
     } else if (c === '-' && sql[i + 1] === '-') {
       while (i < n && sql[i] !== '\n') i++;
     } else if (c === '/' && sql[i + 1] === '*') {
-      let depth = 1;
-      i += 2;
-      while (i < n && depth > 0) {
-        if (sql[i] === '/' && sql[i + 1] === '*') {
-          depth++;
-          i += 2;
-        } else if (sql[i] === '*' && sql[i + 1] === '/') {
-          depth--;
-          i += 2;
-        } else i++;
-      }
+      i = blockCommentEnd(sql, i);
     } else if (c === '$' && !/\w/.test(sql[i - 1] ?? ' ')) {
       const tag = /^\$[A-Za-z_]*\$/.exec(sql.slice(i, i + 64));
       if (tag) {
@@ -75,10 +66,7 @@ function stripLeading(text: string): string {
     const before = t;
     t = t.replace(/^\s+/, '');
     if (t.startsWith('--')) t = t.replace(/^--[^\n]*(\n|$)/, '');
-    else if (t.startsWith('/*')) {
-      const end = t.indexOf('*/');
-      t = end < 0 ? '' : t.slice(end + 2);
-    }
+    else if (t.startsWith('/*')) t = t.slice(blockCommentEnd(t, 0));
     if (t === before) return t;
   }
 }

@@ -1,4 +1,4 @@
-import { JunctionError, PG_OID, type JType, type Value } from '@junction/connectors';
+import { dialectFor, JunctionError, PG_OID, type JType, type Value } from '@junction/connectors';
 
 /**
  * Junction's value model (connectors' contract/types.ts) as PostgreSQL types on the wire: the
@@ -63,47 +63,11 @@ export function wireType(type: JType): WireType {
   }
 }
 
-/** PostgreSQL's SQL spelling of a type, for the shadow catalog's column definitions. */
+const postgres = dialectFor('postgresql');
+
+/** PostgreSQL's SQL spelling of a type (the PostgreSQL dialect's casts), for the shadow catalog's columns. */
 export function pgTypeName(type: JType): string {
-  switch (type.kind) {
-    case 'bool':
-      return 'boolean';
-    case 'int16':
-      return 'smallint';
-    case 'int32':
-      return 'integer';
-    case 'int64':
-      return 'bigint';
-    case 'float32':
-      return 'real';
-    case 'float64':
-      return 'double precision';
-    case 'decimal':
-      return type.precision !== undefined ? `numeric(${type.precision},${type.scale ?? 0})` : 'numeric';
-    case 'string':
-      if (type.fixed) return `character(${type.length ?? 1})`;
-      return type.length !== undefined ? `character varying(${type.length})` : 'text';
-    case 'date':
-      return 'date';
-    case 'time':
-      return type.precision !== undefined ? `time(${type.precision}) without time zone` : 'time without time zone';
-    case 'timestamp':
-      return type.precision !== undefined
-        ? `timestamp(${type.precision}) without time zone`
-        : 'timestamp without time zone';
-    case 'timestamptz':
-      return type.precision !== undefined ? `timestamp(${type.precision}) with time zone` : 'timestamp with time zone';
-    case 'interval':
-      return 'interval';
-    case 'binary':
-      return 'bytea';
-    case 'json':
-      return 'jsonb';
-    case 'uuid':
-      return 'uuid';
-    default:
-      return 'text';
-  }
+  return postgres.castType(type) ?? 'text';
 }
 
 /** A type as formatType printed it (a stored view's columns): decimal(15,2), varchar(25), int64. */

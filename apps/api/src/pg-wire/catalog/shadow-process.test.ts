@@ -3,9 +3,10 @@
  * never outlives its use nor the server.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { childrenOf } from '../../../test/private-postgres.js';
 import { CatalogShadow, type ShadowCatalog } from './shadow.js';
 
 const catalog: ShadowCatalog = {
@@ -32,20 +33,13 @@ const hasProc = existsSync('/proc/self/stat');
 
 /** The shadow catalog processes whose parent is `parent` (Linux: read from /proc). */
 function shadowChildren(parent = process.pid): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  return childrenOf(parent).filter((pid) => {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // the fields after the command (which may hold spaces and parentheses): state, ppid, …
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('shadow-boot.mjs'))
-        out.push(Number(entry));
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('shadow-boot.mjs');
     } catch {
-      // ended meanwhile
+      return false; // ended meanwhile
     }
-  }
-  return out;
+  });
 }
 
 /** Whether a process of this pid exists (a zombie not yet reaped counts as gone). */
