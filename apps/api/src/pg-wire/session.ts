@@ -109,6 +109,8 @@ export class WireSession {
   #cancel: AbortController | undefined;
   /** the portal whose rows are being sent now (a simple query's is in no map) */
   #active: Portal | undefined;
+  /** where the statement being parsed or run starts its inner query (EXPLAIN, COPY, DECLARE) */
+  #errorOffset = 0;
   #principal: Principal;
 
   constructor(
@@ -145,6 +147,7 @@ export class WireSession {
     const r = new Reader(message);
     const type = r.type;
     if (this.#skipping && type !== 'S') return;
+    this.#errorOffset = 0;
     try {
       switch (type) {
         case 'Q':
@@ -199,7 +202,7 @@ export class WireSession {
           throw new ProtocolError(`unknown message type "${type}"`);
       }
     } catch (e) {
-      this.#failed(e);
+      this.#failed(e, this.#errorOffset);
       if (type === 'Q') {
         this.#out.readyForQuery(this.#status);
         yield this.#out.take();
@@ -233,7 +236,7 @@ export class WireSession {
       try {
         yield* this.#runSimple(piece.text, kind);
       } catch (e) {
-        this.#failed(e, piece.offset);
+        this.#failed(e, piece.offset + innerOffset(piece.text, kind));
         break;
       }
       if (this.#out.length > FLUSH_BYTES) yield this.#out.take();
@@ -298,6 +301,7 @@ export class WireSession {
     if (pieces.length > 1)
       throw new JunctionError('syntax_error', 'user', 'cannot insert multiple commands into a prepared statement');
     const kind = classify(sql);
+    this.#errorOffset = innerOffset(sql, kind);
     let statement: Statement = { sql, kind, declared: paramOids };
     if (kind.kind === 'refused') throw this.#refusal(kind.verb);
     if (kind.kind === 'forbidden') throw this.#forbidden(kind.what);
@@ -430,6 +434,7 @@ export class WireSession {
     const portal = this.portals.get(name);
     if (!portal) throw new JunctionError('undefined_cursor', 'user', `portal "${name}" does not exist`);
     const kind = portal.statement.kind;
+    this.#errorOffset = innerOffset(portal.statement.sql, kind);
     if (portal.reply) {
       const reply = portal.reply;
       const end = maxRows > 0 ? Math.min(reply.rows.length, reply.at + maxRows) : reply.rows.length;
@@ -830,6 +835,13 @@ export class WireSession {
       `cannot execute ${verb} through Junction: it reads sources and never writes to them`,
     );
   }
+}
+
+/** A position in an EXPLAIN's, COPY's or DECLARE's query counts from the statement's start. */
+function innerOffset(text: string, kind: StatementKind): number {
+  return kind.kind === 'explain' || kind.kind === 'copy' || kind.kind === 'declare'
+    ? Math.max(0, text.lastIndexOf(kind.query))
+    : 0;
 }
 
 function copyTextCell(v: string | null): string {

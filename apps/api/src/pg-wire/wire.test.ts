@@ -156,6 +156,15 @@ describe('PostgreSQL protocol', () => {
       expect(await failure(c.query('SELECT nope FROM src.vals'))).toMatchObject({ code: '42703', position: '8' });
       expect(await failure(c.query('SELECT * FROM src.missing'))).toMatchObject({ code: '42P01' });
       expect(await failure(c.query('SELECT 1 FROM'))).toMatchObject({ code: '42601' });
+      // inside EXPLAIN, COPY and DECLARE a position still counts from the statement's start
+      expect(await failure(c.query('EXPLAIN SELECT nope FROM src.vals'))).toMatchObject({
+        code: '42703',
+        position: '16',
+      });
+      expect(await failure(c.query('COPY (SELECT nope FROM src.vals) TO STDOUT'))).toMatchObject({
+        code: '42703',
+        position: '14',
+      });
       expect(await failure(c.query('INSERT INTO src.vals (id) VALUES (3)'))).toEqual({
         code: '25006',
         message: 'cannot execute INSERT through Junction: it reads sources and never writes to them',
