@@ -54,6 +54,18 @@ describe('ensureAdmin', () => {
     }
     expect((await ensureAdmin(h.meta.db, 'x')).created).toBe(false);
   });
+
+  it('servers starting together on a new metadata database create one admin and none of them fails', async () => {
+    const { openMetadata } = await import('./db/client.js');
+    const m = await openMetadata({ sqliteFile: path.join(h.dir, 'together.db') });
+    try {
+      const results = await Promise.all([ensureAdmin(m.db, 'same-pass'), ensureAdmin(m.db, 'same-pass'), ensureAdmin(m.db, 'same-pass')]);
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(await m.db.user.count()).toBe(1);
+    } finally {
+      await m.close();
+    }
+  });
 });
 
 describe('registerDemo', () => {

@@ -17,16 +17,22 @@ export async function ensureAdmin(
   if ((await db.user.count()) > 0) return { created: false };
   const generated = password ? undefined : randomToken(15);
   const initial = password ?? (generated as string);
-  await db.user.create({
-    data: {
-      id: randomUUID(),
-      username: 'admin',
-      role: 'admin',
-      passwordHash: await hashPassword(initial),
-      // for SCRAM sign-in on the PostgreSQL port (pg-wire/auth.ts)
-      scramVerifier: await scramVerifier(initial),
-    },
-  });
+  try {
+    await db.user.create({
+      data: {
+        id: randomUUID(),
+        username: 'admin',
+        role: 'admin',
+        passwordHash: await hashPassword(initial),
+        // for SCRAM sign-in on the PostgreSQL port (pg-wire/auth.ts)
+        scramVerifier: await scramVerifier(initial),
+      },
+    });
+  } catch (e) {
+    // servers started together on a new metadata database: another one created it first
+    if ((e as { code?: unknown }).code === 'P2002') return { created: false };
+    throw e;
+  }
   return { created: true, ...(generated ? { generatedPassword: generated } : {}) };
 }
 
@@ -93,7 +99,7 @@ export async function registerDemo(
       }
     }
   }
-  app.junction.invalidateAccess();
+  await app.junction.invalidateAccess();
   // examples follow the workload: a renamed or changed one replaces what an earlier version saved
   const examples = demoExamples(sf);
   await app.db.savedQuery.deleteMany({ where: { example: true, name: { notIn: examples.map((e) => e.name) } } });

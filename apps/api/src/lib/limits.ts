@@ -87,7 +87,10 @@ export function envInteger(env: NodeJS.ProcessEnv, name: string, min: number, ma
 }
 
 const FIELDS = ['maxConcurrent', 'maxQueued', 'queueTimeoutMs'] as const;
-/** how stale this server's copy of the stored limits may get when another server changes them */
+/**
+ * how stale this server's copy of the stored limits may get when another server changes them and
+ * its announcement (cluster/) did not arrive
+ */
 const RELOAD_MS = 5_000;
 
 /**
@@ -99,8 +102,8 @@ const RELOAD_MS = 5_000;
  * other request counts against its user. A role's limit is per member of the role, not shared.
  *
  * Settings are kept in memory: resolving one is a map lookup on the query path. Changes made
- * on this server apply at once; changes made by another server sharing the database are read
- * within RELOAD_MS.
+ * on this server apply at once; another server sharing the database loads them again when this one
+ * announces the change (cluster/sync.ts), and within RELOAD_MS whatever happens.
  */
 export class LimitStore {
   readonly #rows = new Map<string, LimitOverride>();
@@ -108,6 +111,8 @@ export class LimitStore {
   #loading: Promise<void> | undefined;
   /** called with the new server-wide limit whenever it may have changed */
   onServerChange: (limit: QueueLimit) => void = () => undefined;
+  /** after a setting was stored here: the other servers sharing the database load the settings again */
+  announce: () => Promise<void> = async () => undefined;
 
   constructor(
     readonly db: Db,
@@ -186,6 +191,7 @@ export class LimitStore {
     const out: LimitOverride = { ...row, scope };
     this.#rows.set(`${scope}:${subject}`, out);
     if (scope === 'server') this.onServerChange(this.server());
+    await this.announce();
     return out;
   }
 
@@ -194,6 +200,7 @@ export class LimitStore {
     const { count } = await this.db.concurrencyLimit.deleteMany({ where: { scope, subject } });
     const had = this.#rows.delete(`${scope}:${subject}`);
     if (scope === 'server') this.onServerChange(this.server());
+    await this.announce();
     return count > 0 || had;
   }
 
@@ -209,5 +216,6 @@ export class LimitStore {
     });
     this.#rows.delete(`user:${userId}`);
     for (const t of tokenIds) this.#rows.delete(`token:${t}`);
+    await this.announce();
   }
 }

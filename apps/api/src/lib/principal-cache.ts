@@ -36,9 +36,10 @@ interface Entry<T> {
  * (0.5 s by default), so a program sending hundreds of requests a second costs one lookup per
  * token every half second instead of one per request. Revoking a token, signing out, disabling,
  * deleting or changing a user forgets that user's entries at once on this server
- * (forgetToken/forgetSession/forgetUser); another server sharing the metadata database sees the
- * change when its entry expires, within ttlMs. Unknown tokens and sessions are not cached: a
- * token created a moment ago works at once.
+ * (forgetToken/forgetSession/forgetUser), and on every other server sharing the metadata
+ * database before the forget resolves (the cluster plugin's announce; without one the other
+ * servers see the change when their entry expires, within ttlMs). Unknown tokens and sessions
+ * are not cached: a token created a moment ago works at once.
  *
  * Concurrent requests with the same token share one lookup. A lookup that was under way when
  * something was forgotten is not cached (the generation check), so it cannot bring back what
@@ -49,6 +50,8 @@ export class PrincipalCache {
   readonly #sessions = new Map<string, Entry<SessionRecord>>();
   readonly #loading = new Map<string, Promise<unknown>>();
   #generation = 0;
+  /** set by the cluster plugin: the other servers forget the same entries */
+  announce: (forgotten: { t: 'token' | 'session' | 'user'; id: string }) => Promise<void> = async () => undefined;
 
   constructor(
     readonly db: Db,
@@ -100,20 +103,44 @@ export class PrincipalCache {
     return p;
   }
 
-  forgetToken(tokenId: string): void {
+  /** Forgets at once here; resolves when the other servers have forgotten too (at most about a second). */
+  forgetToken(tokenId: string): Promise<void> {
+    this.dropToken(tokenId);
+    return this.announce({ t: 'token', id: tokenId });
+  }
+
+  forgetSession(id: string): Promise<void> {
+    this.dropSession(id);
+    return this.announce({ t: 'session', id });
+  }
+
+  /** After a user's role, password or disabled flag changed, or the user was deleted. */
+  forgetUser(userId: string): Promise<void> {
+    this.dropUser(userId);
+    return this.announce({ t: 'user', id: userId });
+  }
+
+  /** forgetToken on this server only (another server announced it). */
+  dropToken(tokenId: string): void {
     this.#generation++;
     for (const [k, e] of this.#tokens) if (e.value.id === tokenId) this.#tokens.delete(k);
   }
 
-  forgetSession(id: string): void {
+  dropSession(id: string): void {
     this.#generation++;
     this.#sessions.delete(id);
   }
 
-  /** After a user's role, password or disabled flag changed, or the user was deleted. */
-  forgetUser(userId: string): void {
+  dropUser(userId: string): void {
     this.#generation++;
     for (const map of [this.#tokens, this.#sessions] as Map<string, Entry<{ userId: string }>>[])
       for (const [k, e] of map) if (e.userId === userId) map.delete(k);
+  }
+
+  /** Everything (announcements from other servers may have been lost). */
+  dropAll(): void {
+    this.#generation++;
+    this.#tokens.clear();
+    this.#sessions.clear();
   }
 }

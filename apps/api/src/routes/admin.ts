@@ -118,6 +118,14 @@ const RuntimeOut = Type.Object({
     maxMs: Type.Number(),
   }),
   queries: Type.Object({ running: Type.Integer(), queued: Type.Integer() }),
+  replica: Type.Object(
+    {
+      id: Type.String({ description: 'new at every start' }),
+      name: Type.String({ description: 'JUNCTION_REPLICA_NAME, default host:pid; also in the x-junction-replica header' }),
+      shared: Type.Boolean({ description: 'other servers may share the metadata database (PostgreSQL)' }),
+    },
+    { description: 'this server, one of those sharing the metadata database' },
+  ),
 });
 
 export default async function adminRoutes(app: FastifyInstance): Promise<void> {
@@ -134,7 +142,8 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
     },
     async () => {
       const { running, queued } = app.junction.admission;
-      return runtimeStats({ running, queued });
+      const { id, name } = app.cluster.self;
+      return { ...runtimeStats({ running, queued }), replica: { id, name, shared: app.cluster.shared } };
     },
   );
 
@@ -189,7 +198,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       // a changed password or a disabled account ends every session of that user
       if (password || disabled) await app.db.session.deleteMany({ where: { userId: user.id } });
       const unlocked = unlock || password ? app.signIns.unlock(user.username) : false;
-      app.principals.forgetUser(user.id); // cached tokens and sessions carry the old role and flags
+      await app.principals.forgetUser(user.id); // cached tokens and sessions carry the old role and flags
       await app.audit(request, 'user.update', user.username, {
         ...(role ? { role } : {}),
         ...(disabled !== undefined ? { disabled } : {}),
@@ -213,9 +222,9 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
         user.id,
         tokens.map((t) => t.id),
       );
-      app.principals.forgetUser(user.id);
+      await app.principals.forgetUser(user.id);
       await app.db.grant.deleteMany({ where: { userId: user.id } });
-      app.junction.invalidateAccess();
+      await app.junction.invalidateAccess();
       await app.audit(request, 'user.delete', user.username);
       return { ok: true };
     },
@@ -281,7 +290,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
           privilege: b.privilege ?? 'read',
         },
       });
-      app.junction.invalidateAccess();
+      await app.junction.invalidateAccess();
       await app.audit(request, 'grant.create', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
         role: g.role,
         userId: g.userId,
@@ -300,7 +309,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       const g = await app.db.grant.findUnique({ where: { id: request.params.id } });
       if (!g) throw notFound('grant', request.params.id);
       await app.db.grant.delete({ where: { id: g.id } });
-      app.junction.invalidateAccess();
+      await app.junction.invalidateAccess();
       await app.audit(request, 'grant.delete', g.sourceName ?? `${g.viewSchema}.${g.viewName ?? '*'}`, {
         role: g.role,
         userId: g.userId,
@@ -461,7 +470,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       // another user's token: only with the admin permission (an admin's read-scoped token may not)
       if (!t || (t.userId !== p.userId && !p.permissions.has('admin'))) throw notFound('token', request.params.id);
       await app.db.apiToken.update({ where: { id: t.id }, data: { revokedAt: t.revokedAt ?? new Date() } });
-      app.principals.forgetToken(t.id);
+      await app.principals.forgetToken(t.id);
       await app.audit(request, 'token.revoke', t.name, {
         tokenId: t.id,
         prefix: t.prefix,

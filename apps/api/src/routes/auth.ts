@@ -124,7 +124,7 @@ export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOp
       const cookie = request.cookies[SESSION_COOKIE];
       if (cookie) {
         await app.db.session.deleteMany({ where: { id: sha256(cookie) } });
-        app.principals.forgetSession(sha256(cookie));
+        await app.principals.forgetSession(sha256(cookie));
       }
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       reply.clearCookie(CSRF_COOKIE, { path: '/' });
@@ -183,6 +183,8 @@ export default async function authRoutes(app: FastifyInstance, opts: AuthRouteOp
         },
       });
       await app.db.session.deleteMany({ where: { userId: user.id, NOT: { id: p.sessionId } } });
+      // the ended sessions may be cached, here and on the other servers (this one is read again)
+      await app.principals.forgetUser(user.id);
       await app.audit(request, 'user.password_change', user.username);
       return { ok: true };
     },

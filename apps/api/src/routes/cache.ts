@@ -100,6 +100,12 @@ export default async function cacheRoutes(app: FastifyInstance): Promise<void> {
         const [schema, name] = view.split('.');
         purged = engine.purgeCache({ view: { schema, name } });
       } else purged = engine.purgeCache({});
+      // the other servers' caches are purged the same way before this answers (purged counts this one's)
+      if (source) await app.junction.announce({ t: 'purge', source });
+      else if (view) {
+        const [schema, name] = view.split('.');
+        await app.junction.announce({ t: 'purge', view: { schema, name } });
+      } else await app.junction.announce({ t: 'purge' });
       await app.audit(request, 'cache.purge', source ?? view ?? '*', { purged });
       return { purged };
     },

@@ -236,7 +236,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
     const stale = await app.db.grant.findMany({ where });
     if (!stale.length) return;
     await app.db.grant.deleteMany({ where: { id: { in: stale.map((g) => g.id) } } });
-    app.junction.invalidateAccess();
+    await app.junction.invalidateAccess();
     for (const g of stale) await app.audit(request, 'grant.delete', grantTarget(g), { ...grantDetails(g), reason });
   }
 
@@ -299,7 +299,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         const g = await app.db.grant.create({
           data: { id: randomUUID(), userId: p.userId, viewSchema: s.name, viewName: null, privilege: 'design' },
         });
-        app.junction.invalidateAccess();
+        await app.junction.invalidateAccess();
         await app.audit(request, 'grant.create', grantTarget(g), { ...grantDetails(g), reason: 'schema.create' });
       }
       return reply.status(201).send({ id: s.id, name: s.name, description: s.description, views: 0 });
@@ -356,11 +356,12 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
           app.db.virtualSchema.update({ where: { id: s.id }, data: { name } }),
           app.db.grant.updateMany({ where: { viewSchema: s.name }, data: { viewSchema: name } }),
         ]);
-        app.junction.invalidateAccess();
+        await app.junction.invalidateAccess();
         for (const v of s.views) {
           await app.junction.dropView(s.name, v.name);
           await app.junction.setView(name, v.name, v.sql);
         }
+        await app.junction.viewsChanged();
         await app.audit(request, 'schema.rename', s.name, { name });
       }
       return { id: s.id, name, description: s.description, views: s.visibleViews };
@@ -481,6 +482,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         },
         include: { schema: true },
       });
+      await app.junction.viewsChanged();
       await app.audit(request, 'view.create', `${v.schema.name}.${v.name}`);
       return reply.status(201).send(viewOut(v));
     },
@@ -529,6 +531,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
         },
         include: { schema: true },
       });
+      if (columns !== undefined) await app.junction.viewsChanged();
       await app.audit(request, 'view.update', `${v.schema.name}.${v.name}`, {
         changed: (['sql', 'layout', 'description'] as const).filter((k) => b[k] !== undefined),
       });
@@ -558,6 +561,7 @@ export default async function viewRoutes(app: FastifyInstance): Promise<void> {
       }
       await app.junction.dropView(v.schema.name, v.name);
       await app.db.view.delete({ where: { id: v.id } });
+      await app.junction.viewsChanged();
       await app.audit(request, 'view.delete', `${v.schema.name}.${v.name}`);
       await dropGrants(request, { viewSchema: v.schema.name, viewName: v.name }, 'view.delete');
       return { ok: true };

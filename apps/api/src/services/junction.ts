@@ -5,6 +5,7 @@ import type {
   CachePurge,
   EngineOptions,
   DescribeResult,
+  ExecutionBackend,
   ExplainResult,
   Materialization,
   QueryOptions,
@@ -13,6 +14,7 @@ import type {
   RelationReference,
   ViewDefinition,
 } from '@junction/query-core';
+import type { ClusterEvent } from '../cluster/cluster.js';
 import type { Db } from '../db/client.js';
 import { Admission } from '../lib/admission.js';
 import { LimitStore, type JunctionLimits } from '../lib/limits.js';
@@ -43,6 +45,8 @@ export interface EngineLike {
   cacheStats(): { results: CacheCounters; fragments: CacheCounters };
   cacheEntries(): { results: CacheEntryInfo[]; fragments: CacheEntryInfo[] };
   purgeCache(scope?: CachePurge): number;
+  /** the Trino backend queries may run on (services/trino-backend.ts); undefined removes it */
+  setBackend?(backend: ExecutionBackend | undefined): void;
   close(): Promise<void> | void;
 }
 
@@ -52,6 +56,8 @@ export const defaultEngineFactory: EngineFactory = async (options) => {
   const { Engine } = await import('@junction/query-core');
   return new Engine(options) as unknown as EngineLike;
 };
+
+const viewKey = (schema: string, name: string): string => `${schema}\u0000${name}`;
 
 /** Where background work reports failures it cannot return to anyone. */
 export interface BackgroundLog {
@@ -74,8 +80,15 @@ export class JunctionService {
   readonly sources: SourceRegistry;
   readonly queries: QueryService;
   #engine: EngineLike | undefined;
+  /** the views the engine holds, as `schema\u0000name` → SQL (resyncViews compares the rows with it) */
+  readonly #views = new Map<string, string>();
   /** set by the engine plugin to the app's logger */
   log: BackgroundLog = { error: () => undefined };
+  /**
+   * Tells the other servers sharing the metadata database of a change made here (set by the
+   * cluster plugin; with one server nothing is told). Called after the rows are written.
+   */
+  announce: (event: ClusterEvent) => Promise<void> = async () => undefined;
 
   constructor(
     readonly db: Db,
@@ -88,6 +101,7 @@ export class JunctionService {
     this.admission = new Admission(limits);
     this.limitStore = new LimitStore(db, limits);
     this.limitStore.onServerChange = (l) => this.admission.setServer(l);
+    this.limitStore.announce = () => this.announce({ t: 'limits' });
     this.policies = new AccessPolicies(db, engine);
     this.gate = new SourceGate(
       connectorFactory,
@@ -106,6 +120,7 @@ export class JunctionService {
       engine,
       () => this.policies.invalidate(),
       () => this.log,
+      (name) => this.announce({ t: 'source', name }),
     );
     this.queries = new QueryService(this.admission, this.limitStore, limits, this.policies, engine, this.sources);
   }
@@ -130,7 +145,11 @@ export class JunctionService {
   }
 
   // The routes' vocabulary, each one step of the path above.
-  readonly start = (): Promise<void> => this.sources.start();
+  /** Registers the stored sources, then the stored views, without contacting any source. */
+  readonly start = async (): Promise<void> => {
+    await this.sources.start();
+    await this.resyncViews();
+  };
   readonly configOf: SourceRegistry['configOf'] = (row, password) => this.sources.configOf(row, password);
   readonly createSource: SourceRegistry['create'] = (input, opts) => this.sources.create(input, opts);
   readonly findSource: SourceRegistry['find'] = (idOrName) => this.sources.find(idOrName);
@@ -139,7 +158,11 @@ export class JunctionService {
   readonly testSource: SourceRegistry['test'] = (id) => this.sources.test(id);
   readonly refreshSource: SourceRegistry['refresh'] = (id) => this.sources.refresh(id);
   readonly accessPolicy: AccessPolicies['of'] = (p) => this.policies.of(p);
-  readonly invalidateAccess = (): void => this.policies.invalidate();
+  /** After grants changed (or what they name): every server's next query reads them again. */
+  readonly invalidateAccess = async (): Promise<void> => {
+    this.policies.invalidate();
+    await this.announce({ t: 'access' });
+  };
   readonly startQuery: QueryService['start'] = (p, sql, opts) => this.queries.start(p, sql, opts);
   readonly explain: QueryService['explain'] = (p, sql, opts) => this.queries.explain(p, sql, opts);
   readonly describe: QueryService['describe'] = (p, sql) => this.queries.describe(p, sql);
@@ -153,9 +176,10 @@ export class JunctionService {
 
   /** Asks the engine to plan the view; returns its output columns when the engine reports them. */
   async setView(schema: string, name: string, sql: string): Promise<readonly ColumnMeta[] | undefined> {
-    this.invalidateAccess();
+    this.policies.invalidate();
     const out = (await (await this.engine()).setView({ schema, name, sql })) as
       { columns?: readonly ColumnMeta[] } | readonly ColumnMeta[] | undefined;
+    this.#views.set(viewKey(schema, name), sql);
     this.onViewChanged(schema, name);
     if (Array.isArray(out)) return out as readonly ColumnMeta[];
     return (out as { columns?: readonly ColumnMeta[] } | undefined)?.columns;
@@ -167,9 +191,66 @@ export class JunctionService {
   }
 
   async dropView(schema: string, name: string): Promise<void> {
-    this.invalidateAccess();
+    this.policies.invalidate();
     await (await this.engine()).dropView(schema, name);
+    this.#views.delete(viewKey(schema, name));
     this.onViewChanged(schema, name);
+  }
+
+  /**
+   * After view rows were written (created, changed, renamed, deleted): the other servers make
+   * their engines match the rows. The rows, not the event, say what changed, so announcements
+   * arriving in any order, or one standing for several changes, leave every server the same.
+   */
+  async viewsChanged(): Promise<void> {
+    await this.announce({ t: 'views' });
+  }
+
+  /**
+   * Makes the engine's views match the stored rows: defines the new and changed ones (in the
+   * order they were created, so a view reading another comes after it) and drops the ones gone.
+   * A view that does not bind here (a source it reads is gone) stays stored and is tried again
+   * at the next resync; validating it reports why.
+   */
+  async resyncViews(): Promise<void> {
+    const rows = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
+    const wanted = new Map(
+      rows.map((v) => [viewKey(v.schema.name, v.name), { schema: v.schema.name, name: v.name, sql: v.sql }]),
+    );
+    const engine = await this.engine();
+    for (const key of [...this.#views.keys()]) {
+      if (wanted.has(key)) continue;
+      const [schema, name] = key.split('\u0000');
+      this.#views.delete(key);
+      this.policies.invalidate();
+      try {
+        await engine.dropView(schema, name);
+      } catch {
+        // not in the engine (its definition had stopped binding): nothing to drop
+      }
+      this.onViewChanged(schema, name);
+    }
+    for (const [key, v] of wanted) {
+      const known = this.#views.get(key);
+      if (known === v.sql) continue;
+      this.policies.invalidate();
+      try {
+        await engine.setView(v);
+        this.#views.set(key, v.sql);
+      } catch {
+        // the engine kept the old definition: answering with it would be answering another view
+        this.#views.delete(key);
+        if (known !== undefined) {
+          try {
+            await engine.dropView(v.schema, v.name);
+          } catch {
+            // already gone
+          }
+        }
+      }
+      // a materialized copy of a view this server knew answers the old definition
+      if (known !== undefined) this.onViewChanged(v.schema, v.name);
+    }
   }
 
   async close(): Promise<void> {

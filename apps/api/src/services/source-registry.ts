@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   JunctionError,
   isJunctionError,
@@ -42,6 +42,16 @@ interface Live {
   semantics?: SourceSemantics;
   /** the source's consent to reuse its fragments' results (source option fragmentCache) */
   fragmentCache?: FragmentCachePolicy;
+  /** of the row this mirrors (fingerprintOf): another server's change is applied only when it differs */
+  fingerprint?: string;
+}
+
+/** What of a source's row the engine and its connector are built from (not its status). */
+function fingerprintOf(row: Source): string {
+  const parts = [row.engine, row.host, row.port, row.database, row.user, row.file, row.passwordEncrypted, row.options];
+  return createHash('sha256')
+    .update(JSON.stringify([...parts, row.catalog, row.semantics]))
+    .digest('hex');
 }
 
 /** The fragmentCache source option, as the engine takes it. */
@@ -62,6 +72,13 @@ export class SourceRegistry {
   /** each registered source's share of the query slots, by source name */
   readonly shares = new Map<string, SourceShare>();
   readonly #live = new Map<string, Live>();
+  /**
+   * told after the engine's set of sources changed (one added, swapped or removed, here or by
+   * another server's announcement): the Trino backend places the source in a catalog of its own
+   */
+  readonly changed = new Set<(name: string) => void>();
+  /** schemas of a source no catalog shows (lower-cased source name → schema names): Junction's own store in it */
+  readonly #hidden = new Map<string, Set<string>>();
   /** when a query last reported each source reachable (noteSourcesReached) */
   readonly #reachedAt = new Map<string, number>();
 
@@ -75,7 +92,33 @@ export class SourceRegistry {
     /** told when sources change, so access policies are read again */
     private readonly onChange: () => void,
     private readonly log: () => BackgroundLog,
+    /** tells the other servers sharing the metadata database that this source's row changed */
+    private readonly announce: (name: string) => Promise<void> = async () => undefined,
   ) {}
+
+  /**
+   * Keeps a schema of a source out of its catalog: the materialized-view store placed in a
+   * registered source (JUNCTION_MV_STORE) holds every view's rows, which the source's readers
+   * must not reach without the views' own grants. Set before start(); applied to stored
+   * catalogs and to every introspection.
+   */
+  hideSchema(source: string, schema: string): void {
+    const key = source.toLowerCase();
+    const set = this.#hidden.get(key) ?? new Set<string>();
+    set.add(schema.toLowerCase());
+    this.#hidden.set(key, set);
+  }
+
+  #changed(name: string): void {
+    this.onChange();
+    for (const listener of this.changed) listener(name);
+  }
+
+  #visible(source: string, catalog: CatalogSnapshot): CatalogSnapshot {
+    const hidden = this.#hidden.get(source.toLowerCase());
+    if (!hidden) return catalog;
+    return { ...catalog, tables: catalog.tables.filter((t) => !hidden.has(t.schema.toLowerCase())) };
+  }
 
   /**
    * What the engine gets for a source: the connector behind its share of the server, with its
@@ -109,7 +152,7 @@ export class SourceRegistry {
     return new SharedConnector(connector, share);
   }
 
-  /** Registers stored sources and views without contacting any source: a source that is down fails only its queries. */
+  /** Registers stored sources without contacting any source: a source that is down fails only its queries. */
   async start(): Promise<void> {
     const engine = await this.engine();
     for (const row of await this.db.source.findMany()) {
@@ -119,9 +162,10 @@ export class SourceRegistry {
         const connector = await this.gate.system(config, 'startup');
         const live: Live = {
           connector,
-          catalog: JSON.parse(row.catalog),
+          catalog: this.#visible(row.name, JSON.parse(row.catalog) as CatalogSnapshot),
           semantics: row.semantics ? JSON.parse(row.semantics) : undefined,
           fragmentCache: fragmentCacheOf(config.options),
+          fingerprint: fingerprintOf(row),
         };
         await engine.addSource({ name: row.name, ...live, connector: this.#shared(live.connector) });
         this.#live.set(row.name, live);
@@ -133,14 +177,50 @@ export class SourceRegistry {
         });
       }
     }
-    const views = await this.db.view.findMany({ include: { schema: true }, orderBy: { createdAt: 'asc' } });
-    for (const v of views) {
-      try {
-        await engine.setView({ schema: v.schema.name, name: v.name, sql: v.sql });
-      } catch {
-        // a view whose source is gone stays stored; validating it reports why
-      }
+  }
+
+  /**
+   * Mirrors one source's row as another server left it: added, swapped or removed, with the
+   * catalog and semantics the row holds (no test, probe or introspection: the server that made
+   * the change did them). Nothing happens when what the engine has was built from the same row.
+   */
+  async reload(name: string): Promise<void> {
+    const row = await this.db.source.findUnique({ where: { name } });
+    const live = this.#live.get(name);
+    if (!row || !row.catalog) {
+      if (!live) return;
+      this.#changed(name);
+      await (await this.engine()).removeSource(name);
+      this.#live.delete(name);
+      // in the background, as in #swap: the pool drains the statements still running on it
+      void live.connector
+        .close()
+        .catch((err: unknown) => this.log().error({ err, source: name }, 'closing a removed connection pool failed'));
+      return;
     }
+    const fingerprint = fingerprintOf(row);
+    if (live?.fingerprint === fingerprint) return;
+    const config = this.configOf(row);
+    const connector = await this.gate.system(config, 'startup');
+    await this.#swap(name, {
+      connector,
+      catalog: this.#visible(row.name, JSON.parse(row.catalog) as CatalogSnapshot),
+      semantics: row.semantics ? JSON.parse(row.semantics) : undefined,
+      fragmentCache: fragmentCacheOf(config.options),
+      fingerprint,
+    });
+  }
+
+  /** Every source as the rows say now (after this server may have missed announcements). */
+  async reloadAll(): Promise<void> {
+    const names = new Set([
+      ...this.#live.keys(),
+      ...(await this.db.source.findMany({ select: { name: true } })).map((r) => r.name),
+    ]);
+    for (const name of names)
+      await this.reload(name).catch((err: unknown) =>
+        this.log().error({ err, source: name }, 'could not mirror a source'),
+      );
   }
 
   configOf(row: Source, password?: string): SourceConfig {
@@ -173,7 +253,7 @@ export class SourceRegistry {
         );
       }
       const semantics = await connector.probe();
-      const catalog = await connector.introspect();
+      const catalog = this.#visible(config.name, await connector.introspect());
       return { connector, semantics, catalog, diagnosis, fragmentCache: fragmentCacheOf(config.options) };
     } catch (e) {
       await connector.close().catch(() => undefined);
@@ -199,8 +279,9 @@ export class SourceRegistry {
     }
     const config: SourceConfig = { ...input, options: input.options ?? {} };
     const live = await this.#connect(config);
+    let row: Source;
     try {
-      const row = await this.db.source.create({
+      row = await this.db.source.create({
         data: {
           id: randomUUID(),
           name: input.name,
@@ -216,6 +297,7 @@ export class SourceRegistry {
           demo: opts.demo ?? false,
         },
       });
+      live.fingerprint = fingerprintOf(row);
       this.#live.set(row.name, live);
       await (
         await this.engine()
@@ -226,13 +308,14 @@ export class SourceRegistry {
         semantics: live.semantics,
         fragmentCache: live.fragmentCache,
       });
-      this.onChange();
-      return row;
+      this.#changed(row.name);
     } catch (e) {
       this.#live.delete(input.name);
       await live.connector.close().catch(() => undefined);
       throw e;
     }
+    await this.announce(row.name);
+    return row;
   }
 
   async find(idOrName: string): Promise<Source> {
@@ -279,13 +362,14 @@ export class SourceRegistry {
         ...onlineColumns(live),
       },
     });
-    await this.#swap(updated.name, live);
+    await this.#swap(updated.name, { ...live, fingerprint: fingerprintOf(updated) });
+    await this.announce(updated.name);
     return updated;
   }
 
   async #swap(name: string, live: Live): Promise<void> {
     const engine = await this.engine();
-    this.onChange();
+    this.#changed(name);
     const old = this.#live.get(name);
     if (old) await engine.removeSource(name);
     this.#live.set(name, live);
@@ -314,7 +398,8 @@ export class SourceRegistry {
     }
     await this.db.source.delete({ where: { id: row.id } });
     await this.db.grant.deleteMany({ where: { sourceName: row.name } });
-    this.onChange();
+    this.#changed(row.name);
+    await this.announce(row.name);
     return row;
   }
 
@@ -352,7 +437,8 @@ export class SourceRegistry {
         ...onlineColumns(live),
       },
     });
-    await this.#swap(updated.name, live);
+    await this.#swap(updated.name, { ...live, fingerprint: fingerprintOf(updated) });
+    await this.announce(updated.name);
     return updated;
   }
 
