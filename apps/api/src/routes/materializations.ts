@@ -89,7 +89,8 @@ export default async function materializationRoutes(app: FastifyInstance): Promi
     {
       schema: {
         tags: ['views'],
-        summary: 'Refresh now: load the rows into a new table, then swap it in (a failure keeps the previous rows)',
+        summary:
+          'Refresh now: load the rows into a new table, then swap it in (a failure keeps the previous rows). While another server sharing the store refreshes the view, waits for that refresh and answers with its outcome',
         params: ViewParams,
         response: { 200: Status, ...errors(404) },
       },
