@@ -43,6 +43,11 @@ export default defineConfig({
     // only reads the studio (and adds users under unique names): it runs on its own too,
     // `npx playwright test -c e2e/playwright.config.ts connect.spec.ts`
     { name: 'connect', testMatch: 'connect.spec.ts' },
+    // the Run-on control: reads the studio, answers GET /engines itself; runs on its own too
+    { name: 'run-on', testMatch: 'run-on.spec.ts' },
+    // queries on Trino (skipped without TRINO_URL): registers sources, so after the others;
+    // alone: `TRINO_URL=… npx playwright test -c e2e/playwright.config.ts trino.spec.ts --no-deps`
+    { name: 'trino', testMatch: 'trino.spec.ts', dependencies: ['lab'] },
   ],
   outputDir: path.join(root, 'test-results'),
   // one studio with one demo federation; the machine has two cores
@@ -87,6 +92,8 @@ export default defineConfig({
       LOG_LEVEL: 'warn',
       // the suite signs in, as one client address, more often than 30 times a minute on a fast machine
       JUNCTION_SIGNIN_RATE: '1000',
+      // the studio's Trino backend, when the run is given one (trino.spec.ts)
+      ...(process.env.TRINO_URL ? { JUNCTION_TRINO_URL: process.env.TRINO_URL } : {}),
     },
   },
 });

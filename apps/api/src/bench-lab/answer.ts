@@ -27,6 +27,20 @@ export interface AnswerCheck {
   /** rows both sides returned over every check (0: the check compared nothing, and says so) */
   readonly rowsCompared?: number;
   readonly note?: string;
+  /** the federated SQL on the Trino backend against the same direct rows (when a phase runs it there) */
+  readonly trino?: EngineCheck;
+}
+
+/** One more engine's answers against the direct ones, over the same parameter sets. */
+export interface EngineCheck {
+  readonly digest: AnswerDigest | null;
+  /** true: the direct rows; false: they differ (a failure); null: it could not run (error says why) */
+  readonly equivalent: boolean | null;
+  /** up to a few rows only one side has, of the first parameter set that differed */
+  readonly sample?: { readonly onlyDirect: string[]; readonly onlyEngine: string[] };
+  readonly params?: readonly (string | number)[];
+  readonly checks?: readonly { readonly params: readonly (string | number)[]; readonly rows: number; readonly equivalent: boolean }[];
+  readonly error?: string;
 }
 
 export interface ParamCheck {

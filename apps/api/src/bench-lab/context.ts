@@ -114,9 +114,9 @@ export class RunContext {
     return ids ? ids.map((id) => this.query(id)) : [...this.def.queries];
   }
 
-  /** Modes a query can run in, among those asked. */
+  /** Modes a query can run in, among those asked (trino runs the federated SQL, which every query has). */
   can(q: BenchQuery, mode: Mode): boolean {
-    return mode === 'federated' || (mode === 'direct' ? !!q.direct : !!q.pushdown);
+    return mode === 'federated' || mode === 'trino' || (mode === 'direct' ? !!q.direct : !!q.pushdown);
   }
 
   throwIfCancelled(): void {
@@ -192,7 +192,7 @@ export class RunContext {
    * not listening (an embedding program's, or a test's) is driven through Fastify's inject, and
    * the run's environment says so.
    */
-  async #http(sql: string, params: readonly Value[], digest?: Digester): Promise<Execution> {
+  async #http(sql: string, params: readonly Value[], digest: Digester | undefined, engine: 'local' | 'trino'): Promise<Execution> {
     const { secret } = await this.#httpToken();
     this.throwIfCancelled();
     const headers = {
@@ -200,7 +200,7 @@ export class RunContext {
       accept: 'application/x-ndjson',
       'content-type': 'application/json',
     };
-    const payload = JSON.stringify({ sql, params, timeoutMs: this.timeoutMs });
+    const payload = JSON.stringify({ sql, params, timeoutMs: this.timeoutMs, engine });
     const address = this.app.server.listening ? (this.app.server.address() as AddressInfo | null) : null;
     const t0 = performance.now();
     let status: number;
@@ -311,7 +311,11 @@ export class RunContext {
     this.throwIfCancelled();
     if (mode === 'direct') return this.#direct(q, params, digest);
     const sql = mode === 'pushdown' ? q.pushdown! : q.federated;
-    if (this.def.settings.via === 'http') return this.#http(sql, params, digest);
+    // trino: the same statement with engine trino; federated and pushdown measure Junction itself,
+    // so they say local (a server whose default is auto would otherwise send some to Trino and
+    // the columns would compare Trino with Trino). The option wins over a hint in the SQL.
+    const engine = mode === 'trino' ? ('trino' as const) : ('local' as const);
+    if (this.def.settings.via === 'http') return this.#http(sql, params, digest, engine);
     const abort = new AbortController();
     const onAbort = () => abort.abort(cancelled());
     this.signal.addEventListener('abort', onAbort, { once: true });
@@ -322,6 +326,7 @@ export class RunContext {
         timeoutMs: this.timeoutMs,
         signal: abort.signal,
         admission: this.budget,
+        engine,
       });
       let rows = 0;
       let bytes = 0;
@@ -429,8 +434,10 @@ export class RunContext {
       direct: null,
       pushdown: null,
       federated: null,
+      trino: null,
       equivalent,
-      failed: equivalent === false,
+      ...(check?.trino ? { trinoEquivalent: check.trino.equivalent } : {}),
+      failed: equivalent === false || check?.trino?.equivalent === false,
     };
     this.results.queries.push(e);
     return e;

@@ -50,9 +50,19 @@ export type BenchQuery = Static<typeof BenchQuery>;
 
 const Users = Type.Array(Type.Integer({ minimum: 1, maximum: 64 }), { minItems: 1, maxItems: 30 });
 const QueryIds = Type.Optional(Type.Array(Type.String({ maxLength: 40 }), { maxItems: 100 }));
-export const Mode = Type.Union([Type.Literal('direct'), Type.Literal('pushdown'), Type.Literal('federated')]);
+/**
+ * direct: native SQL on the direct target; pushdown: that SQL through Junction over the one
+ * source; federated: the federated SQL through Junction; trino: the same federated SQL run with
+ * engine trino (the configured Trino backend; refused where none is configured, bench-lab/trino.ts)
+ */
+export const Mode = Type.Union([
+  Type.Literal('direct'),
+  Type.Literal('pushdown'),
+  Type.Literal('federated'),
+  Type.Literal('trino'),
+]);
 export type Mode = Static<typeof Mode>;
-const Modes = Type.Optional(Type.Array(Mode, { minItems: 1, maxItems: 3 }));
+const Modes = Type.Optional(Type.Array(Mode, { minItems: 1, maxItems: 4, uniqueItems: true }));
 
 export const Phase = Type.Union([
   Type.Object(

@@ -24,7 +24,14 @@ export function exportJson(run: RunRecord): Record<string, unknown> {
   return { format: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), run };
 }
 
-const MODES = ['direct', 'pushdown', 'federated'] as const;
+const MODES = ['direct', 'pushdown', 'federated', 'trino'] as const;
+type EntryMode = (typeof MODES)[number];
+
+/** A query entry's stats in a mode (runs stored before the trino mode have no such field). */
+const statsIn = (q: QueryResultEntry, m: EntryMode): LatencyStats | null => q[m] ?? null;
+/** The answer check of that mode: Trino's own, the federated one for the modes through Junction. */
+const equivalentIn = (q: QueryResultEntry, m: EntryMode): boolean | null =>
+  m === 'trino' ? (q.trinoEquivalent ?? null) : q.equivalent;
 const COLUMNS = [
   'executions',
   'errors',
@@ -52,9 +59,11 @@ export function exportCsv(run: RunRecord, opts: ExportOptions = {}): string {
   const lines = [['run', 'phase', 'query', 'mode', 'users', 'throughput', ...COLUMNS, 'equivalent'].join(',')];
   for (const q of run.results.queries ?? []) {
     for (const m of MODES) {
-      const s = q[m];
+      const s = statsIn(q, m);
       if (!s) continue;
-      lines.push([run.id, q.phase, q.query, m, '', '', ...COLUMNS.map((c) => s[c]), q.equivalent].map(cell).join(','));
+      lines.push(
+        [run.id, q.phase, q.query, m, '', '', ...COLUMNS.map((c) => s[c]), equivalentIn(q, m)].map(cell).join(','),
+      );
     }
   }
   for (const st of run.results.steps ?? []) {
@@ -92,7 +101,7 @@ export function compareRuns(a: RunRecord, b: RunRecord) {
   const key = (q: QueryResultEntry, m: string) => `${q.phase}\u0000${q.query}\u0000${m}`;
   const rows = new Map<
     string,
-    { phase: string; phaseIndex: number; query: string; mode: string; a?: QueryResultEntry; b?: QueryResultEntry }
+    { phase: string; phaseIndex: number; query: string; mode: EntryMode; a?: QueryResultEntry; b?: QueryResultEntry }
   >();
   for (const [side, run] of [
     ['a', a],
@@ -100,7 +109,7 @@ export function compareRuns(a: RunRecord, b: RunRecord) {
   ] as const) {
     for (const q of run.results.queries ?? []) {
       for (const m of MODES) {
-        if (!q[m]) continue;
+        if (!statsIn(q, m)) continue;
         const k = key(q, m);
         const r = rows.get(k) ?? { phase: q.phase, phaseIndex: q.phaseIndex, query: q.query, mode: m };
         r[side] = q;
@@ -109,8 +118,8 @@ export function compareRuns(a: RunRecord, b: RunRecord) {
     }
   }
   const out: CompareRow[] = [...rows.values()].map((r) => {
-    const sa = r.a?.[r.mode as (typeof MODES)[number]] ?? null;
-    const sb = r.b?.[r.mode as (typeof MODES)[number]] ?? null;
+    const sa = r.a ? statsIn(r.a, r.mode) : null;
+    const sb = r.b ? statsIn(r.b, r.mode) : null;
     return {
       phase: r.phase,
       phaseIndex: r.phaseIndex,
@@ -120,8 +129,8 @@ export function compareRuns(a: RunRecord, b: RunRecord) {
       b: sb,
       p50DiffPct: pct(sa?.p50Ms, sb?.p50Ms),
       p95DiffPct: pct(sa?.p95Ms, sb?.p95Ms),
-      equivalentA: r.a?.equivalent ?? null,
-      equivalentB: r.b?.equivalent ?? null,
+      equivalentA: r.a ? equivalentIn(r.a, r.mode) : null,
+      equivalentB: r.b ? equivalentIn(r.b, r.mode) : null,
       ...(r.a?.partial ? { partialA: true } : {}),
       ...(r.b?.partial ? { partialB: true } : {}),
     };

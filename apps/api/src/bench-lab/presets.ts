@@ -1,6 +1,6 @@
 import { JunctionError, type EngineName } from '@junction/connectors';
 import { jdvWorkload, paramMax, type Workload } from '@junction/tpch/workload';
-import type { BenchQuery, Definition, ParamGen, Phase, Settings } from './definition.js';
+import type { BenchQuery, Definition, Mode, ParamGen, Phase, Settings } from './definition.js';
 
 /**
  * The lab's presets over the TPC-H-like schema of the JDV workload (packages/tpch/workload/jdv).
@@ -12,8 +12,11 @@ export interface Preset {
   readonly id: string;
   readonly name: string;
   readonly description: string;
-  /** directEngine: the direct target's engine, whose dialect the direct SQL is rendered in (PostgreSQL's by default) */
-  build(settings: Settings, directEngine?: EngineName): { queries: BenchQuery[]; phases: Phase[] };
+  /**
+   * directEngine: the direct target's engine, whose dialect the direct SQL is rendered in
+   * (PostgreSQL's by default); trino: Trino can run queries, so the phases run them there too
+   */
+  build(settings: Settings, directEngine?: EngineName, trino?: boolean): { queries: BenchQuery[]; phases: Phase[] };
 }
 
 /** Overrides of a preset's phases a script or the form may give (shorter runs, fewer users). */
@@ -58,6 +61,8 @@ export function directRefusal(engine: EngineName, source: string): string | null
       return `The presets' direct SQL cannot run on the SQLite source "${source}": SQLite keeps TPC-H's CHAR values padded with spaces (r_name = 'AFRICA' selects nothing) and DECIMAL as floating point (sums differ in their last digits), so the direct answers would differ from Junction's right ones. Choose a PostgreSQL or MySQL/MariaDB source as the direct target, or define custom queries with SQLite's own direct SQL.`;
     case 'sqlserver':
       return `The presets' direct SQL is not rendered for SQL Server (source "${source}"): T-SQL has no TIMESTAMP literal and binds @p parameters. Choose a PostgreSQL or MySQL/MariaDB source as the direct target, or define custom queries with T-SQL direct SQL.`;
+    case 'trino':
+      return `"${source}" is the Trino execution backend, not a source holding the data: choose a PostgreSQL or MySQL/MariaDB source as the direct target.`;
   }
 }
 
@@ -114,6 +119,8 @@ function jdvQueries(
 }
 
 const workload = (s: Settings) => jdvWorkload(s.sf ?? 0.01);
+/** `modes` and, when Trino can run them, the same federated queries through it beside */
+const plus = (modes: Mode[], trino: boolean | undefined): Mode[] => (trino ? [...modes, 'trino'] : modes);
 
 export const PRESETS: readonly Preset[] = [
   {
@@ -121,7 +128,7 @@ export const PRESETS: readonly Preset[] = [
     name: 'JBoss DV study (A–H)',
     description:
       'The JBoss Data Virtualization study: queries A–F and H alone, direct against one database and through Junction over the four sources (use cases 1–2); query G (= B) by 1…20 concurrent users for a fixed time (use case 3); OLTP query H with a fresh random customer key per execution by 1…16 users, throughput per level (use case 4).',
-    build: (s, engine) => ({
+    build: (s, engine, trino) => ({
       queries: jdvQueries(workload(s), s, ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'], {}, engine),
       phases: [
         {
@@ -130,7 +137,7 @@ export const PRESETS: readonly Preset[] = [
           queries: ['A', 'B', 'C', 'D', 'E', 'F', 'H'],
           warmups: 1,
           repetitions: 5,
-          modes: s.direct ? ['direct', 'pushdown', 'federated'] : ['federated'],
+          modes: plus(s.direct ? ['direct', 'pushdown', 'federated'] : ['federated'], trino),
         },
         {
           type: 'concurrency',
@@ -138,7 +145,7 @@ export const PRESETS: readonly Preset[] = [
           query: 'G',
           users: [1, 2, 5, 10, 20],
           stepSeconds: 10,
-          modes: s.direct ? ['direct', 'federated'] : ['federated'],
+          modes: plus(s.direct ? ['direct', 'federated'] : ['federated'], trino),
         },
         {
           type: 'concurrency',
@@ -146,7 +153,7 @@ export const PRESETS: readonly Preset[] = [
           query: 'H',
           users: [1, 2, 4, 8, 16],
           stepSeconds: 10,
-          modes: s.direct ? ['direct', 'federated'] : ['federated'],
+          modes: plus(s.direct ? ['direct', 'federated'] : ['federated'], trino),
         },
       ],
     }),
@@ -156,10 +163,22 @@ export const PRESETS: readonly Preset[] = [
     name: 'Weighted OLTP mix',
     description:
       "The TPoX driver's method: queries H (70 %), A (20 %) and E (10 %) drawn by weight by N users for a duration; per-query p50/p90/p95/p99/max and a summary per interval.",
-    build: (s, engine) => ({
+    build: (s, engine, trino) => ({
       queries: jdvQueries(workload(s), s, ['H', 'A', 'E'], { H: 70, A: 20, E: 10 }, engine),
       phases: [
         { type: 'mix', label: 'Weighted mix through Junction', users: 4, durationSeconds: 30, intervalSeconds: 2 },
+        ...(trino
+          ? [
+              {
+                type: 'mix' as const,
+                label: 'Weighted mix through Trino',
+                users: 4,
+                durationSeconds: 30,
+                intervalSeconds: 2,
+                mode: 'trino' as const,
+              },
+            ]
+          : []),
         ...(s.direct
           ? [
               {
@@ -180,10 +199,13 @@ export const PRESETS: readonly Preset[] = [
     name: 'Query streams',
     description:
       "Red Hat's study: several users each run queries A–F and H in a different order; the score is the geometric mean of the per-query times, with the machine's CPU sampled beside it. Then Delphix's cold vs warm: one pass after Junction's caches are cleared, warm passes, and a second user's warm pass.",
-    build: (s, engine) => ({
+    build: (s, engine, trino) => ({
       queries: jdvQueries(workload(s), s, ['A', 'B', 'C', 'D', 'E', 'F', 'H'], {}, engine),
       phases: [
         { type: 'streams', label: 'Query streams through Junction', users: 4 },
+        ...(trino
+          ? [{ type: 'streams' as const, label: 'Query streams through Trino', users: 4, mode: 'trino' as const }]
+          : []),
         ...(s.direct
           ? [{ type: 'streams' as const, label: 'Query streams direct', users: 4, mode: 'direct' as const }]
           : []),
@@ -246,8 +268,9 @@ export function definitionOf(
   settings: Settings,
   parts: { queries?: BenchQuery[]; phases?: Phase[]; overrides?: Overrides },
   directEngine?: EngineName,
+  trino?: boolean,
 ): Definition {
-  const built = preset?.build(settings, directEngine);
+  const built = preset?.build(settings, directEngine, trino);
   const only = parts.overrides?.queries;
   // the queries the overrides leave out are neither run nor checked
   const queries = (parts.queries ?? built?.queries ?? []).filter((q) => !only || only.includes(q.id));

@@ -11,9 +11,13 @@ export interface QueryResultEntry {
   direct: LatencyStats | null;
   pushdown: LatencyStats | null;
   federated: LatencyStats | null;
+  /** the federated SQL run on the Trino backend (absent in runs stored before the lab had the mode) */
+  trino?: LatencyStats | null;
   /** federated vs direct answers (row count + order-independent checksum); null without a direct target */
   equivalent: boolean | null;
-  /** a wrong answer is a failure whatever its speed */
+  /** Trino's answers vs the direct ones; set only when the run checked them (a phase runs the query on trino) */
+  trinoEquivalent?: boolean | null;
+  /** a wrong answer, federated or on Trino, is a failure whatever its speed */
   failed: boolean;
   /** the phase ended early (cancelled, or the server stopped): the stats are of what it finished */
   partial?: boolean;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { isJunctionError, JunctionError } from '@junction/connectors';
 import type { Principal } from '../plugins/auth.js';
-import { compareAnswers, Digester, type AnswerCheck, type ParamCheck } from './answer.js';
+import { compareAnswers, Digester, type AnswerCheck, type EngineCheck, type ParamCheck } from './answer.js';
 import { RunContext } from './context.js';
 import type { BenchQuery, Definition, Phase } from './definition.js';
 import { runColdWarm } from './phases/coldwarm.js';
@@ -14,6 +14,7 @@ import { runStreams } from './phases/streams.js';
 import { quoted } from './presets.js';
 import { emptyResults, type Progress, type RunResults } from './results.js';
 import { startSampler } from './sampler.js';
+import { labTrino, refuseTrinoModes, trinoQueries } from './trino.js';
 
 /** interrupted: the server stopped during the run (it keeps the results flushed until then) */
 export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
@@ -66,16 +67,26 @@ export class BenchLab {
 
   constructor(readonly app: FastifyInstance) {}
 
+  /**
+   * Marks interrupted the runs still 'queued' or 'running' that no server runs: at start, and,
+   * when several servers share the metadata database, after heartbeats (a server that stopped
+   * or was killed during a run), sparing the runs of the servers alive.
+   */
   async recover(): Promise<void> {
+    const cluster = this.app.cluster;
     const rows = await this.app.db.benchmarkRun.findMany({
       where: { status: { in: ['queued', 'running'] } },
-      select: { id: true, progress: true, results: true },
+      select: { id: true, progress: true, results: true, replica: true },
     });
+    if (!rows.length) return;
+    const live = cluster.replicas ? new Set((await cluster.replicas.live()).map((r) => r.id)) : new Set<string>();
     for (const row of rows) {
+      if (this.active.has(row.id) || (row.replica !== null && live.has(row.replica))) continue;
       const progress = parseObject(row.progress);
       const results = markCutShort(row.results, progress.phaseIndex);
-      await this.app.db.benchmarkRun.update({
-        where: { id: row.id },
+      // only while it still says it runs: its server may have finished it meanwhile
+      await this.app.db.benchmarkRun.updateMany({
+        where: { id: row.id, status: { in: ['queued', 'running'] } },
         data: {
           status: 'interrupted',
           finishedAt: new Date(),
@@ -90,6 +101,8 @@ export class BenchLab {
     const bench = await this.app.db.benchmark.findUnique({ where: { id: benchmarkId } });
     if (!bench) throw new JunctionError('benchmark_not_found', 'not_found', `No benchmark "${benchmarkId}".`);
     const def = JSON.parse(bench.definition) as Definition;
+    // defined while Trino was there, run now that it is not: said before the run, not per execution
+    refuseTrinoModes(def, labTrino(this.app));
     const id = randomUUID();
     await this.app.db.benchmarkRun.create({
       data: {
@@ -98,6 +111,8 @@ export class BenchLab {
         name: bench.name,
         benchmarkId,
         config: bench.definition,
+        // the server running it: while that one is alive, no other marks it interrupted
+        replica: this.app.cluster.self.id,
         // whole from the start: a run the server's stop cuts short before its first flush still
         // reads as a run with no results yet, not as an empty object
         results: JSON.stringify(emptyResults()),
@@ -206,12 +221,14 @@ export class BenchLab {
         await this.#phase(ctx, phase, i, label);
       }
       ctx.progress.fraction = 1;
-      const wrong = Object.entries(ctx.results.answers).filter(([, a]) => a.equivalent === false);
+      const wrong = mismatches(ctx.results);
       if (wrong.length) {
         // a wrong answer is a failure whatever the times: the run says so first
         status = 'failed';
         ctx.progress.failure = 'answers';
-        failure = `Wrong answer${wrong.length > 1 ? 's' : ''}: ${wrong.map(([q]) => q).join(', ')} — Junction's rows differ from the direct ones.`;
+        failure = `Wrong answer${wrong.length > 1 ? 's' : ''}: ${wrong.join(', ')} — ${
+          wrong.some((w) => w.endsWith(TRINO_MISMATCH)) ? 'the' : "Junction's"
+        } rows differ from the direct ones.`;
       } else status = 'done';
     } catch (e) {
       if (ctx.signal.aborted) status = 'cancelled';
@@ -266,22 +283,29 @@ export class BenchLab {
   async #checkAnswers(ctx: RunContext): Promise<void> {
     ctx.progress.phase = 'Answer checks';
     const used = queriesInUse(ctx.def);
+    const onTrino = trinoQueries(ctx.def);
     for (const q of ctx.def.queries) {
       if (!q.direct || !used.has(q.id)) continue;
-      ctx.results.answers[q.id] = await this.#checkAnswer(ctx, q);
+      ctx.results.answers[q.id] = await this.#checkAnswer(ctx, q, onTrino.has(q.id));
       const a = ctx.results.answers[q.id];
       if (a.rowsCompared === 0 && a.equivalent === true)
         ctx.results.warnings.push(`Answer check of ${q.id}: both sides returned 0 rows, so it compared nothing.`);
     }
   }
 
-  async #checkAnswer(ctx: RunContext, q: BenchQuery): Promise<AnswerCheck> {
+  /**
+   * `trino`: the query runs on Trino in some phase, so Trino's rows are compared with the same
+   * direct rows, key by key; a Trino that fails is said in its own check and leaves Junction's be.
+   */
+  async #checkAnswer(ctx: RunContext, q: BenchQuery, trino: boolean): Promise<AnswerCheck> {
     const keys = ctx.paramStream(`answers:${q.id}`);
     const d = new Digester();
     const f = new Digester();
     const checks: ParamCheck[] = [];
     let differing: { params: (string | number)[]; check: AnswerCheck } | undefined;
     let params: (string | number)[] = [];
+    const t = trino ? new EngineComparison() : undefined;
+    const withTrino = (check: AnswerCheck): AnswerCheck => (t ? { ...check, trino: t.result() } : check);
     try {
       for (let i = 0; i < (q.params?.length ? CHECK_KEYS : 1); i++) {
         ctx.throwIfCancelled();
@@ -291,6 +315,7 @@ export class BenchLab {
         const fk = new Digester();
         await ctx.execute(q, 'direct', params, dk);
         await ctx.execute(q, 'federated', params, fk);
+        if (t) await t.check(params, dk, (tk) => ctx.execute(q, 'trino', params, tk), ctx.signal);
         const check = compareAnswers(dk, fk);
         checks.push({
           params,
@@ -304,25 +329,25 @@ export class BenchLab {
       }
     } catch (e) {
       if (ctx.signal.aborted) throw e;
-      return {
+      return withTrino({
         direct: null,
         federated: null,
         equivalent: null,
         params,
         checks,
-        error: isJunctionError(e) || e instanceof Error ? e.message.slice(0, 500) : String(e),
-      };
+        error: errorText(e),
+      });
     }
     // the digests and sample of the key that differed: the rows shown are that key's
-    if (differing) return { ...differing.check, params: differing.params, checks };
+    if (differing) return withTrino({ ...differing.check, params: differing.params, checks });
     const rows = d.digest().rows;
-    return {
+    return withTrino({
       ...compareAnswers(d, f),
       params: checks[0]?.params ?? [],
       checks,
       rowsCompared: rows,
       ...(rows === 0 ? { note: 'Both sides returned 0 rows: the check compared nothing.' } : {}),
-    };
+    });
   }
 
   /**
@@ -425,14 +450,79 @@ function parseObject(s: string | null): Record<string, unknown> {
   }
 }
 
+const errorText = (e: unknown): string =>
+  isJunctionError(e) || e instanceof Error ? e.message.slice(0, 500) : String(e);
+
+/**
+ * Trino's answers against the direct ones over the answer check's parameter sets: digests summed
+ * as Junction's are, the first set that differs kept with its sample. Its first failure ends it
+ * (Trino away, a statement it refuses): the error is the check's, not the whole answer check's.
+ */
+export class EngineComparison {
+  readonly #all = new Digester();
+  readonly #checks: { params: (string | number)[]; rows: number; equivalent: boolean }[] = [];
+  #differing: { params: (string | number)[]; check: AnswerCheck } | undefined;
+  #error: string | undefined;
+
+  async check(
+    params: (string | number)[],
+    direct: Digester,
+    run: (into: Digester) => Promise<unknown>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (this.#error !== undefined) return;
+    const mine = new Digester();
+    try {
+      await run(mine);
+    } catch (e) {
+      if (signal.aborted) throw e;
+      this.#error = errorText(e);
+      return;
+    }
+    const c = compareAnswers(direct, mine);
+    this.#checks.push({ params, rows: c.federated!.rows, equivalent: c.equivalent === true });
+    if (c.equivalent === false) this.#differing ??= { params, check: c };
+    this.#all.merge(mine);
+  }
+
+  result(): EngineCheck {
+    const checks = { checks: this.#checks };
+    if (this.#error !== undefined)
+      return { digest: null, equivalent: null, error: this.#error, ...checks };
+    if (this.#differing) {
+      const s = this.#differing.check.sample;
+      return {
+        digest: this.#differing.check.federated,
+        equivalent: false,
+        params: this.#differing.params,
+        ...(s ? { sample: { onlyDirect: s.onlyDirect, onlyEngine: s.onlyFederated } } : {}),
+        ...checks,
+      };
+    }
+    if (!this.#checks.length) return { digest: null, equivalent: null, ...checks };
+    return { digest: this.#all.digest(), equivalent: true, params: this.#checks[0].params, ...checks };
+  }
+}
+
+/** What a check that differs is called in the summary and the failure when it is Trino's. */
+const TRINO_MISMATCH = ' on Trino';
+
+/** The queries whose answers differ from the direct ones: `A` through Junction, `A on Trino` there. */
+export function mismatches(r: Pick<RunResults, 'answers'>): string[] {
+  const out: string[] = [];
+  for (const [q, a] of Object.entries(r.answers)) {
+    if (a.equivalent === false) out.push(q);
+    if (a.trino?.equivalent === false) out.push(q + TRINO_MISMATCH);
+  }
+  return out;
+}
+
 /** The summary of what the run has so far (written with every flush of its results, and at its end). */
 function summarize(ctx: RunContext): RunResults {
   const r = ctx.results;
   r.summary.executions = ctx.progress.executions;
   r.summary.errors = ctx.progress.errors;
-  r.summary.mismatches = Object.entries(r.answers)
-    .filter(([, a]) => a.equivalent === false)
-    .map(([q]) => q);
+  r.summary.mismatches = mismatches(r);
   r.summary.geomeanMs = r.streams.length ? r.streams[0].geomeanMs : null;
   r.summary.seconds = (Date.now() - ctx.started) / 1000;
   return r;

@@ -568,6 +568,22 @@ describe('benchmark lab', () => {
     expect(Object.keys(run.results.answers)).toEqual(['G']);
   });
 
+  it('without a Trino backend the presets leave the trino mode out, and a phase asking for it is refused', async () => {
+    const presets = (await api('GET', '/api/v1/benchmarks/presets')).json() as Json[];
+    const modes = presets.flatMap((p) => p.phases.flatMap((ph: Json) => ph.modes ?? [ph.mode ?? 'federated']));
+    expect(modes).not.toContain('trino');
+    const refused = await api('POST', '/api/v1/benchmarks', {
+      name: 'on trino',
+      queries: [{ id: 'Q', federated: 'SELECT 1' }],
+      phases: [{ type: 'single', label: 'alone', warmups: 0, repetitions: 1, modes: ['federated', 'trino'] }],
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      code: 'trino_not_configured',
+      details: { field: 'phases' },
+    });
+  });
+
   it('counts the data to check the scale, and warns when the settings say another', async () => {
     const runId = await startRun({
       name: 'wrong scale',

@@ -8,11 +8,14 @@ import { compareRuns, EXPORT_FORMAT, exportCsv, exportJson, type RunRecord } fro
 import { Loader } from '../bench-lab/loader.js';
 import { definitionOf, directRefusal, PRESETS, presetById } from '../bench-lab/presets.js';
 import { BenchLab } from '../bench-lab/runner.js';
+import { labTrino, refuseTrinoModes } from '../bench-lab/trino.js';
 import { conflict, notFound } from '../lib/errors.js';
 import { errors, Json } from '../lib/schemas.js';
 import type { Principal } from '../plugins/auth.js';
 
 const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+/** how long a cancel waits for the run to stop on the server running it */
+const RUN_STOP_MS = 30_000;
 const RunId = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 100 }) });
 const RunSummary = Type.Object({
   id: Type.String(),
@@ -128,6 +131,15 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
   const loader = new Loader(app);
   app.addHook('onReady', async () => lab.recover());
   app.addHook('onClose', async () => lab.close());
+  // a run lives on the server that started it; any server follows it from its row and cancels it here
+  app.cluster.replicas?.afterBeat(() => lab.recover());
+  app.cluster.answer('benchmark-cancel', async (q) => {
+    const runId = String((q as { runId?: unknown }).runId);
+    if (!lab.cancel(runId)) return false;
+    await lab.active.get(runId)?.done.catch(() => undefined);
+    return true;
+  });
+  app.cluster.answer('benchmark-load', (q) => loader.jobs.get(String((q as { id?: unknown }).id)) ?? null);
 
   // what the caller may not read does not exist for them (404, as for an unknown id)
   const findRun = async (p: Principal, runId: string) => {
@@ -148,7 +160,7 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         tags: ['benchmarks'],
         summary: "The lab's presets",
         description:
-          "Each preset's queries (id and title) and its phases with their default settings, as built with a direct target: a form starts from them.",
+          "Each preset's queries (id and title) and its phases with their default settings, as built with a direct target (and, when Trino can run queries, with the trino mode beside): a form starts from them.",
         response: {
           200: Type.Array(
             Type.Object({
@@ -163,9 +175,10 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         },
       },
     },
-    async () =>
-      PRESETS.map((p) => {
-        const built = p.build({ direct: 'direct' });
+    async () => {
+      const trino = labTrino(app)?.available ?? false;
+      return PRESETS.map((p) => {
+        const built = p.build({ direct: 'direct' }, undefined, trino);
         return {
           id: p.id,
           name: p.name,
@@ -173,7 +186,8 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
           queries: built.queries.map((q) => ({ id: q.id, ...(q.title ? { title: q.title } : {}) })),
           phases: built.phases,
         };
-      }),
+      });
+    },
   );
 
   app.get(
@@ -209,7 +223,7 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         tags: ['benchmarks'],
         summary: 'Define a benchmark, from a preset (with overrides) or from queries and phases',
         body: CreateBenchmarkBody,
-        response: { 201: Type.Object({ id: Type.String() }), ...errors(400, 404) },
+        response: { 201: Type.Object({ id: Type.String() }), ...errors(400, 404, 503) },
       },
     },
     async (request, reply) => {
@@ -223,7 +237,9 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         ...(direct ? { direct } : {}),
       };
       const engine = preset && !b.queries ? await directEngine(app, settings.direct) : undefined;
-      const def: Definition = definitionOf(b.name, preset, settings, b, engine);
+      const trino = labTrino(app);
+      const def: Definition = definitionOf(b.name, preset, settings, b, engine, trino?.available ?? false);
+      refuseTrinoModes(def, trino);
       if (!def.queries.length)
         throw new JunctionError('benchmark_empty', 'user', 'A benchmark needs queries (or a preset).', {
           details: { field: 'queries' },
@@ -330,7 +346,7 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
         tags: ['benchmarks'],
         summary: "Start a run in the server's background",
         params: Id,
-        response: { 201: Type.Object({ runId: Type.String() }), ...errors(400, 404) },
+        response: { 201: Type.Object({ runId: Type.String() }), ...errors(400, 404, 503) },
       },
     },
     async (request, reply) => {
@@ -413,8 +429,18 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
     async (request) => {
       const row = await findRun(request.principal!, request.params.runId);
       if (!mayChange(request.principal!, row)) throw notOwner('run');
-      if (!lab.cancel(row.id)) throw conflict('benchmark_run_not_running', `The run is ${row.status}, not running.`);
-      await lab.active.get(row.id)?.done.catch(() => undefined);
+      // on whichever server runs it; each answers once the run has stopped there
+      const r = await app.cluster.ask<boolean>('benchmark-cancel', { runId: row.id }, { timeoutMs: RUN_STOP_MS });
+      if (!r.answers.some((a) => a.answer === true)) {
+        if (r.missing.length && ['queued', 'running'].includes(row.status))
+          throw new JunctionError(
+            'replica_unreachable',
+            'resources',
+            `The run was not found on the servers that answered; ${r.missing.map((m) => m.name).join(', ')} did not answer. Try again.`,
+            { details: { replicas: r.missing.map((m) => m.name), retryAfterSeconds: 1 } },
+          );
+        throw conflict('benchmark_run_not_running', `The run is ${row.status}, not running.`);
+      }
       await app.audit(request, 'benchmark_run.cancel', row.id);
       return { ok: true, status: (await findRun(request.principal!, row.id)).status };
     },
@@ -568,7 +594,11 @@ export default async function benchmarkRoutes(app: FastifyInstance): Promise<voi
       },
     },
     async (request) => {
-      const job = loader.jobs.get(request.params.id);
+      const local = loader.jobs.get(request.params.id);
+      if (local) return local;
+      // a load runs on the server it was started on
+      const r = await app.cluster.ask<unknown>('benchmark-load', { id: request.params.id });
+      const job = r.answers.find((a) => a.answer)?.answer;
       if (!job) throw notFound('load', request.params.id);
       return job;
     },

@@ -1,5 +1,6 @@
 import { toCatalog, type CatalogColumn, type CatalogSource } from './catalog.js';
 import { ApiError, forgetSession, mayHaveSession, request, requestJson, setCsrfToken } from './http.js';
+import type { EngineChoice, EnginesInfo } from './engine-choice.js';
 import type { ConnectionInfo } from './pg-connect.js';
 import type { PlanNode } from './plan.js';
 import type { Diagnosis } from './source-form.js';
@@ -95,6 +96,8 @@ export interface HistoryEntry {
 export interface ExplainResponse {
   readonly plan: PlanNode;
   readonly text: string;
+  /** where the query would run and why (set when Trino is configured or the query named an engine) */
+  readonly engine?: { readonly engine: string; readonly reason: string };
 }
 
 type Obj = Record<string, unknown>;
@@ -175,6 +178,20 @@ export const api = {
   async history(): Promise<HistoryEntry[]> {
     return list<HistoryEntry>(await requestJson('/history'), 'history');
   },
-  explain: (sql: string, analyze: boolean, params?: readonly unknown[]) =>
-    requestJson<ExplainResponse>('/explain', { body: { sql, analyze, ...(params ? { params } : {}) } }),
+  explain: (sql: string, analyze: boolean, params?: readonly unknown[], engine?: EngineChoice) =>
+    requestJson<ExplainResponse>('/explain', {
+      body: { sql, analyze, ...(params ? { params } : {}), ...(engine ? { engine } : {}) },
+    }),
+  /**
+   * The engines queries may run on. A server without the route (404) has no Trino to offer: the
+   * studio then shows nothing about it, as when `trino` is null.
+   */
+  async engines(): Promise<EnginesInfo> {
+    try {
+      return await requestJson<EnginesInfo>('/engines');
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return { default: 'local', trino: null };
+      throw e;
+    }
+  },
 };

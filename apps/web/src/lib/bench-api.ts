@@ -63,7 +63,10 @@ export interface LatencyStats {
   maxMs: number;
 }
 
-export type Mode = 'direct' | 'pushdown' | 'federated';
+/** trino: the federated SQL run with engine trino, on the server's Trino backend */
+export type Mode = 'direct' | 'pushdown' | 'federated' | 'trino';
+/** Every mode, in the order the tables and charts show them. */
+export const MODES: readonly Mode[] = ['direct', 'pushdown', 'federated', 'trino'];
 
 export interface QueryEntry {
   query: string;
@@ -73,7 +76,11 @@ export interface QueryEntry {
   direct: LatencyStats | null;
   pushdown: LatencyStats | null;
   federated: LatencyStats | null;
+  /** absent in runs stored before the lab had the trino mode */
+  trino?: LatencyStats | null;
   equivalent: boolean | null;
+  /** Trino's answers against the direct ones, when the run checked them */
+  trinoEquivalent?: boolean | null;
   failed: boolean;
   /** the phase was cancelled or interrupted before its end: these are the executions it finished */
   partial?: boolean;
@@ -90,6 +97,13 @@ export interface AnswerCheck {
   checks?: { params: (string | number)[]; directRows: number; federatedRows: number; equivalent: boolean }[];
   /** rows both sides returned, over every check; 0: the check compared nothing */
   rowsCompared?: number;
+  /** Trino's rows against the same direct rows, when a phase runs the query on Trino */
+  trino?: {
+    digest: { rows: number; checksum: string } | null;
+    equivalent: boolean | null;
+    sample?: { onlyDirect: string[]; onlyEngine: string[] };
+    error?: string;
+  };
 }
 
 export interface RunResults {

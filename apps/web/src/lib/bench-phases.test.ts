@@ -36,4 +36,17 @@ describe('benchmark phases in the form', () => {
     ]);
     expect(forTargets(jdv, true)).toEqual(jdv);
   });
+
+  it('without a direct target a phase through Trino keeps it beside the federated mode', () => {
+    const phases: Phase[] = [
+      { type: 'single', warmups: 0, repetitions: 1, modes: ['direct', 'pushdown', 'federated', 'trino'] },
+      { type: 'concurrency', query: 'G', users: [1], stepSeconds: 1, modes: ['direct', 'trino'] },
+      { type: 'streams', users: 2, mode: 'trino' },
+    ];
+    expect(forTargets(phases, false)).toEqual([
+      { type: 'single', warmups: 0, repetitions: 1, modes: ['federated', 'trino'] },
+      { type: 'concurrency', query: 'G', users: [1], stepSeconds: 1, modes: ['trino'] },
+      { type: 'streams', users: 2, mode: 'trino' },
+    ]);
+  });
 });

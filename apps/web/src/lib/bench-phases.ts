@@ -20,10 +20,12 @@ export function shortened(phases: readonly Phase[]): Phase[] {
   });
 }
 
-/** Without a direct target only Junction's federated mode can run. */
+/** Without a direct target only the federated SQL can run: through Junction, and through Trino where asked. */
 export function forTargets(phases: readonly Phase[], hasDirect: boolean): Phase[] {
   if (hasDirect) return [...phases];
-  return phases.map((p) =>
-    p.type === 'single' || p.type === 'concurrency' ? { ...p, modes: ['federated' as const] } : p,
-  );
+  return phases.map((p) => {
+    if (p.type !== 'single' && p.type !== 'concurrency') return p;
+    const kept = (p.modes ?? []).filter((m) => m === 'federated' || m === 'trino');
+    return { ...p, modes: kept.length ? kept : ['federated' as const] };
+  });
 }

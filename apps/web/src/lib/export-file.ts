@@ -1,11 +1,12 @@
 import { request } from './http.js';
 import { saveBlob } from './download.js';
+import type { EngineChoice } from './engine-choice.js';
 
 export type ExportFormat = 'csv' | 'json';
 
 /** What to export: ad hoc SQL, or a saved query by id (viewers may only do the latter). */
 export type ExportSource =
-  | { readonly sql: string; readonly params?: readonly unknown[] }
+  | { readonly sql: string; readonly params?: readonly unknown[]; readonly engine?: EngineChoice }
   | { readonly savedId: string; readonly params?: readonly unknown[] };
 
 /**
@@ -17,7 +18,9 @@ export async function downloadExport(what: ExportSource, format: ExportFormat, f
   const res =
     'savedId' in what
       ? await request(`/saved-queries/${encodeURIComponent(what.savedId)}/export`, { body: { format, ...params } })
-      : await request('/query/export', { body: { sql: what.sql, format, ...params } });
+      : await request('/query/export', {
+          body: { sql: what.sql, format, ...params, ...(what.engine ? { engine: what.engine } : {}) },
+        });
   // a failure after the first byte cuts the stream: reading it then throws, and nothing is saved
   const blob = await res.blob();
   saveBlob(filename, blob);

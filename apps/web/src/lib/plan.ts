@@ -7,6 +7,8 @@ export interface PlanNode {
   readonly params?: readonly unknown[];
   readonly notPushed?: readonly { readonly what: string; readonly reason: string }[];
   readonly estimatedRows?: number;
+  /** a statement sent to Trino: Trino's own distributed plan of it, as Trino printed it */
+  readonly remotePlan?: string;
   readonly actual?: {
     readonly rows: number;
     readonly batches: number;

@@ -20,6 +20,10 @@ export interface ResultStats {
   readonly rows?: number;
   readonly elapsedMs?: number;
   readonly sourceStatements?: readonly SourceStatement[];
+  /** 'local', or 'trino' when statements went to the Trino backend */
+  readonly engine?: string;
+  /** why that engine: asked for, auto's estimate, or what kept it local */
+  readonly engineReason?: string;
   readonly [k: string]: unknown;
 }
 

@@ -1,4 +1,5 @@
 import { ApiError } from './api-error.js';
+import type { EngineChoice } from './engine-choice.js';
 import { request } from './http.js';
 import { readNdjson } from './ndjson.js';
 import { classifyLine, type ResultColumn, type ResultStats } from './query-protocol.js';
@@ -47,8 +48,14 @@ export class QueryRun {
     this.set(IDLE);
   }
 
-  /** `savedId` / `viewId`: run that saved query or view by id (what a viewer may do) rather than the SQL text. */
-  async start(sql: string, opts: { params?: unknown[]; savedId?: string; viewId?: string } = {}): Promise<void> {
+  /**
+   * `savedId` / `viewId`: run that saved query or view by id (what a viewer may do) rather than
+   * the SQL text; `engine`: where SQL text runs (the by-id routes take none)
+   */
+  async start(
+    sql: string,
+    opts: { params?: unknown[]; savedId?: string; viewId?: string; engine?: EngineChoice } = {},
+  ): Promise<void> {
     this.cancelLocal();
     const abort = new AbortController();
     this.abort = abort;
@@ -61,7 +68,11 @@ export class QueryRun {
     try {
       const params = opts.params ? { params: opts.params } : {};
       const res = await request(runPath(opts), {
-        body: opts.savedId ? { queryId, ...params } : opts.viewId ? { queryId } : { sql, queryId, ...params },
+        body: opts.savedId
+          ? { queryId, ...params }
+          : opts.viewId
+            ? { queryId }
+            : { sql, queryId, ...params, ...(opts.engine ? { engine: opts.engine } : {}) },
         accept: 'application/x-ndjson',
         signal: abort.signal,
       });

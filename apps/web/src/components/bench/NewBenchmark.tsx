@@ -41,6 +41,8 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [load, setLoad] = useState<LoadJob>();
+  // the trino mode is offered while the server's Trino can run queries (the presets add it then)
+  const [trino, setTrino] = useState(false);
 
   useEffect(() => {
     benchApi.presets().then(
@@ -51,6 +53,7 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
       (e: ApiError) => setError(e.message),
     );
     api.sources().then(setSources, () => undefined);
+    api.engines().then((e) => setTrino(e.trino?.available ?? false), () => undefined);
   }, []);
 
   useEffect(() => {
@@ -176,7 +179,7 @@ export function NewBenchmark({ user, onStarted }: { user: User; onStarted(runId:
         </button>
         <span className="j-muted j-small">no warm-up, 2 repetitions, 2 s per user level, at most 4 users</span>
       </div>
-      <PhaseEditor phases={phases} queries={queryIds} onChange={setPhases} />
+      <PhaseEditor phases={phases} queries={queryIds} trino={trino} onChange={setPhases} />
       {!isCustom && <h3 className="j-subhead">Sources</h3>}
       {!isCustom && (
         <div className="j-form-grid">

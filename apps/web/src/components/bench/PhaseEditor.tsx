@@ -13,6 +13,7 @@ const MODE_NAME: Record<Mode, string> = {
   direct: 'Direct (native driver)',
   pushdown: 'Junction, one source',
   federated: 'Junction, federated',
+  trino: 'Through Trino (federated SQL)',
 };
 
 /** A new phase of a type, with the presets' usual settings. */
@@ -126,21 +127,27 @@ function QueryPicks({
   );
 }
 
-/** `fallback`: what the runner runs when a phase names no modes (apps/api/src/bench-lab/phases) */
+/**
+ * `fallback`: what the runner runs when a phase names no modes (apps/api/src/bench-lab/phases);
+ * `trino`: Trino can run queries, so it is offered (a phase that already asks for it shows it anyway)
+ */
 function ModePicks({
   modes,
   fallback,
+  trino,
   onChange,
 }: {
   modes: Mode[] | undefined;
   fallback: Mode[];
+  trino: boolean;
   onChange(v: Mode[]): void;
 }) {
   const on = new Set<Mode>(modes ?? fallback);
+  const offered = (Object.keys(MODE_NAME) as Mode[]).filter((m) => m !== 'trino' || trino || on.has(m));
   return (
     <fieldset className="j-picks">
       <legend>Run</legend>
-      {(Object.keys(MODE_NAME) as Mode[]).map((m) => (
+      {offered.map((m) => (
         <label key={m} className="j-check">
           <input
             type="checkbox"
@@ -164,10 +171,13 @@ function ModePicks({
 export function PhaseEditor({
   phases,
   queries,
+  trino = false,
   onChange,
 }: {
   phases: Phase[];
   queries: readonly string[];
+  /** the server's Trino backend can run queries: the trino mode is offered */
+  trino?: boolean;
   onChange(p: Phase[]): void;
 }) {
   const [adding, setAdding] = useState<Phase['type']>('single');
@@ -206,6 +216,7 @@ export function PhaseEditor({
                 <ModePicks
                   modes={p.modes}
                   fallback={['direct', 'federated']}
+                  trino={trino}
                   onChange={(v) => set(i, { ...p, modes: v })}
                 />
               </>
@@ -232,7 +243,12 @@ export function PhaseEditor({
                   onChange={(v) => set(i, { ...p, stepSeconds: v ?? 1 })}
                 />
                 <NumberField label="Think time (ms)" value={p.thinkMs} onChange={(v) => set(i, { ...p, thinkMs: v })} />
-                <ModePicks modes={p.modes} fallback={['federated']} onChange={(v) => set(i, { ...p, modes: v })} />
+                <ModePicks
+                  modes={p.modes}
+                  fallback={['federated']}
+                  trino={trino}
+                  onChange={(v) => set(i, { ...p, modes: v })}
+                />
               </>
             )}
             {p.type === 'mix' && (

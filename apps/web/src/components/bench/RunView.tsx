@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
-import { benchApi, type Mode, type Run } from '../../lib/bench-api.js';
+import { benchApi, MODES, type AnswerCheck, type Run } from '../../lib/bench-api.js';
 import { duration, isActive, ms, ratio, STATUS_LABEL } from '../../lib/bench-format.js';
 import {
   coldWarmChart,
@@ -13,7 +13,6 @@ import {
 
 const Chart = lazy(() => import('../../lib/charts/Chart.js').then((m) => ({ default: m.Chart })));
 
-const MODES: Mode[] = ['direct', 'pushdown', 'federated'];
 
 /** One run: live progress while it runs (polled), then its answers, timings and charts. */
 export function RunView({ runId }: { runId: string }) {
@@ -53,7 +52,9 @@ export function RunView({ runId }: { runId: string }) {
   const active = isActive(run.status);
   const p = run.progress;
   const answers = Object.entries(results.answers ?? {});
+  const trinoChecked = answers.some(([, a]) => a.trino);
   const wrong = answers.filter(([, a]) => a.equivalent === false).map(([q]) => q);
+  const wrongOnTrino = answers.filter(([, a]) => a.trino?.equivalent === false).map(([q]) => q);
 
   return (
     <section className="j-bench-run" aria-label={`Run ${run.name}`}>
@@ -160,12 +161,22 @@ export function RunView({ runId }: { runId: string }) {
           failures, whatever their times.
         </p>
       )}
+      {wrongOnTrino.length > 0 && p?.failure !== 'answers' && (
+        <p className="j-error" role="alert">
+          Wrong answers on Trino: {wrongOnTrino.join(', ')} — Trino&apos;s rows differ from the direct ones. These
+          queries count as failures there, whatever their times.
+        </p>
+      )}
 
       {answers.length > 0 && (
-        <details open={wrong.length > 0}>
+        <details open={wrong.length > 0 || wrongOnTrino.length > 0}>
           <summary>
             Answer checks: {answers.filter(([, a]) => a.equivalent === true).length} of {answers.length} queries give
             the same rows direct and through Junction
+            {trinoChecked &&
+              `; ${answers.filter(([, a]) => a.trino?.equivalent === true).length} of ${
+                answers.filter(([, a]) => a.trino).length
+              } through Trino`}
           </summary>
           {/* checksums and differing rows are long: the table scrolls inside the card, not past it */}
           <div style={{ overflowX: 'auto', maxWidth: '100%' }} data-testid="answer-checks">
@@ -179,6 +190,7 @@ export function RunView({ runId }: { runId: string }) {
                   <th>Federated rows</th>
                   <th>Checksums</th>
                   <th>Answer</th>
+                  {trinoChecked && <th>Through Trino</th>}
                 </tr>
               </thead>
               <tbody>
@@ -216,6 +228,7 @@ export function RunView({ runId }: { runId: string }) {
                       )}
                       {a.equivalent === null && <span className="j-muted">{a.error ?? 'not compared'}</span>}
                     </td>
+                    {trinoChecked && <TrinoAnswer check={a.trino} />}
                   </tr>
                 ))}
               </tbody>
@@ -256,6 +269,8 @@ export function RunView({ runId }: { runId: string }) {
                       <th key={m}>{MODE_LABEL[m]}: p50 / p95 / p99 / max (runs, errors)</th>
                     ))}
                     {modes.includes('direct') && modes.includes('federated') && <th>Federated ÷ direct</th>}
+                    {modes.includes('direct') && modes.includes('trino') && <th>Trino ÷ direct</th>}
+                    {modes.includes('federated') && modes.includes('trino') && <th>Trino ÷ federated</th>}
                     <th>Answer</th>
                   </tr>
                 </thead>
@@ -276,10 +291,19 @@ export function RunView({ runId }: { runId: string }) {
                       {modes.includes('direct') && modes.includes('federated') && (
                         <td className="j-num">{ratio(e.federated, e.direct) ?? '–'}</td>
                       )}
+                      {modes.includes('direct') && modes.includes('trino') && (
+                        <td className="j-num">{ratio(e.trino ?? null, e.direct) ?? '–'}</td>
+                      )}
+                      {modes.includes('federated') && modes.includes('trino') && (
+                        <td className="j-num">{ratio(e.trino ?? null, e.federated) ?? '–'}</td>
+                      )}
                       <td>
                         {e.equivalent === true && <span className="j-ok">✓ same rows</span>}
                         {e.equivalent === false && <strong className="j-error">✗ wrong answer (failure)</strong>}
                         {e.equivalent === null && <span className="j-muted">not checked</span>}
+                        {e.trinoEquivalent === false && (
+                          <strong className="j-error"> · ✗ wrong answer on Trino (failure)</strong>
+                        )}
                       </td>
                     </tr>
                   ))}
@@ -332,5 +356,31 @@ export function RunView({ runId }: { runId: string }) {
         </details>
       )}
     </section>
+  );
+}
+
+/** Trino's rows against the direct ones, beside Junction's check of the same query. */
+function TrinoAnswer({ check }: { check: AnswerCheck['trino'] }) {
+  return (
+    <td style={{ overflowWrap: 'anywhere', whiteSpace: 'normal', minWidth: '16ch', maxWidth: '60ch' }}>
+      {!check && <span className="j-muted">not run there</span>}
+      {check?.equivalent === true && (
+        <span className="j-ok">
+          same{check.digest ? ` (${check.digest.rows.toLocaleString('en-US')} rows)` : ''}
+        </span>
+      )}
+      {check?.equivalent === false && (
+        <span className="j-error">
+          differs
+          {check.sample && (
+            <span className="j-mono j-small">
+              {check.sample.onlyDirect.map((r) => ` only direct: ${r}`)}
+              {check.sample.onlyEngine.map((r) => ` only Trino: ${r}`)}
+            </span>
+          )}
+        </span>
+      )}
+      {check?.equivalent === null && <span className="j-muted">{check.error ?? 'not compared'}</span>}
+    </td>
   );
 }

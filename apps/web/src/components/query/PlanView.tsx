@@ -4,8 +4,21 @@ import { formatParams, planNotes, type PlanNode, type StatementTiming } from '..
 import { placeClass, withDerivedEstimates, withPlaces } from '../../lib/query-plan.js';
 import { formatMs, PlanGraph } from './PlanGraph.js';
 
-/** `text` is the server's own EXPLAIN text, the same the CLI and golden files print. */
-export function PlanView({ plan: sent, text, analyze }: { plan: PlanNode; text: string; analyze: boolean }) {
+/**
+ * `text` is the server's own EXPLAIN text, the same the CLI and golden files print; `engine`:
+ * where the query would run and why, when the server said (Trino configured, or a hint named one)
+ */
+export function PlanView({
+  plan: sent,
+  text,
+  analyze,
+  engine,
+}: {
+  plan: PlanNode;
+  text: string;
+  analyze: boolean;
+  engine?: { readonly engine: string; readonly reason: string };
+}) {
   const plan = useMemo(() => withDerivedEstimates(sent), [sent]);
   const layout = useMemo(() => layoutPlan(plan), [plan]);
   const places = useMemo(() => placeIndex(plan), [plan]);
@@ -13,7 +26,11 @@ export function PlanView({ plan: sent, text, analyze }: { plan: PlanNode; text: 
   const [selected, setSelected] = useState<string>(layout.hot ?? '0');
   const node = layout.nodes.find((n) => n.id === selected)?.node ?? plan;
   const withSql = layout.nodes.filter((n) => n.node.sql !== undefined);
-  const notes = useMemo(() => planNotes(text, plan), [text, plan]);
+  // the text's "Engine: …" line is drawn above as a sentence of its own
+  const notes = useMemo(
+    () => planNotes(text, plan).filter((n) => !(engine && n.startsWith('Engine: '))),
+    [text, plan, engine],
+  );
   return (
     <div className="j-plan-view" data-testid="plan" aria-label={analyze ? 'Explain analyze plan' : 'Explain plan'} role="region">
       <div className="j-plan-bar">
@@ -33,6 +50,11 @@ export function PlanView({ plan: sent, text, analyze }: { plan: PlanNode; text: 
           </span>
         )}
       </div>
+      {engine && (
+        <p className="j-plan-engine" data-testid="plan-engine">
+          Runs on <strong>{engineName(engine.engine)}</strong> <span className="j-muted">· {engine.reason}</span>
+        </p>
+      )}
       <PlanNotes notes={notes} />
       <PlanGraph layout={layout} places={places} selected={selected} onSelect={setSelected} />
       <NodeDetail node={node} />
@@ -42,7 +64,10 @@ export function PlanView({ plan: sent, text, analyze }: { plan: PlanNode; text: 
         <h3>SQL sent to the sources</h3>
         {withSql.length === 0 && <p className="j-muted j-small">Nothing runs in a source: Junction answers from constants.</p>}
         {withSql.map((p) => (
-          <SourceSql key={p.id} node={p.node} />
+          <div key={p.id}>
+            <SourceSql node={p.node} />
+            {p.node.remotePlan !== undefined && <RemotePlan node={p.node} testId={`plan-remote-${p.node.runsIn}`} />}
+          </div>
         ))}
       </section>
     </div>
@@ -89,7 +114,23 @@ function NodeDetail({ node }: { node: PlanNode }) {
         </ul>
       )}
       {node.sql !== undefined && <SourceSql node={node} testId="plan-detail-sql" />}
+      {node.remotePlan !== undefined && <RemotePlan node={node} open testId="plan-detail-remote" />}
     </section>
+  );
+}
+
+const engineName = (e: string): string => (e === 'local' ? 'Junction' : e === 'trino' ? 'Trino' : e);
+
+/**
+ * The engine's own plan of the statement sent to it (Trino's fragments and exchanges), as it
+ * printed it: long, so folded unless it is the selected step's.
+ */
+function RemotePlan({ node, open, testId }: { node: PlanNode; open?: boolean; testId: string }) {
+  return (
+    <details className="j-remote-plan" open={open} data-testid={testId}>
+      <summary>{engineName(node.runsIn)}&apos;s distributed plan of this statement</summary>
+      <pre className="j-plan-sql j-remote-plan-text">{node.remotePlan}</pre>
+    </details>
   );
 }
 

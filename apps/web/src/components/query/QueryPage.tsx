@@ -3,6 +3,7 @@ import { api, type ExplainResponse, type SavedQuery, type User } from '../../lib
 import { ApiError } from '../../lib/api-error.js';
 import { onCatalogChanged } from '../../lib/catalog-events.js';
 import { CatalogStore } from '../../lib/catalog-store.js';
+import { engineToSend, loadEngineChoice, ranOnText, saveEngineChoice, type EngineChoice } from '../../lib/engine-choice.js';
 import { downloadExport, exportFileName, type ExportFormat, type ExportSource } from '../../lib/export-file.js';
 import { friendlyError } from '../../lib/form-error.js';
 import { missingParam, placeholderCount } from '../../lib/placeholders.js';
@@ -31,6 +32,7 @@ import { HistoryList } from './HistoryList.js';
 import { ParamsForm, type ParamAsk } from './ParamsForm.js';
 import { PlanView } from './PlanView.js';
 import { ResultsGrid } from './ResultsGrid.js';
+import { RunOnControl } from './RunOnControl.js';
 import { RunSummary } from './RunSummary.js';
 import { RunToolbar } from './RunToolbar.js';
 import { SavedQueries } from './SavedQueries.js';
@@ -69,6 +71,10 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
   const statuses = useSourceStatuses(!hidden && side === 'catalog');
   const saved = useAsync(() => api.savedQueries());
   const history = useAsync(() => api.history());
+  // viewers run saved queries and views by id, and those routes take no engine: nothing to choose
+  const engines = useAsync(() => (viewer ? Promise.resolve(null) : api.engines()));
+  const [picked, setPicked] = useState<EngineChoice | undefined>(() => loadEngineChoice(localStorage));
+  const engine = engineToSend(engines.data, picked);
 
   useEffect(() => () => run.dispose(), [run]);
   useEffect(() => saveWorkspace(localStorage, user.id, ws), [ws, user.id]);
@@ -95,8 +101,9 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
       return undefined;
     }
     setAsk(undefined);
-    // the saved query's (or view's) own text, unchanged: run it by id (a viewer may run nothing else)
-    const byId = tab.origin && r.whole && tab.origin.sql.trim() === r.sql ? tab.origin : undefined;
+    // the saved query's (or view's) own text, unchanged: run it by id (a viewer may run nothing
+    // else); with an engine picked it runs as SQL, since the by-id routes cannot be told where
+    const byId = tab.origin && r.whole && tab.origin.sql.trim() === r.sql && !engine ? tab.origin : undefined;
     const savedId = byId && byId.kind !== 'view' ? byId.id : undefined;
     const viewId = byId?.kind === 'view' ? byId.id : undefined;
     return { ...r, params, savedId, viewId };
@@ -112,7 +119,7 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
       r.viewId && viewer
         ? undefined
         : {
-            ...(r.savedId ? { savedId: r.savedId } : { sql: r.sql }),
+            ...(r.savedId ? { savedId: r.savedId } : { sql: r.sql, ...(engine ? { engine } : {}) }),
             ...(r.params ? { params: r.params } : {}),
             title: tab.origin?.name ?? tab.title,
           };
@@ -120,9 +127,12 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
       ...(r.params ? { params: r.params } : {}),
       ...(r.savedId ? { savedId: r.savedId } : {}),
       ...(r.viewId ? { viewId: r.viewId } : {}),
+      ...(engine ? { engine } : {}),
     });
     const error = run.getSnapshot().error;
     if (error?.position) editor.current?.showError(error.message, error.position, r.start);
+    // Trino went away or came back since the page asked: the control shows it as it is now
+    if (error?.code.startsWith('trino_')) engines.reload();
     history.reload();
   }
 
@@ -133,11 +143,12 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
     setPanel('plan');
     setExplain({ analyze, loading: true });
     try {
-      setExplain({ analyze, loading: false, data: await api.explain(r.sql, analyze, r.params) });
+      setExplain({ analyze, loading: false, data: await api.explain(r.sql, analyze, r.params, engine) });
     } catch (e) {
       const error = e instanceof ApiError ? e : new ApiError(0, 'internal', 'CLIENT', String(e));
       setExplain({ analyze, loading: false, error });
       if (error.position) editor.current?.showError(error.message, error.position, r.start);
+      if (error.code.startsWith('trino_')) engines.reload();
     }
   }
 
@@ -304,6 +315,19 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
           ready={editorReady}
           canExplain={!viewer}
           explaining={explain?.loading ?? false}
+          runOn={
+            engines.data?.trino ? (
+              <RunOnControl
+                info={engines.data}
+                picked={picked}
+                disabled={snap.status === 'running'}
+                onPick={(c) => {
+                  setPicked(c);
+                  saveEngineChoice(localStorage, c);
+                }}
+              />
+            ) : undefined
+          }
           onRun={() => void onRun()}
           onExplain={(a) => void onExplain(a)}
           onCancel={() => void run.cancel()}
@@ -375,6 +399,11 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
           {panel === 'results' && (
             <>
               {snap.error && <ErrorBox error={snap.error} />}
+              {snap.status === 'done' && (engines.data?.trino || snap.stats?.engine !== 'local') && ranOnText(snap.stats) && (
+                <p className="j-run-engine j-small" data-testid="run-engine">
+                  {ranOnText(snap.stats)}
+                </p>
+              )}
               {snap.status === 'done' && <RunSummary statements={snap.stats?.sourceStatements} />}
               {snap.columns.length > 0 && (
                 <ResultsGrid
@@ -401,7 +430,14 @@ export function QueryPage({ hidden, user }: { hidden: boolean; user: User }) {
             <>
               {explain?.loading && <p className="j-muted j-pad">Planning…</p>}
               {explain?.error && <ErrorBox error={explain.error} />}
-              {explain?.data && <PlanView plan={explain.data.plan} text={explain.data.text} analyze={explain.analyze} />}
+              {explain?.data && (
+                <PlanView
+                  plan={explain.data.plan}
+                  text={explain.data.text}
+                  analyze={explain.analyze}
+                  engine={explain.data.engine}
+                />
+              )}
               {!explain && (
                 <p className="j-muted j-pad">Explain shows where each step runs and the SQL sent to each source.</p>
               )}

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { RunSnapshot } from '../../lib/query-run.js';
 import { runStatusText } from '../../lib/run-status.js';
 
@@ -7,6 +8,8 @@ interface Props {
   /** viewers run saved queries only: EXPLAIN is ad hoc SQL */
   canExplain: boolean;
   explaining: boolean;
+  /** the Run-on control, when the server has a Trino backend */
+  runOn?: ReactNode;
   onRun(): void;
   onExplain(analyze: boolean): void;
   onCancel(): void;
@@ -14,7 +17,7 @@ interface Props {
 
 const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform);
 
-export function RunToolbar({ run, ready, canExplain, explaining, onRun, onExplain, onCancel }: Props) {
+export function RunToolbar({ run, ready, canExplain, explaining, runOn, onRun, onExplain, onCancel }: Props) {
   const running = run.status === 'running';
   const busy = !ready || running;
   return (
@@ -38,6 +41,7 @@ export function RunToolbar({ run, ready, canExplain, explaining, onRun, onExplai
           </button>
         </>
       )}
+      {runOn}
       <button type="button" className="j-danger" onClick={onCancel} disabled={!running}>
         Cancel
       </button>

@@ -66,6 +66,24 @@ describe('benchmark chart options', () => {
     expect((perQueryBars(results, 0, false) as Record<string, any>).yAxis.type).toBe('value'); // eslint-disable-line @typescript-eslint/no-explicit-any
   });
 
+  it('per-query bars: Trino is a column of its own, after Junction, and a wrong answer there is named', () => {
+    const withTrino = {
+      ...results,
+      queries: [
+        { ...results.queries![0], trino: s(2), trinoEquivalent: true },
+        { ...results.queries![1], equivalent: true, trino: s(7), trinoEquivalent: false },
+      ],
+    };
+    const o = perQueryBars(withTrino, 0, false) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(o.xAxis.data).toEqual(['A', 'B ✗ wrong on Trino']);
+    expect(o.series.map((x: { name: string }) => x.name)).toEqual([
+      'Direct (native driver)',
+      'Junction, federated',
+      'Through Trino',
+    ]);
+    expect(o.series[2].data).toEqual([2, 7]);
+  });
+
   it('users chart: levels in order, throughput bars and p95 lines', () => {
     const o = usersChart(results, 1) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(o.xAxis.data).toEqual(['1', '2']);

@@ -1,5 +1,5 @@
 import type { EChartsCoreOption } from 'echarts/core';
-import type { Comparison, Mode, RunResults } from '../bench-api.js';
+import { MODES, type Comparison, type Mode, type RunResults } from '../bench-api.js';
 
 /**
  * ECharts options for the lab's charts, built from stored results. Pure functions: the
@@ -11,9 +11,14 @@ export const MODE_LABEL: Record<Mode, string> = {
   direct: 'Direct (native driver)',
   pushdown: 'Junction, one source',
   federated: 'Junction, federated',
+  trino: 'Through Trino',
 };
-const MODE_COLOR: Record<Mode, string> = { direct: '#69707d', pushdown: '#7a3fb8', federated: '#2456d6' };
-const MODES: Mode[] = ['direct', 'pushdown', 'federated'];
+const MODE_COLOR: Record<Mode, string> = {
+  direct: '#69707d',
+  pushdown: '#7a3fb8',
+  federated: '#2456d6',
+  trino: '#c2410c',
+};
 
 const base = (title: string, subtitle?: string): ChartOption => ({
   title: { text: title, subtext: subtitle, left: 8, top: 4, textStyle: { fontSize: 14 } },
@@ -48,7 +53,13 @@ function msAxis(log: boolean, values: readonly (number | null | undefined)[]) {
 export function perQueryBars(r: RunResults, phaseIndex: number, log: boolean): ChartOption {
   const entries = (r.queries ?? []).filter((e) => e.phaseIndex === phaseIndex);
   const modes = MODES.filter((m) => entries.some((e) => e[m]));
-  const cats = entries.map((e) => (e.equivalent === false ? `${e.query} ✗ wrong answer` : e.query));
+  const cats = entries.map((e) =>
+    e.equivalent === false
+      ? `${e.query} ✗ wrong answer`
+      : e.trinoEquivalent === false
+        ? `${e.query} ✗ wrong on Trino`
+        : e.query,
+  );
   const series = modes.map((m) => ({
     name: MODE_LABEL[m],
     type: 'bar',
@@ -274,6 +285,7 @@ export function compareChart(c: Comparison): ChartOption {
     direct: 'direct',
     pushdown: 'Junction 1 source',
     federated: 'Junction federated',
+    trino: 'through Trino',
   };
   return {
     ...base(`B (${c.b.name}) against A (${c.a.name})`, 'difference of p50 in %; below 0: B is faster'),
