@@ -2,24 +2,10 @@ import pg from 'pg';
 import { JunctionError, type ColumnMeta, type Connector, type JType, type Row, type SourceConfig } from '@junction/connectors';
 import type { BackgroundLog } from '../junction.js';
 import { STORE_SOURCE } from '../internal-sources.js';
-import { DROP_GRACE_MS, quoteIdent, rowBytes, type Claim, type MvStore, type Stored, type StoredFields } from './store.js';
+import { BOOKKEEPING, COLUMNS, DROP_GRACE_MS, quoteIdent, rowBytes, type Claim, type MvStore, type Stored, type StoredFields } from './store.js';
 
-const BOOKKEEPING = '_junction_materializations';
 /** every table a refresh created and no view points at yet (loading) or any more (retired) */
 const TABLES = '_junction_mv_tables';
-const COLUMNS: readonly (keyof Stored)[] = [
-  'tbl',
-  'interval_seconds',
-  'max_staleness_seconds',
-  'status',
-  'rows',
-  'bytes',
-  'refreshed_at',
-  'duration_ms',
-  'error',
-  'error_code',
-  'unfinished_refreshes',
-];
 /** retired tables are looked for every this many ticks (seconds) */
 const UPKEEP_TICKS = 5;
 

@@ -2,22 +2,7 @@ import Database from 'better-sqlite3';
 import { JunctionError, type ColumnMeta, type JType, type Row, type SourceConfig } from '@junction/connectors';
 import type { BackgroundLog } from '../junction.js';
 import { STORE_SOURCE } from '../internal-sources.js';
-import { DROP_GRACE_MS, quoteIdent, rowBytes, type Claim, type MvStore, type Stored, type StoredFields } from './store.js';
-
-const BOOKKEEPING = '_junction_materializations';
-const COLUMNS: readonly (keyof Stored)[] = [
-  'tbl',
-  'interval_seconds',
-  'max_staleness_seconds',
-  'status',
-  'rows',
-  'bytes',
-  'refreshed_at',
-  'duration_ms',
-  'error',
-  'error_code',
-  'unfinished_refreshes',
-];
+import { BOOKKEEPING, COLUMNS, DROP_GRACE_MS, quoteIdent, rowBytes, type Claim, type MvStore, type Stored, type StoredFields } from './store.js';
 
 /** Only this server refreshes here: the materializer's own one-refresh-per-view rule is the claim. */
 const GRANTED: Claim = { release: async () => undefined };

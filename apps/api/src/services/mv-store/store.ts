@@ -19,6 +19,23 @@ export interface Stored {
 
 export type StoredFields = Partial<Omit<Stored, 'view'>>;
 
+/** the bookkeeping table both stores keep beside the materialized tables, one row per view */
+export const BOOKKEEPING = '_junction_materializations';
+/** its columns a store writes (all but the key, view) */
+export const COLUMNS: readonly (keyof Stored)[] = [
+  'tbl',
+  'interval_seconds',
+  'max_staleness_seconds',
+  'status',
+  'rows',
+  'bytes',
+  'refreshed_at',
+  'duration_ms',
+  'error',
+  'error_code',
+  'unfinished_refreshes',
+];
+
 /** The right to refresh one view, held until released. */
 export interface Claim {
   release(): Promise<void>;
