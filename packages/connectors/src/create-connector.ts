@@ -4,6 +4,7 @@ import { MysqlConnector } from './mysql/connector.js';
 import { PostgresConnector } from './postgres/connector.js';
 import { SqliteConnector } from './sqlite/connector.js';
 import { SqlServerConnector } from './sqlserver/connector.js';
+import { TrinoConnector } from './trino/connector.js';
 
 /**
  * One connector per registered source; each owns its own pool. What differs per engine:
@@ -15,6 +16,9 @@ import { SqlServerConnector } from './sqlserver/connector.js';
  * - sqlserver: tedious with its own pool; DECIMAL/temporal select items travel as server
  *   text; cancel by TDS attention; bulk load by the TDS bulk insert.
  * - sqlite: better-sqlite3 handles; cancellation and timeouts act between batches only.
+ * - trino: an execution backend, not a source: Trino's HTTP protocol, values spliced as typed
+ *   literals, cancel by DELETE on the query's nextUri; tables of other sources are read
+ *   through the Trino catalogs `options.catalogs` maps them to.
  * Semantics measured by probe() tune capabilities() and render() from then on.
  */
 export function createConnector(config: SourceConfig): Connector {
@@ -27,6 +31,8 @@ export function createConnector(config: SourceConfig): Connector {
       return new SqliteConnector(config);
     case 'sqlserver':
       return new SqlServerConnector(config);
+    case 'trino':
+      return new TrinoConnector(config);
     default:
       throw new JunctionError(
         'engine_unsupported',

@@ -10,3 +10,6 @@ export { createConnector } from './create-connector.js';
 export { capabilitiesForEngine, dialectFor, renderFor } from './sql/dialects.js';
 /** PostgreSQL's type OIDs: what its wire protocol names a column's type by */
 export { OID as PG_OID } from './postgres/type-map.js';
+export { TrinoConnector, type TrinoCatalogRef, type TrinoConfig } from './trino/connector.js';
+export { trinoConfigFromEnv } from './trino/config.js';
+export { quoteString as quoteTrinoString } from './trino/literals.js';

@@ -1,4 +1,4 @@
-import { BOOKKEEPING_PREFIX, type EngineName, type JType } from '@junction/connectors';
+import { BOOKKEEPING_PREFIX, JunctionError, type EngineName, type JType, type SourceEngineName } from '@junction/connectors';
 import knex, { type Knex } from 'knex';
 import type { TableDef } from './schema.js';
 
@@ -9,7 +9,7 @@ import type { TableDef } from './schema.js';
  * would turn decimal into float on SQLite and varchar into nvarchar on SQL Server.
  */
 
-const KNEX_CLIENT: Readonly<Record<EngineName, string>> = {
+const KNEX_CLIENT: Readonly<Record<SourceEngineName, string>> = {
   postgresql: 'pg',
   mysql: 'mysql2',
   sqlserver: 'mssql',
@@ -18,9 +18,15 @@ const KNEX_CLIENT: Readonly<Record<EngineName, string>> = {
 
 const builders = new Map<EngineName, Knex>();
 
+/** Trino only executes queries over sources; TPC-H tables are loaded into the sources themselves. */
+function notASource(): JunctionError {
+  return new JunctionError('engine_unsupported', 'unsupported', 'TPC-H tables cannot be created through Trino: load them into the sources it reads.');
+}
+
 export function sqlBuilder(engine: EngineName): Knex {
   let k = builders.get(engine);
   if (!k) {
+    if (engine === 'trino') throw notASource();
     k = knex({ client: KNEX_CLIENT[engine], useNullAsDefault: true });
     builders.set(engine, k);
   }
@@ -117,6 +123,8 @@ export function analyzeSql(engine: EngineName, table: string): string {
       return k.raw('update statistics ??', [table]).toQuery();
     case 'sqlite':
       return k.raw('analyze ??', [table]).toQuery();
+    case 'trino':
+      throw notASource();
   }
 }
 

@@ -15,6 +15,7 @@ const DEFAULT_PORT: Readonly<Record<EngineName, number | undefined>> = {
   mysql: 3306,
   sqlserver: 1433,
   sqlite: undefined,
+  trino: 8080,
 };
 
 /**

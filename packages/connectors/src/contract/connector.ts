@@ -3,7 +3,10 @@ import type { CatalogSnapshot, SourceSemantics } from './catalog.js';
 import type { RemoteQuery, RenderedQuery } from './remote-query.js';
 import type { ColumnMeta, Batch, Row, Value } from './types.js';
 
-export type EngineName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
+/** The engines of sources, and 'trino': an execution backend reading several sources' tables through its catalogs. */
+export type EngineName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite' | 'trino';
+/** The engines a registered source can be (Trino is never a source of its own). */
+export type SourceEngineName = Exclude<EngineName, 'trino'>;
 
 export interface PoolOptions {
   readonly max?: number; // default 10

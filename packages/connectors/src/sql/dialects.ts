@@ -10,6 +10,8 @@ import { capabilitiesFor as sqliteCapabilities } from '../sqlite/capabilities.js
 import { SqliteDialect } from '../sqlite/dialect.js';
 import { capabilitiesFor as sqlserverCapabilities } from '../sqlserver/capabilities.js';
 import { SqlServerDialect } from '../sqlserver/dialect.js';
+import { trinoCapabilities } from '../trino/capabilities.js';
+import { TrinoDialect } from '../trino/dialect.js';
 import type { Dialect } from './dialect.js';
 import { renderQuery } from './generator.js';
 
@@ -24,6 +26,8 @@ export function dialectFor(engine: EngineName, semantics?: SourceSemantics): Dia
       return new SqlServerDialect(semantics);
     case 'sqlite':
       return new SqliteDialect(semantics);
+    case 'trino':
+      return new TrinoDialect();
   }
 }
 
@@ -37,6 +41,8 @@ export function capabilitiesForEngine(engine: EngineName, semantics?: SourceSema
       return sqlserverCapabilities(semantics);
     case 'sqlite':
       return sqliteCapabilities(semantics);
+    case 'trino':
+      return trinoCapabilities();
   }
 }
 

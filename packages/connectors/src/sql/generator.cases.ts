@@ -1,10 +1,10 @@
 import type { SourceSemantics } from '../contract/catalog.js';
-import type { EngineName } from '../contract/connector.js';
+import type { SourceEngineName } from '../contract/connector.js';
 import type { RemoteQuery } from '../contract/remote-query.js';
 import { t } from '../contract/types.js';
 import { agg, call, col, lit, table } from './ir-builders.js';
 
-export const ENGINES: readonly EngineName[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
+export const ENGINES: readonly SourceEngineName[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
 
 const semantics = (serverVersion: string, defaultCollation: string): SourceSemantics => ({
   serverVersion,
@@ -18,7 +18,7 @@ const semantics = (serverVersion: string, defaultCollation: string): SourceSeman
 });
 
 /** The semantics each engine is probed with in the generator tests. */
-export const PROBED: Record<EngineName, SourceSemantics | undefined> = {
+export const PROBED: Record<SourceEngineName, SourceSemantics | undefined> = {
   postgresql: semantics('15.18', 'C.UTF-8'),
   mysql: { ...semantics('10.11.6-MariaDB-0+deb12u1', 'utf8mb4_general_ci'), caseSensitive: false, padSpace: true },
   sqlserver: undefined,

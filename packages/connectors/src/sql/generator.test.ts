@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineName } from '../contract/connector.js';
+import type { SourceEngineName } from '../contract/connector.js';
 import { isJunctionError } from '../contract/errors.js';
 import type { RemoteQuery } from '../contract/remote-query.js';
 import { t, type Value } from '../contract/types.js';
@@ -23,7 +23,7 @@ function errorCode(f: () => unknown): string | undefined {
   return undefined;
 }
 
-const EXPECTED: Record<string, Record<EngineName, Expected>> = {
+const EXPECTED: Record<string, Record<SourceEngineName, Expected>> = {
   filterProject: {
     postgresql: {
       sql: "SELECT \"c\".\"c_custkey\" AS \"c_custkey\", \"c\".\"c_name\" AS \"c_name\" FROM \"tpch\".\"customer\" \"c\" WHERE ((\"c\".\"c_custkey\" <= $1::integer) AND (\"c\".\"c_acctbal\" > $2::numeric))",

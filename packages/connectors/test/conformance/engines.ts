@@ -2,21 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Connector, EngineName, SourceConfig } from '../../src/contract/connector.js';
+import type { Connector, SourceConfig, SourceEngineName } from '../../src/contract/connector.js';
 import type { Value } from '../../src/contract/types.js';
 import { createConnector } from '../../src/create-connector.js';
 import { dialectFor } from '../../src/sql/dialects.js';
 
 /** One engine under test: a connector on a fresh, private schema/database holding the fixture. */
 export interface EngineUnderTest {
-  readonly engine: EngineName;
+  readonly engine: SourceEngineName;
   readonly connector: Connector;
   /** the schema a RemoteFrom names (PostgreSQL schema; elsewhere the default) */
   readonly schema?: string;
   drop(): Promise<void>;
 }
 
-function fromUrl(engine: EngineName, url: string, name: string): SourceConfig {
+function fromUrl(engine: SourceEngineName, url: string, name: string): SourceConfig {
   const u = new URL(url);
   return {
     name,
@@ -107,7 +107,7 @@ export async function startSqlServer(url: string): Promise<EngineUnderTest> {
   };
 }
 
-const DDL: Record<EngineName, (q: (t: string) => string, id: (name: string) => string) => string[]> = {
+const DDL: Record<SourceEngineName, (q: (t: string) => string, id: (name: string) => string) => string[]> = {
   postgresql: (q, id) => [
     `CREATE TABLE ${q('words')} (id integer PRIMARY KEY, v varchar(10), c char(5), n integer, d numeric(10,2), dt date, flag boolean)`,
     `CREATE TABLE ${q('other')} (id integer PRIMARY KEY, k integer, s varchar(10), ts timestamp)`,
