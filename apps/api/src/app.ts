@@ -14,6 +14,10 @@ import { JunctionError } from '@junction/connectors';
 import { installErrorHandler } from './lib/errors.js';
 import { checkRouteAccess, routePermissionHook } from './lib/route-permissions.js';
 import authPlugin, { CSRF_COOKIE, CSRF_HEADER } from './plugins/auth.js';
+import clusterPlugin, { type ClusterOptions } from './plugins/cluster.js';
+import trinoPlugin from './plugins/trino.js';
+import type { TrinoBackendSettings } from './services/trino-backend.js';
+import engineRoutes from './routes/engines.js';
 import cryptoPlugin from './plugins/crypto.js';
 import dbPlugin from './plugins/db.js';
 import enginePlugin from './plugins/engine.js';
@@ -32,6 +36,7 @@ import cacheRoutes from './routes/cache.js';
 import connectionInfoRoutes, { type PgWireOption } from './routes/connection-info.js';
 import materializationRoutes from './routes/materializations.js';
 import materializerPlugin from './plugins/materializer.js';
+import type { MvStoreChoice } from './services/mv-store/config.js';
 import viewRoutes from './routes/views.js';
 import type { RecordWriterOptions } from './lib/record-writer.js';
 import { SourceAllow } from './lib/source-allow.js';
@@ -65,6 +70,8 @@ export interface AppOptions {
   signInLockout?: LockoutPolicy | null;
   /** Junction's own store of materialized views (an SQLite file); default a temporary one */
   materializeFile?: string;
+  /** a PostgreSQL store of materialized views every replica reads (JUNCTION_MV_STORE); wins over materializeFile */
+  materializeStore?: MvStoreChoice;
   /** sign-in and password-change requests one client address may make per minute (default 30) */
   signInsPerMinute?: number;
   /** how query history and audit rows are batched (tests slow it down to see it) */
@@ -82,6 +89,13 @@ export interface AppOptions {
    * a function that reads them when asked. Absent or null: the listener is off.
    */
   pgWire?: PgWireOption;
+  /**
+   * Several servers on one PostgreSQL metadata database (DATABASE_URL): how this one joins them
+   * (plugins/cluster.ts). Absent (SQLite metadata, one server): nothing of the cluster runs.
+   */
+  cluster?: ClusterOptions;
+  /** the Trino execution backend (JUNCTION_TRINO_URL, services/trino-backend.ts); absent: queries run in Junction only */
+  trino?: TrinoBackendSettings;
 }
 
 const API_DESCRIPTION = `Junction's REST API. Every route is under /api/v1.
@@ -213,7 +227,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   // the allow-list holds for every connection, a stored source's at start-up and health checks too
   app.junction.gate.allow = sourceAllow;
-  await app.register(materializerPlugin, { file: opts.materializeFile });
+  await app.register(materializerPlugin, { file: opts.materializeFile, store: opts.materializeStore });
+  await app.register(clusterPlugin, { cluster: opts.cluster });
+  await app.register(trinoPlugin, { settings: opts.trino });
 
   // routes
   await app.register(
@@ -241,6 +257,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await api.register(cacheRoutes);
       await api.register(materializationRoutes);
       await api.register(connectionInfoRoutes, { pgWire: opts.pgWire });
+      await api.register(engineRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -8,6 +8,8 @@ import { sourceCheckMs, startSourceMonitor } from './services/source-monitor.js'
 import { ensureAdmin, registerDemo } from './bootstrap.js';
 import { openMetadata } from './db/client.js';
 import { defaultEngineFactory } from './services/junction.js';
+import { mvStoreFromEnv } from './services/mv-store/config.js';
+import { trinoSettingsFromEnv } from './services/trino-backend.js';
 import { envInteger, limitsFromEnv } from './lib/limits.js';
 import { parseLockout } from './lib/login-throttle.js';
 import { loadSecretKey } from './lib/secrets.js';
@@ -44,6 +46,9 @@ const app = await buildApp({
   // read per request: the PostgreSQL port opens after the HTTP one, and may fail to
   pgWire: () => (pgWire ? { host, port: pgWire.port, tls: Boolean(pgWireConfig?.tls) } : null),
   materializeFile: path.join(dataDir, 'materialized.db'),
+  // with PostgreSQL metadata, in its junction_mv schema so every replica reads them (README)
+  materializeStore: mvStoreFromEnv(process.env),
+  trino: trinoSettingsFromEnv(process.env),
   ...(spillDir ? { engineFactory: (o: EngineOptions) => defaultEngineFactory({ ...o, spillDir }) } : {}),
   dataDir,
   sourceAllow: process.env.JUNCTION_SOURCE_ALLOW,
@@ -54,6 +59,16 @@ const app = await buildApp({
   secureCookies: parseSecureCookies(process.env.JUNCTION_SECURE_COOKIES),
   signInLockout: parseLockout(process.env.JUNCTION_SIGNIN_LOCKOUT),
   corsOrigins: process.env.JUNCTION_CORS_ORIGINS ? process.env.JUNCTION_CORS_ORIGINS.split(',') : undefined,
+  // PostgreSQL metadata may be shared by several servers behind a load balancer: they keep in step
+  ...(meta.provider === 'postgresql' && process.env.DATABASE_URL
+    ? {
+        cluster: {
+          databaseUrl: process.env.DATABASE_URL,
+          replicaName: process.env.JUNCTION_REPLICA_NAME,
+          replicaUrl: process.env.JUNCTION_REPLICA_URL,
+        },
+      }
+    : {}),
   logger: {
     level: process.env.LOG_LEVEL ?? 'info',
     redact: {
@@ -97,6 +112,11 @@ if (process.channel) {
 
 try {
   if (meta.applied.length) app.log.info(`metadata migrations applied: ${meta.applied.join(', ')}`);
+  // each server's own key file would encrypt source passwords the others cannot read
+  if (meta.provider === 'postgresql' && !process.env.JUNCTION_SECRET_KEY)
+    app.log.warn(
+      'PostgreSQL metadata without JUNCTION_SECRET_KEY: the key file in the data directory is used; servers sharing this metadata database need the same key (set JUNCTION_SECRET_KEY on all of them)',
+    );
   const admin = await ensureAdmin(meta.db, process.env.JUNCTION_ADMIN_PASSWORD || undefined);
   if (admin.generatedPassword) {
     process.stdout.write(
@@ -106,6 +126,8 @@ try {
   await app.junction.start();
   // restores the materialized views of the last run and starts their schedules
   await app.materializer.ready();
+  // in the background: a Trino that is down or slow to answer does not hold up the studio
+  void app.trino?.start();
   if (process.env.JUNCTION_DEMO !== '0') {
     const { startDemo } = (await import('@junction/tpch')) as unknown as {
       startDemo(

@@ -1,4 +1,4 @@
-import type { CatalogSnapshot, ColumnMeta, Connector, JType, Row, SourceSemantics, Value } from '@junction/connectors';
+import type { CatalogSnapshot, ColumnMeta, Connector, JType, RenderedQuery, Row, SourceSemantics, Value } from '@junction/connectors';
 import type { ExplainNode } from './explain/explain-node.js';
 import type { CachePolicy } from './cache/statement.js';
 import type { FragmentCachePolicy } from './cache/fragment-cache.js';
@@ -30,6 +30,45 @@ export interface EngineOptions {
   /** per-query limit on spill file bytes; default 4 GiB */
   readonly maxSpillBytes?: number;
   readonly cache?: CacheOptions;
+  /** a distributed engine queries may run on (Engine.setBackend sets or clears it later) */
+  readonly backend?: ExecutionBackend;
+}
+
+/**
+ * A distributed SQL engine (Trino) that reads the registered sources itself, through catalogs of
+ * its own. A query chosen for it is still bound, checked against grants and stripped of virtual
+ * views by Junction; then every table the backend can read is planned as read through it, so
+ * the pushdown rules send joins across those sources to it as one statement, in its dialect and
+ * with its capabilities. What it cannot read stays with its own source, joined in Junction.
+ */
+export interface ExecutionBackend {
+  /** what queries and hints call it (`engine: "trino"`, `/*+ engine(trino) *\/`); never a source's name */
+  readonly name: string;
+  readonly connector: Connector;
+  /** where the backend finds a source's tables, or why it cannot read them */
+  tableOf(source: string): BackendTable | { readonly local: true; readonly reason: string };
+  /**
+   * `auto`: the backend runs a query when the rows Junction would fetch from its sources running
+   * it locally are estimated above this; default 1,000,000
+   */
+  readonly autoRowsThreshold?: number;
+  /** the choice of a query that names none (option or hint); default 'local' */
+  readonly defaultEngine?: 'local' | 'auto';
+  /** the backend's own plan of a statement, shown by EXPLAIN under the statement sent to it */
+  explain?(query: RenderedQuery): Promise<string>;
+  /**
+   * Rejects when the backend cannot read through `catalog` now (its database down, a password
+   * changed). Asked only after a statement failed, so the error names the source it could not
+   * read instead of only the backend.
+   */
+  checkCatalog?(catalog: string, signal?: AbortSignal): Promise<void>;
+}
+
+/** A source's tables as the backend names them: `catalog.schema.table`, schema defaulting to the source's. */
+export interface BackendTable {
+  readonly catalog: string;
+  readonly schema?: string;
+  readonly local?: false;
 }
 
 /** Budgets of the result and fragment caches (shared by all queries of the engine). */
@@ -65,6 +104,19 @@ export interface QueryOptions {
    * for the cache. Default: the statement's hint, else its views' (cache/statement.ts).
    */
   readonly cache?: CachePolicy | 'off';
+  /**
+   * Where the query runs: 'local' (Junction and its sources), the backend's name, or 'auto' (the
+   * backend when the estimate of rows fetched passes its threshold). Default: a leading
+   * `/*+ engine(NAME) *\/` hint, else the backend's defaultEngine, else 'local'.
+   */
+  readonly engine?: string;
+}
+
+/** Which engine ran (or would run) a query, and why. */
+export interface EngineChoice {
+  /** 'local' or the backend's name */
+  readonly engine: string;
+  readonly reason: string;
 }
 
 export interface StepStats {
@@ -94,6 +146,10 @@ export interface QueryStats {
   readonly cacheAgeMs?: number;
   /** bytes written to spill files by joins, aggregates and sorts that passed the memory budget */
   readonly spilledBytes: number;
+  /** 'local', or the backend's name when statements went to it */
+  readonly engine: string;
+  /** why that engine: asked for, auto's estimate, or what kept it local */
+  readonly engineReason?: string;
 }
 
 export interface QueryResult {
@@ -116,6 +172,8 @@ export interface ExplainResult {
   readonly text: string;
   /** the query would be answered from the result cache, from an entry this old */
   readonly cache?: { readonly ageMs: number };
+  /** set when a backend is configured or the query named an engine */
+  readonly engine?: EngineChoice;
 }
 
 export interface RegisteredSource {

@@ -2,15 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JunctionError, type CatalogSnapshot, type ColumnMeta, type JType, type StatementAuthority, type Value } from '@junction/connectors';
+import {
+  JunctionError,
+  type CatalogSnapshot,
+  type ColumnMeta,
+  type Connector,
+  type JType,
+  type RenderedQuery,
+  type StatementAuthority,
+  type Value,
+} from '@junction/connectors';
 import { coerceParams } from './expr/params.js';
 import type {
   CacheCounters,
   CacheEntryInfo,
   CacheOptions,
   CachePurge,
+  EngineChoice,
   EngineOptions,
   DescribeResult,
+  ExecutionBackend,
   ExplainResult,
   QueryOptions,
   QueryResult,
@@ -29,7 +40,8 @@ import { Catalog } from './catalog/catalog.js';
 import { bind } from './sql/index.js';
 import { optimize } from './optimizer/driver.js';
 import { sourcesFromRegistered, type OptimizeInput } from './optimizer/context.js';
-import { estimateRows } from './optimizer/stats.js';
+import { estimateRows, estimateRowsFetched } from './optimizer/stats.js';
+import { DEFAULT_AUTO_ROWS, autoReason, backendFailureHook, backendOutcome, backendTableNaming, checkBackendName, requestedEngine, routingOf, type RequestedEngine } from './engine-choice.js';
 import type { Expr, LogicalPlan } from './plan/logical.js';
 import { children } from './plan/fields.js';
 import { planPhysical, type PhysicalPlan } from './physical/planner.js';
@@ -68,6 +80,12 @@ interface Prepared {
   readonly authority?: StatementAuthority;
   /** a view reads a source the caller cannot read itself: its errors are marked (readThroughView) */
   readonly readsThroughView: boolean;
+  /** 'local' or the backend's name: where the plan's statements go */
+  readonly engine: string;
+  /** the backend the plan was made for (kept: one set later does not change a prepared plan) */
+  readonly backend?: ExecutionBackend;
+  /** shown by EXPLAIN and in stats when a backend is configured or the query named an engine */
+  readonly choice?: EngineChoice;
 }
 
 /**
@@ -91,7 +109,14 @@ export class Engine {
   private readonly fragments: FragmentCache;
   private readonly cacheDir: string;
 
+  /** the distributed engine queries may run on (ExecutionBackend) */
+  private backend: ExecutionBackend | undefined;
+
   constructor(private readonly options: EngineOptions = {}) {
+    if (options.backend) {
+      checkBackendName(options.backend.name, []);
+      this.backend = options.backend;
+    }
     this.spillDir = options.spillDir ?? tmpdir();
     const c = options.cache ?? {};
     this.cacheDir = c.dir ?? join(this.spillDir, `junction-cache-${randomUUID()}`);
@@ -104,7 +129,22 @@ export class Engine {
     this.fragments = new FragmentCache(this.fragmentStore, (name) => this.sources.get(name)?.fragmentCache);
   }
 
+  /**
+   * Sets (or with undefined removes) the engine queries may run on. Plans made from now on use
+   * it; a query already running keeps the engine it was planned for.
+   */
+  setBackend(backend: ExecutionBackend | undefined): void {
+    if (backend) checkBackendName(backend.name, this.sources.keys());
+    this.backend = backend;
+    this.changed();
+  }
+
   addSource(source: RegisteredSource): void {
+    if (this.backend && source.name.toLowerCase() === this.backend.name) {
+      throw new JunctionError('source_name_reserved', 'conflict', `"${source.name}" names the ${this.backend.name} engine queries can run on: pick another name for the source.`, {
+        details: { source: source.name },
+      });
+    }
     if (this.catalog.getSource(source.name)) {
       throw new JunctionError('source_exists', 'conflict', `A source named "${source.name}" is already registered. Remove it first or pick another name.`, {
         details: { source: source.name },
@@ -224,17 +264,18 @@ export class Engine {
     const params = coerceParams(options.params ?? [], prepared.paramTypes);
     // the grants were checked by prepare (binding): the cache is consulted only after them
     const policy = this.cachePolicy(sql, prepared, options);
-    const key = policy && resultKey(sql, params, options.searchPath, prepared.references);
+    const key = policy && resultKey(sql, params, options.searchPath, prepared.references, prepared.engine);
+    const engine = engineStats(prepared);
     if (policy && key) {
       const hit = this.results.lookup(key, 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds));
-      if (hit) return cachedResult(randomUUID(), hit, prepared.columns, options);
+      if (hit) return cachedResult(randomUUID(), hit, prepared.columns, options, engine);
     }
     const { run } = await this.start(prepared, params, options);
     const result: QueryResult = {
       id: randomUUID(),
       columns: prepared.columns,
       rows: run.rows(),
-      stats: () => ({ ...run.stats(), cache: 'off' }),
+      stats: () => ({ ...run.stats(), cache: 'off', ...engine }),
       cancel: (reason?: string) => run.cancel(reason),
     };
     if (!policy || !key) return result;
@@ -297,24 +338,55 @@ export class Engine {
     this.checkOpen();
     const prepared = this.prepare(sql, options);
     const params = coerceParams(options.params ?? [], prepared.paramTypes);
+    const engineLine = prepared.choice ? [`Engine: ${prepared.choice.engine} (${prepared.choice.reason})`] : [];
+    const engineField = prepared.choice ? { engine: prepared.choice } : {};
     if (!options.analyze) {
-      const physical = this.physical(prepared.plan, params, new Map(), options, prepared.columns);
-      const plan = buildExplain(physical.root);
+      const physical = this.physical(prepared.plan, params, new Map(), options, prepared.columns, prepared.backend);
+      const plan = buildExplain(physical.root, { remotePlans: await this.backendPlans(physical.root, prepared.backend) });
       const policy = this.cachePolicy(sql, prepared, options);
-      const hit = policy && this.results.lookup(resultKey(sql, params, options.searchPath, prepared.references), 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds), { count: false });
+      const hit =
+        policy &&
+        this.results.lookup(resultKey(sql, params, options.searchPath, prepared.references, prepared.engine), 1000 * (policy.maxStalenessSeconds ?? policy.ttlSeconds), { count: false });
       const notes = [
+        ...engineLine,
         ...this.materialized.inUse(this.dependencies(prepared).views, this.catalog).map((m) => `Materialized view ${m.view} read from its stored rows, refreshed ${Math.floor(m.ageMs / 1000)} s ago`),
         ...this.cachedFragments(physical.root).map((f) => `Fragment ${f.source}: ${f.sql} served from cache, ${Math.floor(f.ageMs / 1000)} s old`),
       ];
       const text = [...(hit ? [`Served from cache, ${Math.floor(hit.ageMs / 1000)} s old`] : []), ...notes, explainText(plan)].join('\n');
-      return { plan, text, ...(hit ? { cache: { ageMs: hit.ageMs } } : {}) };
+      return { plan, text, ...(hit ? { cache: { ageMs: hit.ageMs } } : {}), ...engineField };
     }
     const { run } = await this.start(prepared, params, options);
     for await (const _ of run.rows()) {
       // EXPLAIN ANALYZE runs the query to the end and discards the rows
     }
-    const plan = buildExplain(run.root, { analyze: true, statements: run.ctx.statements });
-    return { plan, text: explainText(plan) };
+    const plan = buildExplain(run.root, { analyze: true, statements: run.ctx.statements, remotePlans: await this.backendPlans(run.root, prepared.backend) });
+    return { plan, text: [...engineLine, explainText(plan)].join('\n'), ...engineField };
+  }
+
+  /**
+   * The backend's own plan of each statement the plan sends it, for EXPLAIN. A backend that
+   * cannot explain one says why in its place: the rest of the plan is still worth showing.
+   */
+  private async backendPlans(root: Operator, backend: ExecutionBackend | undefined): Promise<Map<number, string>> {
+    const out = new Map<number, string>();
+    const explain = backend && explainerOf(backend);
+    if (!backend || !explain) return out;
+    const ops: RemoteScanOp[] = [];
+    const walk = (op: Operator): void => {
+      if (op instanceof RemoteScanOp && op.source === backend.name) ops.push(op);
+      op.children.forEach(walk);
+    };
+    walk(root);
+    await Promise.all(
+      ops.map(async (op) => {
+        try {
+          out.set(op.id, await explain(op.rendered));
+        } catch (e) {
+          out.set(op.id, `(${backend.name} could not explain this statement: ${e instanceof Error ? e.message : String(e)})`);
+        }
+      }),
+    );
+    return out;
   }
 
   async close(): Promise<void> {
@@ -332,11 +404,13 @@ export class Engine {
     // a materialization that turned stale (or fresh) since the last query changes the catalog
     if (this.materialized.apply(this.catalog)) this.changed();
     const pushdown = options.pushdown ?? true;
+    const requested = requestedEngine(sql, options.engine, this.backend);
     // an access policy is checked while binding: a plan is reused only under a policy that
     // decides alike (the same key), otherwise such queries bind afresh
     const access = options.access;
     const cacheable = access === undefined || access.key !== undefined;
-    const key = `${this.version}\u0000${pushdown ? 1 : 0}\u0000${access ? `\u0002${access.key}` : ''}\u0000${(options.searchPath ?? []).join('\u0001')}\u0000${sql}`;
+    // the request's wording is in the key: the plan carries the reason shown for its engine
+    const key = `${this.version}\u0000${pushdown ? 1 : 0}\u0000${requested.engine}\u0001${requested.why}\u0000${access ? `\u0002${access.key}` : ''}\u0000${(options.searchPath ?? []).join('\u0001')}\u0000${sql}`;
     if (cacheable) {
       const hit = this.cache.get(key);
       if (hit) {
@@ -345,16 +419,23 @@ export class Engine {
         return hit;
       }
     }
+    // grants are checked and views expanded here, whichever engine runs the plan: a backend
+    // only ever receives what this caller may read, and never a view's name
     const bound = bind(sql, this.catalog, { searchPath: options.searchPath, access: options.access });
-    const plan = optimize(bound.plan, this.optimizeInput(pushdown));
+    const planned = this.planFor(bound.plan, pushdown, requested);
     const sources = bound.sources;
+    const backendName = planned.backend?.name;
     const prepared: Prepared = {
-      plan,
+      plan: planned.plan,
       columns: bound.columns,
       paramTypes: bound.paramTypes,
       references: dedupe(bound.references),
-      ...(access ? { authority: { canReadSource: (s: string) => sources.has(s) } } : {}),
+      // the backend reads, for this statement, exactly the sources binding admitted
+      ...(access ? { authority: { canReadSource: (s: string) => sources.has(s) || s === backendName } } : {}),
       readsThroughView: bound.readsThroughView,
+      engine: planned.engine,
+      ...(planned.backend ? { backend: planned.backend } : {}),
+      ...(planned.choice ? { choice: planned.choice } : {}),
     };
     if (cacheable) {
       this.cache.set(key, prepared);
@@ -363,16 +444,60 @@ export class Engine {
     return prepared;
   }
 
-  private inputs: Partial<Record<'on' | 'off', OptimizeInput>> = {};
-  private optimizeInput(pushdown: boolean): OptimizeInput {
-    const k = pushdown ? 'on' : 'off';
-    return (this.inputs[k] ??= { sources: sourcesFromRegistered([...this.sources.values()]), options: { pushdown } });
+  /**
+   * The optimized plan for the engine asked for. `auto` plans locally first: the local plan's
+   * estimate of rows fetched from the sources is what the backend would spare.
+   */
+  private planFor(bound: LogicalPlan, pushdown: boolean, requested: RequestedEngine): { plan: LogicalPlan; engine: string; backend?: ExecutionBackend; choice?: EngineChoice } {
+    const backend = this.backend;
+    const shown = backend !== undefined || requested.explicit;
+    const local = (reason: string) => {
+      const plan = optimize(bound, this.optimizeInput(pushdown));
+      return { plan, engine: 'local', ...(shown ? { choice: { engine: 'local', reason } } : {}) };
+    };
+    if (requested.engine === 'local') return local(requested.why);
+    if (!backend) return local(`${requested.why} (auto), but no other engine is configured`);
+    let why = requested.why;
+    if (requested.engine === 'auto') {
+      const input = this.optimizeInput(pushdown);
+      const plan = optimize(bound, input);
+      const threshold = backend.autoRowsThreshold ?? DEFAULT_AUTO_ROWS;
+      const fetched = estimateRowsFetched(plan, input);
+      why = autoReason(fetched, threshold, backend.name);
+      if (fetched <= threshold) return { plan, engine: 'local', choice: { engine: 'local', reason: why } };
+    }
+    const input = this.optimizeInput(pushdown, backend);
+    const plan = optimize(bound, input);
+    const outcome = backendOutcome(plan, input.backend!, why);
+    return { plan, engine: outcome.engine, ...(outcome.engine === backend.name ? { backend } : {}), choice: outcome };
   }
 
-  private physical(plan: LogicalPlan, params: readonly Value[], subqueries: ReadonlyMap<LogicalPlan, Value>, options: QueryOptions, columns?: readonly ColumnMeta[]): PhysicalPlan {
+  private inputs = new Map<string, OptimizeInput>();
+  private optimizeInput(pushdown: boolean, backend?: ExecutionBackend): OptimizeInput {
+    const k = `${pushdown ? 'on' : 'off'}${backend ? ' backend' : ''}`;
+    let input = this.inputs.get(k);
+    if (!input) {
+      const sources = sourcesFromRegistered([...this.sources.values()]);
+      // the backend is a source for the optimizer: its capabilities decide what it is sent
+      if (backend) sources.set(backend.name, { capabilities: backend.connector.capabilities() });
+      input = { sources, options: { pushdown }, ...(backend ? { backend: routingOf(backend, this.sources.values()) } : {}) };
+      this.inputs.set(k, input);
+    }
+    return input;
+  }
+
+  private physical(
+    plan: LogicalPlan,
+    params: readonly Value[],
+    subqueries: ReadonlyMap<LogicalPlan, Value>,
+    options: QueryOptions,
+    columns?: readonly ColumnMeta[],
+    backend?: ExecutionBackend,
+  ): PhysicalPlan {
     const input = this.optimizeInput(options.pushdown ?? true);
     return planPhysical(plan, {
-      sources: this.sources,
+      sources: backend ? new Map<string, { readonly connector: Connector }>([...this.sources, [backend.name, backend]]) : this.sources,
+      ...(backend ? { backend: { name: backend.name, tableName: backendTableNaming(backend) } } : {}),
       params,
       compiler: makeCompiler(params, subqueries),
       estimate: (p) => this.estimate(p, input),
@@ -434,6 +559,7 @@ export class Engine {
       fragments: this.fragments,
       ...(prepared.authority ? { access: prepared.authority } : {}),
       ...(prepared.readsThroughView ? { readsThroughView: true } : {}),
+      ...(prepared.backend ? { backendFailure: backendFailureHook(prepared.backend, () => this.sources.keys(), controller.signal) } : {}),
     };
     const cleanup = (): void => {
       for (const c of cleanups) c();
@@ -441,7 +567,7 @@ export class Engine {
     };
     try {
       const subqueries = await this.runSubqueries(prepared.plan, params, ctx, options);
-      const physical = this.physical(prepared.plan, params, subqueries, options, prepared.columns);
+      const physical = this.physical(prepared.plan, params, subqueries, options, prepared.columns, prepared.backend);
       return { run: new QueryRun(physical.root, ctx, controller, { maxRows: options.maxRows }, cleanup), physical };
     } catch (e) {
       cleanup();
@@ -479,12 +605,25 @@ export class Engine {
   private changed(): void {
     this.version++;
     this.cache.clear();
-    this.inputs = {};
+    this.inputs = new Map();
   }
 
   private checkOpen(): void {
     if (this.closed) throw new JunctionError('engine_closed', 'internal', 'The engine was closed.');
   }
+}
+
+/** What a query's stats say about its engine: always which one ran, and why when there was a choice. */
+function engineStats(prepared: Prepared): { engine: string; engineReason?: string } {
+  return { engine: prepared.engine, ...(prepared.choice ? { engineReason: prepared.choice.reason } : {}) };
+}
+
+/** The backend's EXPLAIN of a statement: its own hook, else a connector that offers one (Trino's explainDistributed). */
+function explainerOf(backend: ExecutionBackend): ((q: RenderedQuery) => Promise<string>) | undefined {
+  if (backend.explain) return (q) => backend.explain!(q);
+  const c = backend.connector as Connector & { explainDistributed?: (sql: string) => Promise<string> };
+  const fn = c.explainDistributed;
+  return typeof fn === 'function' ? (q) => fn.call(c, q.sql) : undefined;
 }
 
 function dedupe(refs: readonly RelationReference[]): RelationReference[] {

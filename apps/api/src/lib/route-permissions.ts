@@ -20,6 +20,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /api/v1/health': 'public',
   // how to reach the PostgreSQL listener (psql, JDBC) as yourself: an address and your user name
   'GET /api/v1/connection-info': 'read',
+  'GET /api/v1/engines': 'read',
 
   // auth
   'POST /api/v1/auth/login': 'public',

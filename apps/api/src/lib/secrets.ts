@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -57,6 +57,13 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(':');
+  }
+  /**
+   * A digest of a text only holders of the key can compute or test guesses against (hex): names
+   * derived from settings that contain a password must not let anyone check a guessed password.
+   */
+  digest(text: string): string {
+    return createHmac('sha256', this.#key).update(text, 'utf8').digest('hex');
   }
   decrypt(sealed: string): string {
     const [v, iv, tag, data] = sealed.split(':');

@@ -19,6 +19,12 @@ import {
 import { jsonColumns } from '../lib/values.js';
 import type { Principal } from '../plugins/auth.js';
 
+/** Where a query runs: Junction itself, the Trino backend, or whichever the planner's estimate favours. */
+const EngineChoice = Type.Union([Type.Literal('local'), Type.Literal('trino'), Type.Literal('auto')], {
+  description:
+    "local: Junction and its sources; trino: the configured Trino backend (400 trino_not_configured without one); auto: Trino when the rows Junction would fetch locally are estimated above its threshold. Default: the statement's /*+ engine(NAME) */ hint, else the server's default",
+});
+
 /** Parameter values as JSON carries them; strings stay strings and the engine casts them as PostgreSQL would. */
 const Param = Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Number(), Type.Boolean(), Type.Null()]);
 export const QueryBody = Type.Object(
@@ -35,6 +41,7 @@ export const QueryBody = Type.Object(
         description: 'chosen by the client so it can cancel before the reply arrives',
       }),
     ),
+    engine: Type.Optional(EngineChoice),
   },
   { additionalProperties: false },
 );
@@ -63,6 +70,12 @@ const Stats = Type.Object({
       "hit: the rows came from the result cache; miss: the statement asked for the cache and ran; off: it did not ask (hint /*+ cache(ttl=SECONDS) */ or a view's)",
   }),
   cacheAgeSeconds: Type.Optional(Type.Number({ description: 'on a hit: how old the stored result is' })),
+  engine: Type.String({
+    description: "where the query ran: 'local', or 'trino' when statements went to the Trino backend",
+  }),
+  engineReason: Type.Optional(
+    Type.String({ description: "why that engine: asked for, auto's estimate, or what kept it local" }),
+  ),
 });
 const QueryReply = Type.Object(
   { queryId: Type.String(), columns: Type.Array(Column), rows: Type.Array(Type.Array(Type.Unknown())), stats: Stats },
@@ -76,6 +89,7 @@ const ExplainBody = Type.Object(
     sql: Type.String({ minLength: 1, maxLength: 1_000_000 }),
     params: Type.Optional(Type.Array(Param, { maxItems: 10_000 })),
     analyze: Type.Optional(Type.Boolean()),
+    engine: Type.Optional(EngineChoice),
     queryId: Type.Optional(
       Type.String({
         minLength: 1,
@@ -92,7 +106,41 @@ const Running = Type.Object({
   sql: Type.String(),
   startedAt: Type.String({ format: 'date-time' }),
   user: Type.String(),
+  replica: Type.String({ description: 'the server running it (several share one PostgreSQL metadata database)' }),
 });
+
+/** Who asks about running queries: the same rule on every server (your own; all with the admin permission). */
+interface Asker {
+  readonly userId: string;
+  readonly admin: boolean;
+  /** cancel: named in the query's error */
+  readonly username?: string;
+  /** cancel: the query's id */
+  readonly id?: string;
+}
+const askerOf = (p: Principal): Asker => ({
+  userId: p.userId,
+  admin: p.permissions.has('admin'),
+  username: p.username,
+});
+
+/** The running queries of this server the asker may see. */
+function runningFor(app: FastifyInstance, a: Asker): Omit<Static<typeof Running>, 'replica'>[] {
+  return [...app.junction.running.values()]
+    .filter((q) => a.admin || q.userId === a.userId)
+    .map((q) => ({ id: q.id, sql: q.sql, startedAt: q.startedAt.toISOString(), user: q.userId }));
+}
+
+/** Cancels the query when it runs on this server and the asker may cancel it; whether it did. */
+function cancelFor(app: FastifyInstance, a: Asker): boolean {
+  const q = a.id === undefined ? undefined : app.junction.running.get(a.id);
+  if (!q || (q.userId !== a.userId && !a.admin)) return false;
+  q.cancel(`cancelled by ${a.username ?? 'another user'}`);
+  return true;
+}
+
+/** The servers that did not answer, in a header (the listing stays an array). */
+const UNANSWERED_HEADER = 'x-junction-unanswered-replicas';
 const History = Type.Object({
   id: Type.String(),
   queryId: Type.String(),
@@ -115,6 +163,8 @@ function statsOut(id: string, s: QueryStats): Static<typeof Stats> {
     sourceStatements: s.sourceStatements.map((x) => ({ ...x })),
     cache: s.cache ?? 'off',
     ...(s.cache === 'hit' && s.cacheAgeMs !== undefined ? { cacheAgeSeconds: Math.round(s.cacheAgeMs) / 1000 } : {}),
+    engine: s.engine,
+    ...(s.engineReason !== undefined ? { engineReason: s.engineReason } : {}),
   };
 }
 
@@ -148,6 +198,7 @@ export interface RunInput {
   timeoutMs?: number;
   maxRows?: number;
   queryId?: string;
+  engine?: 'local' | 'trino' | 'auto';
 }
 
 /**
@@ -215,6 +266,7 @@ export async function runQuery(
       maxRows,
       queryId,
       signal: abort.signal,
+      ...(input.engine ? { engine: input.engine } : {}),
     });
   } catch (e) {
     finished = true;
@@ -353,6 +405,7 @@ async function explainAnalyzed(
     const out = await app.junction.explain(p, body.sql, {
       params: body.params,
       analyze: true,
+      ...(body.engine ? { engine: body.engine } : {}),
       signal: disconnectSignal(reply),
       queryId,
       label,
@@ -366,6 +419,10 @@ async function explainAnalyzed(
 }
 
 export default async function queryRoutes(app: FastifyInstance): Promise<void> {
+  // what the other servers ask of this one: the rule is applied here, to what they say of the caller
+  app.cluster.answer('queries', (q) => runningFor(app, q as Asker));
+  app.cluster.answer('cancel', (q) => cancelFor(app, q as Asker));
+
   app.post<{ Body: Static<typeof QueryBody> }>(
     '/query',
     {
@@ -403,15 +460,20 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['query'],
-        summary: 'Running queries (yours; all for admins)',
+        summary: 'Running queries (yours; all for admins), on every server sharing the metadata database',
+        description: `A server that did not answer within a second is named in the ${UNANSWERED_HEADER} header.`,
         response: { 200: Type.Array(Running), ...errors() },
       },
     },
-    async (request) => {
-      const p = request.principal!;
-      return [...app.junction.running.values()]
-        .filter((q) => p.permissions.has('admin') || q.userId === p.userId)
-        .map((q) => ({ id: q.id, sql: q.sql, startedAt: q.startedAt.toISOString(), user: q.userId }));
+    async (request, reply) => {
+      const r = await app.cluster.ask<Omit<Static<typeof Running>, 'replica'>[]>(
+        'queries',
+        askerOf(request.principal!),
+      );
+      if (r.missing.length) reply.header(UNANSWERED_HEADER, r.missing.map((m) => m.name).join(','));
+      return r.answers.flatMap((a) =>
+        Array.isArray(a.answer) ? a.answer.map((q) => ({ ...q, replica: a.replica.name })) : [],
+      );
     },
   );
 
@@ -420,17 +482,25 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['query'],
-        summary: 'Cancel a running query',
+        summary: 'Cancel a running query, on whichever server runs it',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
-        response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(404) },
+        response: { 200: Type.Object({ ok: Type.Boolean() }), ...errors(404, 503) },
       },
     },
     async (request) => {
-      const p = request.principal!;
-      const q = app.junction.running.get(request.params.id);
-      if (!q || (q.userId !== p.userId && !p.permissions.has('admin'))) throw notFound('query', request.params.id);
-      q.cancel(`cancelled by ${p.username}`);
-      return { ok: true };
+      const asker = { ...askerOf(request.principal!), id: request.params.id };
+      // here first: a query is most often cancelled through the server that runs it
+      if (cancelFor(app, asker)) return { ok: true };
+      const r = await app.cluster.ask<boolean>('cancel', asker);
+      if (r.answers.some((a) => a.answer === true)) return { ok: true };
+      if (r.missing.length)
+        throw new JunctionError(
+          'replica_unreachable',
+          'resources',
+          `No server that answered runs query "${request.params.id}" for you; ${r.missing.map((m) => m.name).join(', ')} did not answer within a second. Try again.`,
+          { details: { replicas: r.missing.map((m) => m.name), retryAfterSeconds: 1 } },
+        );
+      throw notFound('query', request.params.id);
     },
   );
 
@@ -451,6 +521,15 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
                 { description: 'the answer would come from the result cache' },
               ),
             ),
+            engine: Type.Optional(
+              Type.Object(
+                { engine: Type.String(), reason: Type.String() },
+                {
+                  description:
+                    'where the query would run and why (set when Trino is configured or the query named an engine)',
+                },
+              ),
+            ),
           }),
           ...errors(404, 409, 422, 429, 499, 502, 503, 504),
         },
@@ -460,11 +539,15 @@ export default async function queryRoutes(app: FastifyInstance): Promise<void> {
       const out = request.body.analyze
         ? await explainAnalyzed(app, request, reply, request.body)
         : // planning only: no source is contacted, nothing to list or cancel
-          await app.junction.explain(request.principal!, request.body.sql, { params: request.body.params });
+          await app.junction.explain(request.principal!, request.body.sql, {
+            params: request.body.params,
+            ...(request.body.engine ? { engine: request.body.engine } : {}),
+          });
       return {
         plan: out.plan,
         text: out.text,
         ...(out.cache ? { cache: { ageSeconds: Math.round(out.cache.ageMs) / 1000 } } : {}),
+        ...(out.engine ? { engine: out.engine } : {}),
       };
     },
   );

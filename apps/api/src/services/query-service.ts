@@ -49,6 +49,8 @@ export class QueryService {
       signal: AbortSignal;
       /** another budget than the interactive one (the benchmark lab's) */
       admission?: { acquire(user: string): Promise<() => void> };
+      /** 'local', 'trino' or 'auto' (QueryOptions.engine); unset: the statement's hint, else the default */
+      engine?: string;
     },
   ): Promise<{ id: string; result: QueryResult; release: () => void }> {
     // the lab's runs have their own budget, so they never take interactive users' slots
@@ -69,6 +71,7 @@ export class QueryService {
         maxRows: opts.maxRows,
         access,
         memoryBudgetBytes: this.limits.memoryBudgetBytes,
+        ...(opts.engine !== undefined ? { engine: opts.engine } : {}),
       });
       let done = false;
       return {
@@ -154,7 +157,14 @@ export class QueryService {
   async explain(
     p: Principal,
     sql: string,
-    opts: { params?: unknown[]; analyze?: boolean; signal?: AbortSignal; queryId?: string; label?: string },
+    opts: {
+      params?: unknown[];
+      analyze?: boolean;
+      signal?: AbortSignal;
+      queryId?: string;
+      label?: string;
+      engine?: string;
+    },
   ): Promise<ExplainResult> {
     const release = await this.admission.acquire(this.limitStore.bucketOf(p), opts.signal);
     const id = opts.queryId ?? randomUUID();
@@ -168,6 +178,7 @@ export class QueryService {
         params: (opts.params ?? []) as QueryOptions['params'],
         analyze: opts.analyze ?? false,
         access,
+        ...(opts.engine !== undefined ? { engine: opts.engine } : {}),
         timeoutMs: this.limits.defaultTimeoutMs,
         ...(stop ? { signal: stop.signal } : {}),
       });

@@ -137,7 +137,8 @@ class GatedConnector implements Connector {
     return this.inner.execute(sql, params, this.executes === 'read-only' ? { ...options, readOnly: true } : options);
   }
   bulkLoad(...args: Parameters<Connector['bulkLoad']>): ReturnType<Connector['bulkLoad']> {
-    if (this.executes !== 'any') {
+    // the materialized-view store's own connector: the materializer loads its tables through it
+    if (this.executes !== 'any' && !this.readsForViews) {
       throw this.gate.refuse(
         { principal: this.principal, source: this.name, path: 'load', code: 'source_statement_refused' },
         'Only the data loader writes to a source.',
@@ -212,6 +213,37 @@ export class SourceGate {
   async system(config: SourceConfig, purpose: SystemPurpose): Promise<Connector> {
     if (purpose !== 'store') await this.allow.check(config);
     return new GatedConnector(await this.factory(config), this, 'none', null, purpose === 'store');
+  }
+
+  /**
+   * The execution backend (Trino) queries may run on. Its streams pass the gate like a source's:
+   * each carries the statement's authority, which names the backend when binding admitted every
+   * source the statement reads through it. It runs no native SQL; `explain` is the backend's own
+   * plan of a statement the engine planned (EXPLAIN reads no rows), when the connector has one.
+   */
+  async backend(config: SourceConfig): Promise<{
+    connector: Connector;
+    explain?: (sql: string) => Promise<string>;
+    checkCatalog?: (catalog: string, signal?: AbortSignal) => Promise<void>;
+  }> {
+    // no allow-list check: the backend is the operator's setting (JUNCTION_TRINO_URL), not a source's
+    const inner = await this.factory(config);
+    const explain = (inner as { explainDistributed?: (sql: string) => Promise<string> }).explainDistributed;
+    const check = (inner as { checkCatalog?: (catalog: string, o: { signal?: AbortSignal }) => Promise<void> }).checkCatalog;
+    return {
+      connector: new GatedConnector(inner, this, 'none', null),
+      ...(typeof explain === 'function' ? { explain: (sql: string) => explain.call(inner, sql) } : {}),
+      ...(typeof check === 'function' ? { checkCatalog: (catalog: string, signal?: AbortSignal) => check.call(inner, catalog, { signal }) } : {}),
+    };
+  }
+
+  /**
+   * The server's own statements on the backend (CREATE and DROP CATALOG, SHOW SCHEMAS) that put
+   * the sources in its catalogs: bookkeeping no route and no principal reaches.
+   */
+  async backendAdmin(config: SourceConfig): Promise<{ execute(sql: string): Promise<{ rows: Row[] }>; close(): Promise<void> }> {
+    const inner = await this.factory(config);
+    return { execute: async (sql) => ({ rows: [...(await inner.execute(sql)).rows] }), close: () => inner.close() };
   }
 
   /**

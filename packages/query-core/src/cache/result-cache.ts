@@ -19,6 +19,7 @@ export function resultKey(
   params: readonly Value[],
   searchPath: readonly string[] | undefined,
   references: readonly RelationReference[],
+  engine = 'local',
 ): string {
   const refs = references.map((r) => (r.kind === 'table' ? `t:${r.source}.${r.schema}.${r.table}` : `v:${r.schema}.${r.name}`)).sort();
   return JSON.stringify([
@@ -27,6 +28,8 @@ export function resultKey(
     serialize(params).toString('base64'),
     searchPath ?? [],
     refs,
+    // one engine's answer is meant to equal another's, but a caller who asked for one gets its run
+    ...(engine === 'local' ? [] : [engine]),
   ]);
 }
 
@@ -36,6 +39,7 @@ export function cachedResult(
   hit: CacheHit,
   columns: readonly ColumnMeta[],
   options: { readonly maxRows?: number; readonly signal?: AbortSignal },
+  engine: Pick<QueryStats, 'engine' | 'engineReason'> = { engine: 'local' },
 ): QueryResult {
   const started = performance.now();
   let ended: number | undefined;
@@ -51,6 +55,7 @@ export function cachedResult(
     spilledBytes: 0,
     cache: 'hit',
     cacheAgeMs: hit.ageMs,
+    ...engine,
   });
   return {
     id,

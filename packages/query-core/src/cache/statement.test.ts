@@ -8,6 +8,11 @@ describe('cacheHint', () => {
     expect(cacheHint('  /*+CACHE( ttl = 5 , max_staleness=2 )*/\nSELECT 1')).toEqual({ ttlSeconds: 5, maxStalenessSeconds: 2 });
   });
 
+  it('reads it beside an engine hint, in one comment or after another', () => {
+    expect(cacheHint('/*+ engine(trino) cache(ttl=60) */ SELECT 1')).toEqual({ ttlSeconds: 60 });
+    expect(cacheHint('/*+ engine(trino) */ /*+ cache(ttl=7) */ SELECT 1')).toEqual({ ttlSeconds: 7 });
+  });
+
   it('ignores statements without a leading hint, and hints elsewhere', () => {
     expect(cacheHint('SELECT 1')).toBeUndefined();
     expect(cacheHint('SELECT /*+ cache(ttl=60) */ 1')).toBeUndefined();

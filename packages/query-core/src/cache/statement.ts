@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { JunctionError } from '@junction/connectors';
 import type { Statement } from 'sql-parser-cst';
 import { parseSql } from '../sql/parse.js';
+import { leadingHints } from '../sql/hints.js';
 
 /** How long a result may be kept, and how old a stored one a caller accepts. */
 export interface CachePolicy {
@@ -10,25 +11,24 @@ export interface CachePolicy {
   readonly maxStalenessSeconds?: number;
 }
 
-const HINT = /^\s*\/\*\+\s*cache\s*\(([^)]*)\)\s*\*\//i;
-
 /**
  * The leading hint `/*+ cache(ttl=SECONDS[, max_staleness=SECONDS]) *\/` of a statement (or of
- * a view's SQL, which opts the view in), or undefined. A malformed hint is an error rather than
+ * a view's SQL, which opts the view in), or undefined. It may share the leading hint comments with
+ * other hints (`/*+ engine(trino) cache(ttl=60) *\/`). A malformed hint is an error rather than
  * a silently uncached query.
  */
 export function cacheHint(sql: string): CachePolicy | undefined {
-  const m = HINT.exec(sql);
-  if (!m) return undefined;
+  const hint = leadingHints(sql).find((h) => h.name === 'cache');
+  if (!hint) return undefined;
   const values = new Map<string, number>();
-  for (const part of m[1].split(',')) {
+  for (const part of hint.args.split(',')) {
     const kv = /^\s*([a-z_]+)\s*=\s*(\d+)\s*$/i.exec(part);
     const name = kv?.[1].toLowerCase();
     if (!kv || (name !== 'ttl' && name !== 'max_staleness')) {
       throw new JunctionError(
         'invalid_cache_hint',
         'user',
-        `The cache hint "${m[0].trim()}" is not understood: write /*+ cache(ttl=SECONDS) */ or /*+ cache(ttl=SECONDS, max_staleness=SECONDS) */ before the statement.`,
+        `The cache hint "/*+ ${hint.text} */" is not understood: write /*+ cache(ttl=SECONDS) */ or /*+ cache(ttl=SECONDS, max_staleness=SECONDS) */ before the statement.`,
       );
     }
     values.set(name, Number(kv[2]));

@@ -162,6 +162,14 @@ export interface ExecContext {
   readonly access?: StatementAuthority;
   /** the query reads rows the caller may see only through a view: its errors say so (shielded) */
   readonly readsThroughView?: boolean;
+  /** turns a failure of a statement sent to the backend engine into one naming the source it could not read */
+  readonly backendFailure?: BackendFailureHook;
+}
+
+export interface BackendFailureHook {
+  /** the backend's name: the source of the statements it runs */
+  readonly backend: string;
+  attribute(query: RemoteQuery, error: JunctionError): Promise<JunctionError>;
 }
 
 /** Distinct non-NULL keys for one output column of a statement. */

@@ -72,7 +72,8 @@ export class QueryRun {
     }
   }
 
-  stats(): QueryStats {
+  /** the engine's part of the stats (which engine ran) is the caller's to add */
+  stats(): Omit<QueryStats, 'engine' | 'engineReason'> {
     return {
       rows: this.rowsOut,
       elapsedMs: (this.ended ?? performance.now()) - this.started,

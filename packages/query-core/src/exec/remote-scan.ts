@@ -1,4 +1,4 @@
-import type { Connector, RemoteQuery, RenderedQuery, Row } from '@junction/connectors';
+import { JunctionError, type Connector, type RemoteQuery, type RenderedQuery, type Row } from '@junction/connectors';
 import { checkAborted, type ExecContext, type StatementRecord } from './context.js';
 import { Operator, type OperatorInfo } from './operator.js';
 import { fetchByKeys } from './dependent-join/fetch-by-keys.js';
@@ -31,12 +31,31 @@ export class RemoteScanOp extends Operator {
   }
   protected run(ctx: ExecContext): AsyncIterable<Row[]> {
     const filter = ctx.keyFilters?.get(this.id);
-    if (filter) {
-      const maxInList = this.connector.capabilities().maxInList || 1000;
-      return fetchByKeys(ctx, this, filter.column, filter.keys, { maxInList, maxParallel: 4 }, { statements: 0, keys: 0 });
-    }
     const run = () => streamStatement(ctx, this.source, this.connector, this.rendered, this.id);
-    return ctx.fragments ? ctx.fragments.wrap(this.source, this.query, this.rendered, run) : run();
+    const rows = filter
+      ? fetchByKeys(ctx, this, filter.column, filter.keys, { maxInList: this.connector.capabilities().maxInList || 1000, maxParallel: 4 }, { statements: 0, keys: 0 })
+      : ctx.fragments
+        ? ctx.fragments.wrap(this.source, this.query, this.rendered, run)
+        : run();
+    const hook = ctx.backendFailure;
+    return hook && hook.backend === this.source ? attributed(rows, ctx.signal, (e) => hook.attribute(this.query, e)) : rows;
+  }
+}
+
+/**
+ * A backend's statement reads several sources; when it fails for a reason outside Junction (not
+ * a stop, not the data), the backend is asked which of them it could not read.
+ */
+async function* attributed(
+  rows: AsyncIterable<Row[]>,
+  signal: AbortSignal,
+  attribute: (e: JunctionError) => Promise<JunctionError>,
+): AsyncIterable<Row[]> {
+  try {
+    yield* rows;
+  } catch (e) {
+    if (signal.aborted || !(e instanceof JunctionError) || e.kind !== 'external') throw e;
+    throw await attribute(e);
   }
 }
 

@@ -12,6 +12,8 @@ export interface BuildOptions {
   /** EXPLAIN ANALYZE: attach actual rows/batches/time and the statements sent */
   readonly analyze?: boolean;
   readonly statements?: readonly StatementRecord[];
+  /** a backend engine's plan of the statement an operator sends it, by operator id */
+  readonly remotePlans?: ReadonlyMap<number, string>;
 }
 
 /** The ExplainNode tree of a physical plan (after execution for ANALYZE). */
@@ -36,6 +38,7 @@ export function buildExplain(root: Operator, options: BuildOptions = {}): Explai
       ...sqlFields(sql, params),
       ...(info.notPushed?.length ? { notPushed: info.notPushed } : {}),
       ...(info.estimatedRows !== undefined ? { estimatedRows: Math.round(info.estimatedRows) } : {}),
+      ...(options.remotePlans?.has(op.id) ? { remotePlan: options.remotePlans.get(op.id) } : {}),
       ...(options.analyze ? { actual: actualOf(op, statements) } : {}),
       children: [
         ...op.children.map(visit),

@@ -12,6 +12,8 @@ export interface ExplainNode {
   /** predicates or operators kept in Junction, with why: missing capability, collation, spans sources */
   readonly notPushed?: readonly { readonly what: string; readonly reason: string }[];
   readonly estimatedRows?: number;
+  /** a statement sent to a backend engine (Trino): that engine's own plan of it, as it printed it */
+  readonly remotePlan?: string;
   /** EXPLAIN ANALYZE only */
   readonly actual?: {
     readonly rows: number;

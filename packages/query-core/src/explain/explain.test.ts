@@ -62,4 +62,12 @@ describe('EXPLAIN tree and text', () => {
     expect(tree.children[0].children[0].actual?.rows).toBe(2);
     expect(explainText(tree)).toMatch(/^Limit 10 \(actual rows=1 batches=1 time=\d+\.\d{3}ms\)/);
   });
+
+  it("prints a backend engine's own plan of its statement under the operator that sends it", () => {
+    const op = plan();
+    const right = op.children[0].children[1];
+    const tree = buildExplain(op, { remotePlans: new Map([[right.id, 'Fragment 0 [SINGLE]\n    Output: b\n']]) });
+    expect(tree.children[0].children[1].remotePlan).toBe('Fragment 0 [SINGLE]\n    Output: b\n');
+    expect(explainText(tree).split('\n').slice(-4)).toEqual(['    Right [test]', '      plan in test:', '        Fragment 0 [SINGLE]', '            Output: b']);
+  });
 });

@@ -24,6 +24,10 @@ export function explainText(root: ExplainNode, options: TextOptions = {}): strin
     if (n.sql !== undefined) lines.push(`${pad}  SQL: ${n.sql}`);
     if (n.params && n.params.length > 0) lines.push(`${pad}  params: ${JSON.stringify(n.params)}`);
     for (const np of n.notPushed ?? []) lines.push(`${pad}  not pushed: ${np.what}: ${np.reason}`);
+    if (n.remotePlan !== undefined) {
+      lines.push(`${pad}  plan in ${n.runsIn}:`);
+      for (const l of n.remotePlan.replace(/\s+$/, '').split('\n')) lines.push(`${pad}    ${l}`);
+    }
     for (const c of n.children) walk(c, depth + 1);
   };
   walk(root, 0);

@@ -16,6 +16,21 @@ export interface OptimizerOptions {
 export interface OptimizeInput {
   readonly sources: ReadonlyMap<string, SourceInfo>;
   readonly options: OptimizerOptions;
+  /** the query runs on a backend engine: scans of the sources it reads are read through it */
+  readonly backend?: BackendRouting;
+}
+
+/**
+ * A distributed engine (Trino) that reads several sources itself. It is in `sources` under its
+ * name, with its own capabilities, so a Remote on it is pushed into like any source's, and
+ * joins across the sources it reads meet inside one Remote.
+ */
+export interface BackendRouting {
+  readonly name: string;
+  /** the sources whose tables it reads */
+  readonly readable: ReadonlySet<string>;
+  /** the others, each with why it cannot read them (shown where a join across them stays in Junction) */
+  readonly unreadable: ReadonlyMap<string, string>;
 }
 
 /** What a rule may consult; rules are pure functions of (node, context). */
@@ -28,6 +43,11 @@ export type Rule = (node: LogicalPlan, ctx: OptimizerContext) => LogicalPlan | u
 
 export function sourcesFromRegistered(list: readonly RegisteredSource[]): Map<string, SourceInfo> {
   return new Map(list.map((s) => [s.name, { capabilities: s.connector.capabilities(), catalog: s.catalog }]));
+}
+
+/** Where a source's tables are read: through the backend when the query runs there and it reads them, else the source. */
+export function runsIn(ctx: OptimizeInput | undefined, source: string): string {
+  return ctx?.backend?.readable.has(source) ? ctx.backend.name : source;
 }
 
 export function capabilitiesOf(ctx: OptimizeInput, source: string): Capabilities {

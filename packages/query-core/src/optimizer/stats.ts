@@ -9,6 +9,15 @@ import { conjuncts, isConstant, keyColumn } from './exprs.js';
 export const DEFAULT_TABLE_ROWS = 1000;
 
 /**
+ * Rows Junction would read from its sources to run an optimized plan: what each statement sent
+ * to a source returns (a bare scan: its whole table). What `auto` weighs against a backend.
+ */
+export function estimateRowsFetched(plan: LogicalPlan, ctx: OptimizeInput): number {
+  if (plan.kind === 'Remote' || plan.kind === 'Scan') return estimateRows(plan, ctx);
+  return children(plan).reduce((n, c) => n + estimateRowsFetched(c, ctx), 0);
+}
+
+/**
  * Cardinality estimates from source statistics — row counts, and per column the distinct
  * count, NULL fraction, min/max and most common values where the source keeps them — with
  * System R's fixed selectivities where it does not: good enough to order joins and pick

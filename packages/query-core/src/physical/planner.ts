@@ -25,7 +25,7 @@ import type { HashJoinType, JoinSpec } from '../exec/hash-join/join-core.js';
 import { makeKeyFn } from '../exec/hash-key.js';
 import type { SortKeySpec } from '../exec/sort-keys.js';
 import { WindowOp, type WindowSpec } from '../exec/window.js';
-import { toRemoteQuery } from './remote-query.js';
+import { toRemoteQuery, type TableNaming } from './remote-query.js';
 import type { RenderCache, RenderedRemote } from './render-cache.js';
 import { conjoin, conjuncts as conjunctsOf, keyColumn } from '../plan/exprs.js';
 import { notInKeys, splitJoinCondition } from './join-keys.js';
@@ -70,6 +70,8 @@ export interface PhysicalOptions {
   readonly dependentSwitchKeys?: number;
   /** the statement's column names, by position: EXPLAIN names the root's fields as the user did */
   readonly outputNames?: readonly string[];
+  /** a backend engine in `sources`, and how it names the tables of the sources it reads */
+  readonly backend?: { readonly name: string; readonly tableName: TableNaming };
 }
 
 export interface PhysicalPlan {
@@ -253,8 +255,9 @@ class Planner {
   private remote(node: RemoteNode, est: number | undefined): Planned {
     const src = this.o.sources.get(node.source);
     if (!src) throw new JunctionError('source_not_found', 'user', `Source "${node.source}" is not registered.`, { details: { source: node.source } });
+    const naming = this.o.backend && node.source === this.o.backend.name ? this.o.backend.tableName : undefined;
     const make = (params: readonly Value[]): RenderedRemote => {
-      const query = toRemoteQuery(node, params);
+      const query = toRemoteQuery(node, params, naming);
       return { query, rendered: src.connector.render(query) };
     };
     const { query, rendered } = this.o.renderCache ? this.o.renderCache.get(node, this.o.params, make) : make(this.o.params);

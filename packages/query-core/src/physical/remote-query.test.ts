@@ -55,6 +55,19 @@ function convert(plan: LogicalPlan, params: unknown[] = []): RemoteQuery {
 }
 
 describe('toRemoteQuery', () => {
+  it('names each table as the engine running the statement does when that is not its source', () => {
+    const b = new PlanBuilder();
+    const o = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
+    const c = b.scan('dbB', 'customer', { c_custkey: 'int64' }, undefined, 'sales');
+    const j = b.join('inner', o, c, eq(col(o, 'o_orderkey'), col(c, 'c_custkey')));
+    const q = toRemoteQuery(remote(j) as Extract<LogicalPlan, { kind: 'Remote' }>, [], (t) => ({ catalog: `${t.source.toLowerCase()}_cat`, schema: t.source === 'dbB' ? 'crm' : t.schema, table: t.table }));
+    expect(q.from).toMatchObject({
+      kind: 'join',
+      left: { kind: 'table', catalog: 'dba_cat', schema: 'public', table: 'orders' },
+      right: { kind: 'table', catalog: 'dbb_cat', schema: 'crm', table: 'customer' },
+    });
+  });
+
   it('renders filter, projection, sort and limit as one SELECT with the Remote fields in order', async () => {
     const { b, o } = tables();
     const f = b.filter(o, gt(col(o, 'o_totalprice'), lit('2', 'decimal')));

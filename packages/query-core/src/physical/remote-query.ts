@@ -7,7 +7,7 @@ import {
   type RemoteQuery,
   type Value,
 } from '@junction/connectors';
-import type { Expr, LogicalPlan } from '../plan/logical.js';
+import type { Expr, LogicalPlan, TableRef } from '../plan/logical.js';
 import { outputFields } from '../plan/fields.js';
 import {
   EMPTY_SHAPE,
@@ -21,16 +21,21 @@ import {
 
 type RemoteNode = Extract<LogicalPlan, { kind: 'Remote' }>;
 
+/** A source's table as another engine names it. */
+export type TableNaming = (table: TableRef) => { readonly catalog?: string; readonly schema: string; readonly table: string };
+
 /**
  * Converts a Remote node's subtree into the one SELECT the connector renders. Field ids
  * become alias-qualified columns; an operator that SQL would evaluate too early in the same
  * SELECT (a filter above a limit, an aggregate above an aggregate…) nests what is below it
  * as a subquery in FROM, exactly where optimizer/pushdown/shape.ts says. Parameters are
  * inlined from `params` as literal values, which dialects render as bound parameters.
- * The select list has exactly the Remote node's fields, in order.
+ * The select list has exactly the Remote node's fields, in order. `tableName` says how the
+ * engine running the statement names a table when that is not its source (a backend reading it
+ * through a catalog of its own).
  */
-export function toRemoteQuery(remote: RemoteNode, params: readonly Value[] = []): RemoteQuery {
-  const b = new Builder(params);
+export function toRemoteQuery(remote: RemoteNode, params: readonly Value[] = [], tableName?: TableNaming): RemoteQuery {
+  const b = new Builder(params, tableName);
   const s = b.convert(remote.plan);
   return b.finish(
     s,
@@ -67,7 +72,10 @@ const AND = (parts: RemoteExpr[]): RemoteExpr | undefined =>
 
 class Builder {
   private readonly aliases = new Set<string>();
-  constructor(private readonly params: readonly Value[]) {}
+  constructor(
+    private readonly params: readonly Value[],
+    private readonly tableName?: TableNaming,
+  ) {}
 
   private alias(base: string): string {
     let name = sanitize(base, 't');
@@ -86,12 +94,13 @@ class Builder {
           scope.set(f.id, expr);
           return { id: f.id, name: f.name, expr };
         });
+        const t = this.tableName ? this.tableName(plan.table) : plan.table;
         const from: RemoteFrom = {
           kind: 'table',
           alias,
-          ...(plan.table.catalog !== undefined ? { catalog: plan.table.catalog } : {}),
-          schema: plan.table.schema,
-          table: plan.table.table,
+          ...(t.catalog !== undefined ? { catalog: t.catalog } : {}),
+          schema: t.schema,
+          table: t.table,
         };
         return { from, scope, output, where: [], having: [], aggregated: false, distinct: false, shape: EMPTY_SHAPE };
       }

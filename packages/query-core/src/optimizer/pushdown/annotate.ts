@@ -1,4 +1,5 @@
 import type { LogicalPlan, NotPushed } from '../../plan/logical.js';
+import { runsIn, type OptimizeInput } from '../context.js';
 
 /**
  * Sets a node's `notPushed` list; undefined when it already says exactly that, so an
@@ -18,11 +19,11 @@ export function annotate<T extends LogicalPlan & { readonly notPushed?: readonly
   return { ...node, notPushed };
 }
 
-/** The sources any scan below `p` reads. */
-export function sourcesUnder(p: LogicalPlan, out: Set<string> = new Set()): Set<string> {
+/** The sources any scan below `p` reads (with `ctx`: where each is read, a backend for those it reads). */
+export function sourcesUnder(p: LogicalPlan, ctx?: OptimizeInput, out: Set<string> = new Set()): Set<string> {
   switch (p.kind) {
     case 'Scan':
-      out.add(p.table.source);
+      out.add(runsIn(ctx, p.table.source));
       break;
     case 'Remote':
       out.add(p.source);
@@ -32,11 +33,11 @@ export function sourcesUnder(p: LogicalPlan, out: Set<string> = new Set()): Set<
     case 'Join':
     case 'MarkJoin':
     case 'SetOp':
-      sourcesUnder(p.left, out);
-      sourcesUnder(p.right, out);
+      sourcesUnder(p.left, ctx, out);
+      sourcesUnder(p.right, ctx, out);
       break;
     default:
-      sourcesUnder(p.input, out);
+      sourcesUnder(p.input, ctx, out);
   }
   return out;
 }
@@ -63,4 +64,17 @@ export function fieldSources(p: LogicalPlan, out: Map<number, string> = new Map(
       fieldSources(p.input, out);
   }
   return out;
+}
+
+/**
+ * Why an operator over several sources stays in Junction: the sources, and, when a backend reads
+ * the others, why it cannot read these (so a query asked to run on Trino says what kept a join out).
+ */
+export function spansSources(sources: Iterable<string>, ctx: OptimizeInput): string {
+  const list = [...new Set(sources)].sort();
+  const why = list.flatMap((s) => {
+    const reason = ctx.backend?.unreadable.get(s);
+    return reason === undefined ? [] : [reason];
+  });
+  return `spans sources (${list.join(', ')})${why.length > 0 ? `; ${why.join('; ')}` : ''}`;
 }

@@ -232,7 +232,7 @@ function reduces(keys: readonly Field[], remote: Remote, ctx: OptimizerContext):
 }
 
 function joinFitsOneSource(join: Join, ctx: OptimizerContext): boolean {
-  const sources = sourcesUnder(join);
+  const sources = sourcesUnder(join, ctx);
   if (sources.size !== 1) return false;
   const caps = capabilitiesOf(ctx, [...sources][0]);
   if (!caps.joins.inner) return false;

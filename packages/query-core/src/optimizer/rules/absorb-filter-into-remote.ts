@@ -3,7 +3,7 @@ import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { conjoin, conjuncts, describe, refsOf } from '../exprs.js';
 import { barrierBelow } from '../../plan/barrier.js';
 import { barrierReason, isLeakproof } from '../leakproof.js';
-import { annotate, fieldSources } from '../pushdown/annotate.js';
+import { annotate, fieldSources, spansSources } from '../pushdown/annotate.js';
 import { canPushExpr } from '../pushdown/can-push.js';
 import { needsSubquery, shapeOf } from '../pushdown/shape.js';
 
@@ -14,7 +14,7 @@ import { needsSubquery, shapeOf } from '../pushdown/shape.js';
  */
 export function absorbFilterIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
   if (node.kind !== 'Filter') return undefined;
-  if (node.input.kind !== 'Remote') return annotateSpanning(node);
+  if (node.input.kind !== 'Remote') return annotateSpanning(node, ctx);
   const remote = node.input;
   const caps = capabilitiesOf(ctx, remote.source);
   const shape = shapeOf(remote.plan);
@@ -50,14 +50,14 @@ export function absorbFilterIntoRemote(node: LogicalPlan, ctx: OptimizerContext)
 }
 
 /** A filter left above a federated join: say which conjuncts read several sources. */
-function annotateSpanning(node: Extract<LogicalPlan, { kind: 'Filter' }>): LogicalPlan | undefined {
+function annotateSpanning(node: Extract<LogicalPlan, { kind: 'Filter' }>, ctx: OptimizerContext): LogicalPlan | undefined {
   if (node.notPushed || node.input.kind !== 'Join') return undefined;
   const sources = fieldSources(node.input);
   const notPushed: NotPushed[] = [];
   for (const c of conjuncts(node.predicate)) {
     const used = new Set([...refsOf(c)].map((id) => sources.get(id)).filter((s): s is string => s !== undefined));
     if (used.size > 1)
-      notPushed.push({ what: describe(c, [node.input]), reason: `spans sources (${[...used].sort().join(', ')})` });
+      notPushed.push({ what: describe(c, [node.input]), reason: spansSources(used, ctx) });
   }
   return notPushed.length > 0 ? annotate(node, notPushed) : undefined;
 }

@@ -26,6 +26,32 @@ describe('absorb-join-into-remote', () => {
     `);
   });
 
+  it('joins inside a backend that reads both sources, and says why a source it cannot read stays out', () => {
+    const b = new PlanBuilder();
+    const o = b.scan('dbA', 'orders', { o_orderkey: 'int64' });
+    const l = b.scan('dbB', 'lineitem', { l_orderkey: 'int64' });
+    const onTrino = (p: ReturnType<typeof b.scan>) => ({ ...(remote(p) as Extract<ReturnType<typeof remote>, { kind: 'Remote' }>), source: 'trino' });
+    const input = {
+      ...sources({ dbA: PG_CAPS, dbB: PG_CAPS, dbC: PG_CAPS, trino: PG_CAPS }),
+      backend: { name: 'trino', readable: new Set(['dbA', 'dbB']), unreadable: new Map([['dbC', 'sqlite source dbC is not readable by trino: no catalog']]) },
+    };
+    expect(fire(absorbJoinIntoRemote, b.join('inner', onTrino(o), onTrino(l), eq(col(l, 'l_orderkey'), col(o, 'o_orderkey'))), input)).toMatchInlineSnapshot(`
+      "Remote trino [o_orderkey#1, l_orderkey#2]
+        Join inner ON (l_orderkey#2 = o_orderkey#1)
+          Scan dbA.public.orders AS orders [o_orderkey#1]
+          Scan dbB.public.lineitem AS lineitem [l_orderkey#2]"
+    `);
+    const p = b.scan('dbC', 'part', { p_partkey: 'int64' });
+    expect(fire(absorbJoinIntoRemote, b.join('inner', onTrino(o), remote(p), eq(col(p, 'p_partkey'), col(o, 'o_orderkey'))), input)).toMatchInlineSnapshot(`
+      "Join inner ON (p_partkey#3 = o_orderkey#1)
+        ! not pushed: (p_partkey = o_orderkey): spans sources (dbA, dbC); sqlite source dbC is not readable by trino: no catalog
+        Remote trino [o_orderkey#1]
+          Scan dbA.public.orders AS orders [o_orderkey#1]
+        Remote dbC [p_partkey#3]
+          Scan dbC.public.part AS part [p_partkey#3]"
+    `);
+  });
+
   it('keeps a join across sources in Junction, annotated "spans sources"', () => {
     expect(fire(absorbJoinIntoRemote, two('dbB'))).toMatchInlineSnapshot(`
       "Join inner ON (l_orderkey#3 = o_orderkey#1)

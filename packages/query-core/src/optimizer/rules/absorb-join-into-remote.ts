@@ -4,7 +4,7 @@ import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { describe, refsOf } from '../exprs.js';
 import { barrierBelow } from '../../plan/barrier.js';
 import { barrierReason, isLeakproof } from '../leakproof.js';
-import { annotate, fieldSources, sourcesUnder } from '../pushdown/annotate.js';
+import { annotate, fieldSources, sourcesUnder, spansSources } from '../pushdown/annotate.js';
 import { canPushExpr } from '../pushdown/can-push.js';
 import { joinNeedsSubquery } from '../pushdown/shape.js';
 
@@ -17,7 +17,7 @@ import { joinNeedsSubquery } from '../pushdown/shape.js';
 export function absorbJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContext): LogicalPlan | undefined {
   if (node.kind !== 'Join') return undefined;
   const { left, right } = node;
-  const sources = new Set([...sourcesUnder(left), ...sourcesUnder(right)]);
+  const sources = new Set([...sourcesUnder(left, ctx), ...sourcesUnder(right, ctx)]);
   if (sources.size > 1) {
     // name the sources the condition reads (all of them for a condition-less join)
     const bySource = fieldSources(node);
@@ -26,7 +26,7 @@ export function absorbJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContext): 
       : sources;
     const what = node.condition ? describe(node.condition, [left, right]) : `${node.type} join`;
     return annotate(node, [
-      { what, reason: `spans sources (${[...(read.size > 1 ? read : sources)].sort().join(', ')})` },
+      { what, reason: spansSources(read.size > 1 ? read : sources, ctx) },
     ]);
   }
   if (left.kind !== 'Remote' || right.kind !== 'Remote') return undefined;

@@ -2,7 +2,7 @@ import type { LogicalPlan, NotPushed } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { describe } from '../exprs.js';
-import { annotate, sourcesUnder } from '../pushdown/annotate.js';
+import { annotate, sourcesUnder, spansSources } from '../pushdown/annotate.js';
 import { canPushExpr } from '../pushdown/can-push.js';
 import { markJoinNesting } from '../pushdown/shape.js';
 
@@ -17,8 +17,8 @@ export function absorbMarkJoinIntoRemote(node: LogicalPlan, ctx: OptimizerContex
   if (node.kind !== 'MarkJoin') return undefined;
   const { left, right } = node;
   const what = node.compare ? `${node.mark.name} := ANY ${describe(node.compare, [left, right])}` : `${node.mark.name} := EXISTS (…)`;
-  const sources = new Set([...sourcesUnder(left), ...sourcesUnder(right)]);
-  if (sources.size > 1) return annotate(node, [{ what, reason: `spans sources (${[...sources].sort().join(', ')})` }]);
+  const sources = new Set([...sourcesUnder(left, ctx), ...sourcesUnder(right, ctx)]);
+  if (sources.size > 1) return annotate(node, [{ what, reason: spansSources(sources, ctx) }]);
   if (left.kind !== 'Remote' || right.kind !== 'Remote') return undefined;
   const caps = capabilitiesOf(ctx, left.source);
   const notPushed: NotPushed[] = [];

@@ -1,7 +1,7 @@
 import type { LogicalPlan, NotPushed } from '../../plan/logical.js';
 import { capabilitiesOf, type OptimizerContext } from '../context.js';
 import { sameType } from '../exprs.js';
-import { annotate, sourcesUnder } from '../pushdown/annotate.js';
+import { annotate, sourcesUnder, spansSources } from '../pushdown/annotate.js';
 import { canPushDistinct } from '../pushdown/can-push.js';
 
 /**
@@ -14,8 +14,8 @@ export function absorbSetOpIntoRemote(node: LogicalPlan, ctx: OptimizerContext):
   if (node.kind !== 'SetOp') return undefined;
   const { left, right } = node;
   const what = `${node.op}${node.all ? ' all' : ''}`;
-  const sources = new Set([...sourcesUnder(left), ...sourcesUnder(right)]);
-  if (sources.size > 1) return annotate(node, [{ what, reason: `spans sources (${[...sources].sort().join(', ')})` }]);
+  const sources = new Set([...sourcesUnder(left, ctx), ...sourcesUnder(right, ctx)]);
+  if (sources.size > 1) return annotate(node, [{ what, reason: spansSources(sources, ctx) }]);
   if (left.kind !== 'Remote' || right.kind !== 'Remote') return undefined;
   const caps = capabilitiesOf(ctx, left.source);
   const notPushed: NotPushed[] = [];

@@ -60,7 +60,7 @@ interface Leaf {
   readonly ids: ReadonlySet<number>;
 }
 
-function leavesOf(join: Join): Leaf[] {
+function leavesOf(join: Join, ctx: OptimizerContext): Leaf[] {
   const out: Leaf[] = [];
   const walk = (p: LogicalPlan, path: ('left' | 'right')[]): void => {
     if (p.kind === 'Remote') {
@@ -68,7 +68,7 @@ function leavesOf(join: Join): Leaf[] {
       return;
     }
     // a join one source will run whole is not entered: it becomes one Remote first
-    if (p.kind !== 'Join' || sourcesUnder(p).size < 2) return;
+    if (p.kind !== 'Join' || sourcesUnder(p, ctx).size < 2) return;
     if (p.type === 'inner' || p.type === 'cross' || p.type === 'left' || p.type === 'semi' || p.type === 'anti')
       walk(p.left, [...path, 'left']);
     if (p.type === 'inner' || p.type === 'cross') walk(p.right, [...path, 'right']);
@@ -78,7 +78,7 @@ function leavesOf(join: Join): Leaf[] {
 }
 
 function rewrite(node: Project | Aggregate, join: Join, ctx: OptimizerContext): LogicalPlan | undefined {
-  const leaves = leavesOf(join);
+  const leaves = leavesOf(join, ctx);
   if (leaves.length === 0) return undefined;
   // per leaf, the expressions it will compute, by structure (Q14 reads its revenue twice)
   const added = new Map<Leaf, Map<string, NamedExpr>>();

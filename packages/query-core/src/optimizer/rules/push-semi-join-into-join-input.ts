@@ -2,6 +2,7 @@ import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { fieldIds, refsOf, replaceRefs, subset } from '../exprs.js';
 import { isLeakproof } from '../leakproof.js';
 import { sourcesUnder } from '../pushdown/annotate.js';
+import type { OptimizerContext } from '../context.js';
 
 type Join = Extract<LogicalPlan, { kind: 'Join' }>;
 
@@ -20,14 +21,14 @@ type Join = Extract<LogicalPlan, { kind: 'Join' }>;
  * The rule looks down the whole path at once, because a step that does not end beside the
  * tested source is no improvement on its own.
  */
-export function pushSemiJoinIntoJoinInput(node: LogicalPlan): LogicalPlan | undefined {
+export function pushSemiJoinIntoJoinInput(node: LogicalPlan, ctx?: OptimizerContext): LogicalPlan | undefined {
   if (node.kind !== 'Join' || (node.type !== 'semi' && node.type !== 'anti') || node.strategy) return undefined;
-  const tested = sourcesUnder(node.right);
+  const tested = sourcesUnder(node.right, ctx);
   if (tested.size !== 1) return undefined;
-  return sink(node, [...tested][0]);
+  return sink(node, [...tested][0], ctx);
 }
 
-function sink(semi: Join, source: string): LogicalPlan | undefined {
+function sink(semi: Join, source: string, ctx: OptimizerContext | undefined): LogicalPlan | undefined {
   const below = semi.left;
   if (below.kind === 'Project') {
     // a subquery expression is evaluated once per execution; copying it is harmless but noisy
@@ -36,7 +37,7 @@ function sink(semi: Join, source: string): LogicalPlan | undefined {
     const condition = semi.condition && replaceRefs(semi.condition, map);
     // a semi join drops rows like a filter: below a view's own filter only if leakproof
     if (below.securityBarrier !== undefined && condition && !isLeakproof(condition)) return undefined;
-    const inner = sink({ ...semi, left: below.input, ...(condition ? { condition } : {}) }, source);
+    const inner = sink({ ...semi, left: below.input, ...(condition ? { condition } : {}) }, source, ctx);
     return inner && { ...below, input: inner };
   }
   if (below.kind !== 'Join' || below.strategy) return undefined;
@@ -49,9 +50,9 @@ function sink(semi: Join, source: string): LogicalPlan | undefined {
   for (const side of sides) {
     if (!subset(probing, fieldIds(below[side]))) continue;
     const moved: Join = { ...semi, left: below[side] };
-    const deeper = sink(moved, source);
+    const deeper = sink(moved, source, ctx);
     if (deeper) return { ...below, [side]: deeper };
-    const target = sourcesUnder(below[side]);
+    const target = sourcesUnder(below[side], ctx);
     return target.size === 1 && target.has(source) ? { ...below, [side]: moved } : undefined;
   }
   return undefined;

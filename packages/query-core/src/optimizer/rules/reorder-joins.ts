@@ -1,6 +1,6 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
-import { capabilitiesOf, type OptimizerContext } from '../context.js';
+import { capabilitiesOf, runsIn, type OptimizerContext } from '../context.js';
 import { BOOL, conjoin, conjuncts, fieldIds, planKey, refExpr, refsOf, sameType, subset } from '../exprs.js';
 import { estimateRows } from '../stats.js';
 import { addFilter } from './push-filter-into-join.js';
@@ -35,7 +35,7 @@ export function reorderJoins(node: LogicalPlan, ctx: OptimizerContext): LogicalP
     else if (i >= 0) leaves[i] = addFilter(leaves[i], [c]);
     else conditions.push(c);
   }
-  conditions.push(...impliedSameSourceEqualities(leaves, conditions));
+  conditions.push(...impliedSameSourceEqualities(leaves, conditions, ctx));
   const units = groupBySource(leaves, conditions, ctx).map((group) => greedy(group, conditions, ctx));
   let joined: LogicalPlan = greedy(units, conditions, ctx);
   if (constant.length > 0) joined = addFilter(joined, constant);
@@ -83,13 +83,14 @@ function flatten(p: LogicalPlan, leaves: LogicalPlan[], conditions: Expr[]): voi
  * The one source every scan below `p` reads, if the subtree is scans, filters, projections and
  * the semi/anti joins and aggregates IN and EXISTS bring (a source may run all of them).
  */
-function soleSource(p: LogicalPlan): string | undefined {
-  if (p.kind === 'Scan') return p.table.source;
-  if (p.kind === 'Filter' || p.kind === 'Project' || p.kind === 'Aggregate') return soleSource(p.input);
+function soleSource(p: LogicalPlan, ctx: OptimizerContext): string | undefined {
+  // a backend reading several sources is one source here: its tables are joined inside it
+  if (p.kind === 'Scan') return runsIn(ctx, p.table.source);
+  if (p.kind === 'Filter' || p.kind === 'Project' || p.kind === 'Aggregate') return soleSource(p.input, ctx);
   if (p.kind === 'Remote') return p.source;
   if (p.kind === 'Join' && p.type !== 'full') {
-    const l = soleSource(p.left);
-    return l !== undefined && l === soleSource(p.right) ? l : undefined;
+    const l = soleSource(p.left, ctx);
+    return l !== undefined && l === soleSource(p.right, ctx) ? l : undefined;
   }
   return undefined;
 }
@@ -101,7 +102,7 @@ function soleSource(p: LogicalPlan): string | undefined {
  * alone and met only through another source's table. Inner-join equalities are transitive
  * for columns of one type; an added one is redundant, so the answer does not change.
  */
-function impliedSameSourceEqualities(leaves: readonly LogicalPlan[], conditions: readonly Expr[]): Expr[] {
+function impliedSameSourceEqualities(leaves: readonly LogicalPlan[], conditions: readonly Expr[], ctx: OptimizerContext): Expr[] {
   const parent = new Map<number, number>();
   const find = (x: number): number => {
     const p = parent.get(x) ?? x;
@@ -124,7 +125,7 @@ function impliedSameSourceEqualities(leaves: readonly LogicalPlan[], conditions:
   const leafOf = new Map<number, number>();
   const ids = leaves.map(fieldIds);
   for (const id of refs.keys()) leafOf.set(id, ids.findIndex((s) => s.has(id)));
-  const sources = leaves.map(soleSource);
+  const sources = leaves.map((l) => soleSource(l, ctx));
   const out: Expr[] = [];
   const members = [...refs.keys()];
   for (let i = 0; i < members.length; i++) {
@@ -148,7 +149,7 @@ function groupBySource(
   const parent = leaves.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
   const ids = leaves.map(fieldIds);
-  const sources = leaves.map(soleSource);
+  const sources = leaves.map((l) => soleSource(l, ctx));
   for (const c of conditions) {
     const refs = refsOf(c);
     const touched = leaves.map((_, i) => i).filter((i) => [...refs].some((r) => ids[i].has(r)));

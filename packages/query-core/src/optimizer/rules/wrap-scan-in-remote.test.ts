@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fire } from '../rule-test-helper.js';
-import { PlanBuilder, col, lit, lt } from '../test-support.js';
+import { PG_CAPS, PlanBuilder, col, lit, lt, sources } from '../test-support.js';
 import { wrapScanInRemote } from './wrap-scan-in-remote.js';
 
 describe('wrap-scan-in-remote', () => {
@@ -9,6 +9,22 @@ describe('wrap-scan-in-remote', () => {
     expect(fire(wrapScanInRemote, b.scan('dbA', 'orders', { o_orderkey: 'int64' }))).toMatchInlineSnapshot(`
       "Remote dbA [o_orderkey#1]
         Scan dbA.public.orders AS orders [o_orderkey#1]"
+    `);
+  });
+
+  it('reads a table through the backend when the query runs there and the backend reads its source', () => {
+    const b = new PlanBuilder();
+    const input = {
+      ...sources({ dbA: PG_CAPS, dbC: PG_CAPS, trino: PG_CAPS }),
+      backend: { name: 'trino', readable: new Set(['dbA']), unreadable: new Map([['dbC', 'sqlite source dbC is not readable by trino: no catalog']]) },
+    };
+    expect(fire(wrapScanInRemote, b.scan('dbA', 'orders', { o_orderkey: 'int64' }), input)).toMatchInlineSnapshot(`
+      "Remote trino [o_orderkey#1]
+        Scan dbA.public.orders AS orders [o_orderkey#1]"
+    `);
+    expect(fire(wrapScanInRemote, b.scan('dbC', 'part', { p_partkey: 'int64' }), input)).toMatchInlineSnapshot(`
+      "Remote dbC [p_partkey#2]
+        Scan dbC.public.part AS part [p_partkey#2]"
     `);
   });
 
