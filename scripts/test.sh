@@ -13,6 +13,14 @@ stage() { printf '\n=== %s ===\n' "$*"; }
 stage 'services (scripts/services.sh)'
 bash scripts/services.sh
 
+stage 'Trino 476 for the Trino tier (scripts/trino.sh start)'
+# first run: downloads the server from Maven Central into node_modules/.cache (821 MB, sha1
+# checked) and unpacks it; then about 10-30 s to start. TRINO_URL points the tests elsewhere.
+if [[ -z "${TRINO_URL:-}" ]]; then
+  bash scripts/trino.sh start
+  export TRINO_URL="http://127.0.0.1:${TRINO_PORT:-8088}"
+fi
+
 stage 'nothing outside the repository (scripts/self-contained.mjs)'
 node scripts/self-contained.mjs
 
