@@ -102,6 +102,8 @@ configure() {
   headroom_mb=$((heap * 3 / 10))
   query_mb=$((heap - headroom_mb - heap / 10))
   mkdir -p "$HOME_DIR/etc" "$DATA_DIR" "$CATALOG_DIR"
+  # an earlier version of this script made data/etc a directory: the launcher wants its symlink
+  if [[ -d "$DATA_DIR/etc" && ! -L "$DATA_DIR/etc" ]]; then rm -rf "$DATA_DIR/etc"; fi
   cat >"$HOME_DIR/etc/node.properties" <<EOF
 node.environment=junction
 node.id=junction-trino-single
@@ -144,9 +146,9 @@ query.max-memory-per-node=${query_mb}MB
 memory.heap-headroom-per-node=${headroom_mb}MB
 EOF
   # Trino reads the store's own settings from etc/catalog-store.properties relative to its
-  # working directory, which the launcher makes the data directory.
-  mkdir -p "$DATA_DIR/etc"
-  printf 'catalog.config-dir=%s\n' "$CATALOG_DIR" >"$DATA_DIR/etc/catalog-store.properties"
+  # working directory, the data directory, whose etc the launcher makes a symlink to this etc
+  # (it refuses to start when data/etc is anything else: never create it here)
+  printf 'catalog.config-dir=%s\n' "$CATALOG_DIR" >"$HOME_DIR/etc/catalog-store.properties"
   cat >"$HOME_DIR/etc/log.properties" <<EOF
 io.trino=INFO
 EOF
