@@ -1,7 +1,8 @@
 /**
  * `npm run bench` — with --preset tpch22, TPC-H 1–22 direct vs federated (tpch22.ts); with
  * another --preset, the benchmark lab's CLI (lab.ts, through a running studio's REST API); with
- * --pg-wire, JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts); otherwise the
+ * --pg-wire, JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts); with --trino,
+ * TPC-H 1–22 and JDV A–F local vs Trino vs direct (trino.ts); otherwise the
  * in-process JDV benchmark (run.ts). --help prints how to call each.
  */
 export const USAGE = `npm run bench -- [options]
@@ -23,6 +24,13 @@ TPC-H 1–22, direct vs federated, in process (tpch22.ts):
 The JDV benchmark in process (run.ts), without --preset:
   [--sf 1] [--runs 5] [--h-seconds 10] [--skip-load] [--only A,B,H] [--no-check] [--verbose] [--rest [--rss-seconds 60]]
 
+TPC-H 1–22 and JDV A–F, the local engine vs Trino (the same engine, engine 'trino') vs direct, what
+\`auto\` chose and whether it was the faster, then a query past the local memory budget (pushdown
+off, spilling) vs Trino (trino.ts; Trino from --trino-url, else TRINO_URL, else scripts/trino.sh start):
+  --trino [--sf 1] [--runs 3] [--only-tpch 1,5] [--only-jdv A,B] [--skip-tpch] [--skip-jdv] [--timeout-s 600]
+          [--trino-url URL] [--auto-rows N] [--spill-query 5] [--spill-budget-mb 256] [--spill-runs 1] [--skip-spill]
+          [--skip-load] [--no-check]
+
 JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts: the server in a child process;
 direct node-postgres with prepared statements vs the wire prepared and simple vs REST, H at 1/4/16
 clients, H × 16 with pgbench -M prepared against PostgreSQL and against Junction):
@@ -35,6 +43,7 @@ const preset = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--preset=
 // before any of them parses its options: each is strict and would die on --help
 if (argv.includes('--help') || argv.includes('-h')) process.stdout.write(USAGE);
 else if (preset === 'tpch22') await import('./tpch22.js');
+else if (preset === undefined && argv.includes('--trino')) await import('./trino.js');
 else if (preset === undefined && argv.includes('--pg-wire')) process.exit(await pgWire());
 else if (preset !== undefined) await import('./lab.js');
 else await import('./run.js');

@@ -162,12 +162,19 @@ export function backendOutcome(
 }
 
 /** The reason `auto` gives for its choice. */
-export function autoReason(fetched: number, threshold: number, backend: string): string {
-  const n = Math.round(fetched).toLocaleString('en-US');
-  const t = threshold.toLocaleString('en-US');
-  return fetched > threshold
-    ? `auto: about ${n} rows would be fetched from sources to run it locally, over ${backend}'s threshold of ${t}`
-    : `auto: about ${n} rows would be fetched from sources to run it locally, within ${backend}'s threshold of ${t}`;
+/** Why `auto` chose: the local plan's rows fetched and memory held, against the threshold and the budget. */
+export function autoReason(e: { fetched: number; threshold: number; memory: number; budget: number }, backend: string): string {
+  const n = Math.round(e.fetched).toLocaleString('en-US');
+  const t = e.threshold.toLocaleString('en-US');
+  const mb = (b: number) =>
+    b < 1024
+      ? `${Math.ceil(b)} bytes`
+      : b < 1024 * 1024
+        ? `${Math.ceil(b / 1024).toLocaleString('en-US')} KB`
+        : `${Math.ceil(b / (1024 * 1024)).toLocaleString('en-US')} MB`;
+  const rows = `about ${n} rows would be fetched from sources to run it locally, ${e.fetched > e.threshold ? 'over' : 'within'} ${backend}'s threshold of ${t}`;
+  const memory = `about ${mb(e.memory)} held in memory, ${e.memory > e.budget ? 'over' : 'within'} the budget of ${mb(e.budget)}`;
+  return `auto: ${rows}; ${memory}`;
 }
 
 /** The catalogs a statement for the backend reads, in order of first appearance. */

@@ -40,7 +40,7 @@ import { Catalog } from './catalog/catalog.js';
 import { bind } from './sql/index.js';
 import { optimize } from './optimizer/driver.js';
 import { sourcesFromRegistered, type OptimizeInput } from './optimizer/context.js';
-import { estimateRows, estimateRowsFetched } from './optimizer/stats.js';
+import { estimateLocalMemory, estimateRows, estimateRowsFetched } from './optimizer/stats.js';
 import { DEFAULT_AUTO_ROWS, autoReason, backendFailureHook, backendOutcome, backendTableNaming, checkBackendName, requestedEngine, routingOf, type RequestedEngine } from './engine-choice.js';
 import type { Expr, LogicalPlan } from './plan/logical.js';
 import { children } from './plan/fields.js';
@@ -410,7 +410,8 @@ export class Engine {
     const access = options.access;
     const cacheable = access === undefined || access.key !== undefined;
     // the request's wording is in the key: the plan carries the reason shown for its engine
-    const key = `${this.version}\u0000${pushdown ? 1 : 0}\u0000${requested.engine}\u0001${requested.why}\u0000${access ? `\u0002${access.key}` : ''}\u0000${(options.searchPath ?? []).join('\u0001')}\u0000${sql}`;
+    const budget = options.memoryBudgetBytes ?? this.options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET;
+    const key = `${this.version}\u0000${pushdown ? 1 : 0}\u0000${requested.engine}\u0001${requested.why}\u0001${requested.engine === 'auto' ? budget : ''}\u0000${access ? `\u0002${access.key}` : ''}\u0000${(options.searchPath ?? []).join('\u0001')}\u0000${sql}`;
     if (cacheable) {
       const hit = this.cache.get(key);
       if (hit) {
@@ -422,7 +423,7 @@ export class Engine {
     // grants are checked and views expanded here, whichever engine runs the plan: a backend
     // only ever receives what this caller may read, and never a view's name
     const bound = bind(sql, this.catalog, { searchPath: options.searchPath, access: options.access });
-    const planned = this.planFor(bound.plan, pushdown, requested);
+    const planned = this.planFor(bound.plan, pushdown, requested, budget);
     const sources = bound.sources;
     const backendName = planned.backend?.name;
     const prepared: Prepared = {
@@ -445,10 +446,17 @@ export class Engine {
   }
 
   /**
-   * The optimized plan for the engine asked for. `auto` plans locally first: the local plan's
-   * estimate of rows fetched from the sources is what the backend would spare.
+   * The optimized plan for the engine asked for. `auto` plans locally first and picks the backend
+   * only when that plan would both fetch more rows than the backend's threshold and hold more
+   * than the query's memory budget (so it would spill): measured at SF 1 on one node, the rows
+   * fetched alone did not predict a win (bench/trino.ts), a spilling plan did.
    */
-  private planFor(bound: LogicalPlan, pushdown: boolean, requested: RequestedEngine): { plan: LogicalPlan; engine: string; backend?: ExecutionBackend; choice?: EngineChoice } {
+  private planFor(
+    bound: LogicalPlan,
+    pushdown: boolean,
+    requested: RequestedEngine,
+    budget: number,
+  ): { plan: LogicalPlan; engine: string; backend?: ExecutionBackend; choice?: EngineChoice } {
     const backend = this.backend;
     const shown = backend !== undefined || requested.explicit;
     const local = (reason: string) => {
@@ -463,10 +471,13 @@ export class Engine {
       const plan = optimize(bound, input);
       const threshold = backend.autoRowsThreshold ?? DEFAULT_AUTO_ROWS;
       const fetched = estimateRowsFetched(plan, input);
-      why = autoReason(fetched, threshold, backend.name);
-      if (fetched <= threshold) return { plan, engine: 'local', choice: { engine: 'local', reason: why } };
+      const memory = estimateLocalMemory(plan, input);
+      why = autoReason({ fetched, threshold, memory, budget }, backend.name);
+      if (fetched <= threshold || memory <= budget) return { plan, engine: 'local', choice: { engine: 'local', reason: why } };
     }
-    const input = this.optimizeInput(pushdown, backend);
+    // pushdown: false keeps Junction from pushing into sources; a query run on the backend is
+    // the backend's to plan, so everything it can read is sent to it whole
+    const input = this.optimizeInput(true, backend);
     const plan = optimize(bound, input);
     const outcome = backendOutcome(plan, input.backend!, why);
     return { plan, engine: outcome.engine, ...(outcome.engine === backend.name ? { backend } : {}), choice: outcome };

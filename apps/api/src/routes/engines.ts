@@ -12,7 +12,7 @@ const Engines = Type.Object({
       Type.Object({
         available: Type.Boolean({ description: 'false while Trino cannot be reached (message says why)' }),
         message: Type.Union([Type.String(), Type.Null()]),
-        autoRowsThreshold: Type.Integer({ description: '`auto` runs a query on Trino past this many estimated rows fetched locally' }),
+        autoRowsThreshold: Type.Integer({ description: '`auto` runs a query on Trino when the rows it would fetch locally are estimated past this and its local plan past its memory budget' }),
         sources: Type.Array(
           Type.Object({
             source: Type.String(),

@@ -53,7 +53,7 @@ describe('the Run-on choice', () => {
 
   it('tells in its tooltip that a pick wins over a hint, and what decides before one', () => {
     expect(engineTooltip(trino(true), 'trino')).toBe(
-      'Where the query runs: Junction itself, the Trino backend, or Auto (Trino when Junction would fetch more than 1,000,000 rows from the sources). The choice is sent with each Run, Explain and Export and wins over a /*+ engine(…) */ hint in the SQL.',
+      `Where the query runs: Junction itself, the Trino backend, or Auto (Trino when Junction would fetch more than 1,000,000 rows from the sources and hold more than the query's memory budget). The choice is sent with each Run, Explain and Export and wins over a /*+ engine(…) */ hint in the SQL.`,
     );
     expect(engineTooltip(trino(true, 'auto'), undefined)).toContain(
       "Nothing is picked yet: a leading /*+ engine(…) */ hint in the SQL decides, else the server's default (Auto).",

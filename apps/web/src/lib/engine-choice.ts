@@ -60,7 +60,7 @@ export function engineTooltip(info: EnginesInfo, picked: EngineChoice | undefine
     engineToSend(info, picked) === undefined
       ? `Nothing is picked yet: a leading /*+ engine(…) */ hint in the SQL decides, else the server's default (${ENGINE_LABEL[info.default]}).`
       : 'The choice is sent with each Run, Explain and Export and wins over a /*+ engine(…) */ hint in the SQL.';
-  return `Where the query runs: Junction itself, the Trino backend, or Auto (Trino when Junction would fetch more than ${rows} rows from the sources). ${decides}`;
+  return `Where the query runs: Junction itself, the Trino backend, or Auto (Trino when Junction would fetch more than ${rows} rows from the sources and hold more than the query's memory budget). ${decides}`;
 }
 
 /** The stats line of a finished run: "Ran on Trino · asked for by the engine option". */

@@ -17,6 +17,38 @@ export function estimateRowsFetched(plan: LogicalPlan, ctx: OptimizeInput): numb
   return children(plan).reduce((n, c) => n + estimateRowsFetched(c, ctx), 0);
 }
 
+/** a held row's bytes in Junction's hash tables and sort buffers, roughly: for choosing an engine only */
+const heldRowBytes = (columns: number): number => 64 + 32 * columns;
+
+/**
+ * The memory Junction itself would hold to run a plan: each join's smaller input (its hash
+ * table), each aggregate's groups, each sort's, window's and distinct's input; what a source runs
+ * (Remote) holds nothing here. A rough figure against the memory budget: a plan far above it
+ * spills, which is where a distributed engine pays off.
+ */
+export function estimateLocalMemory(plan: LogicalPlan, ctx: OptimizeInput): number {
+  if (plan.kind === 'Remote' || plan.kind === 'Scan') return 0;
+  let own = 0;
+  switch (plan.kind) {
+    case 'Join':
+    case 'MarkJoin': {
+      const l = estimateRows(plan.left, ctx);
+      const r = estimateRows(plan.right, ctx);
+      own = Math.min(l, r) * heldRowBytes(outputFields(l <= r ? plan.left : plan.right).length);
+      break;
+    }
+    case 'Aggregate':
+      own = estimateRows(plan, ctx) * heldRowBytes(outputFields(plan).length);
+      break;
+    case 'Sort':
+    case 'Window':
+    case 'Distinct':
+      own = estimateRows(plan.input, ctx) * heldRowBytes(outputFields(plan.input).length);
+      break;
+  }
+  return own + children(plan).reduce((n, c) => n + estimateLocalMemory(c, ctx), 0);
+}
+
 /**
  * Cardinality estimates from source statistics — row counts, and per column the distinct
  * count, NULL fraction, min/max and most common values where the source keeps them — with

@@ -115,8 +115,14 @@ const CASES: Record<string, { sql: string; options?: QueryOptions }> = {
     sql: `SELECT c_name, n_name FROM dbB.customer JOIN dbD.nation ON c_nationkey = n_nationkey WHERE c_custkey = 42`,
     options: { engine: 'auto' },
   },
-  // auto: the orders of a market segment's customers would be fetched whole: over it
+  // auto: the orders of a market segment's customers would be fetched whole, and their
+  // customers' hash table is past this query's memory budget: over both, so the backend
   'auto-over-threshold': {
+    sql: `/*+ engine(auto) */ SELECT o_orderkey, o_totalprice, c_name FROM dbA.orders JOIN dbB.customer ON o_custkey = c_custkey WHERE c_mktsegment = 'BUILDING'`,
+    options: { memoryBudgetBytes: 100 * 1024 },
+  },
+  // the same statement within the default budget: many rows fetched, little held, so Junction
+  'auto-over-threshold-within-budget': {
     sql: `/*+ engine(auto) */ SELECT o_orderkey, o_totalprice, c_name FROM dbA.orders JOIN dbB.customer ON o_custkey = c_custkey WHERE c_mktsegment = 'BUILDING'`,
   },
   // the same statement grouped: each source groups its own rows first, and little is fetched
