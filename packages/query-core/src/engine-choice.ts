@@ -162,6 +162,14 @@ export function backendOutcome(
 }
 
 /** The reason `auto` gives for its choice. */
+/**
+ * The memory estimate past which `auto` expects the local plan to spill: half the budget, since
+ * the estimate runs low (TPC-H Q5 with pushdown off: 181 MB estimated, 1.4 GB needed).
+ */
+export function spillLine(budget: number): number {
+  return budget / 2;
+}
+
 /** Why `auto` chose: the local plan's rows fetched and memory held, against the threshold and the budget. */
 export function autoReason(e: { fetched: number; threshold: number; memory: number; budget: number }, backend: string): string {
   const n = Math.round(e.fetched).toLocaleString('en-US');
@@ -173,7 +181,7 @@ export function autoReason(e: { fetched: number; threshold: number; memory: numb
         ? `${Math.ceil(b / 1024).toLocaleString('en-US')} KB`
         : `${Math.ceil(b / (1024 * 1024)).toLocaleString('en-US')} MB`;
   const rows = `about ${n} rows would be fetched from sources to run it locally, ${e.fetched > e.threshold ? 'over' : 'within'} ${backend}'s threshold of ${t}`;
-  const memory = `about ${mb(e.memory)} held in memory, ${e.memory > e.budget ? 'over' : 'within'} the budget of ${mb(e.budget)}`;
+  const memory = `about ${mb(e.memory)} held in memory, ${e.memory > spillLine(e.budget) ? 'over' : 'within'} half the budget of ${mb(e.budget)}`;
   return `auto: ${rows}; ${memory}`;
 }
 

@@ -41,7 +41,7 @@ import { bind } from './sql/index.js';
 import { optimize } from './optimizer/driver.js';
 import { sourcesFromRegistered, type OptimizeInput } from './optimizer/context.js';
 import { estimateLocalMemory, estimateRows, estimateRowsFetched } from './optimizer/stats.js';
-import { DEFAULT_AUTO_ROWS, autoReason, backendFailureHook, backendOutcome, backendTableNaming, checkBackendName, requestedEngine, routingOf, type RequestedEngine } from './engine-choice.js';
+import { DEFAULT_AUTO_ROWS, autoReason, spillLine, backendFailureHook, backendOutcome, backendTableNaming, checkBackendName, requestedEngine, routingOf, type RequestedEngine } from './engine-choice.js';
 import type { Expr, LogicalPlan } from './plan/logical.js';
 import { children } from './plan/fields.js';
 import { planPhysical, type PhysicalPlan } from './physical/planner.js';
@@ -473,7 +473,7 @@ export class Engine {
       const fetched = estimateRowsFetched(plan, input);
       const memory = estimateLocalMemory(plan, input);
       why = autoReason({ fetched, threshold, memory, budget }, backend.name);
-      if (fetched <= threshold || memory <= budget) return { plan, engine: 'local', choice: { engine: 'local', reason: why } };
+      if (fetched <= threshold || memory <= spillLine(budget)) return { plan, engine: 'local', choice: { engine: 'local', reason: why } };
     }
     // pushdown: false keeps Junction from pushing into sources; a query run on the backend is
     // the backend's to plan, so everything it can read is sent to it whole
