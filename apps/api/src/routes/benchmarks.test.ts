@@ -620,7 +620,8 @@ describe('benchmark lab', () => {
       flushed = await until(
         'results flushed',
         async () => JSON.parse((await h.meta.db.benchmarkRun.findUniqueOrThrow({ where: { id: runId } })).results),
-        (r) => r.steps?.length === 1,
+        // the first step's, at least: under load the next flush may come after the second ended
+        (r) => (r.steps?.length ?? 0) >= 1,
         10_000,
       );
     } finally {
@@ -630,7 +631,10 @@ describe('benchmark lab', () => {
     expect(fractions.size).toBeGreaterThanOrEqual(3);
     const run = await getRun(runId);
     const done = run.results.steps.filter((s: Json) => !s.partial);
-    expect(done.map((s: Json) => s.users)).toEqual([1]);
+    // the steps finished before the cancel, in order, and not all of them
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    expect(done.length).toBeLessThan(4);
+    expect(done.map((s: Json) => s.users)).toEqual([1, 2, 4, 8].slice(0, done.length));
     const entry = run.results.queries.find((e: Json) => e.query === 'N');
     const steps = run.results.steps.reduce((n: number, s: Json) => n + s.stats.executions, 0);
     expect(entry.federated.executions).toBe(steps);
