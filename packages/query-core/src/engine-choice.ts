@@ -25,6 +25,9 @@ export interface RequestedEngine {
   readonly explicit: boolean;
 }
 
+/** why a query that names no engine runs where it runs */
+export const DEFAULT_ENGINE_REASON = 'the default';
+
 /** The engine option wins over a hint (an API caller overrides the text it sends); then the backend's default. */
 export function requestedEngine(
   sql: string,
@@ -40,7 +43,7 @@ export function requestedEngine(
       why: `asked for by the hint engine(${hint.name})`,
       explicit: true,
     };
-  return { engine: backend?.defaultEngine ?? 'local', why: 'the default', explicit: false };
+  return { engine: backend?.defaultEngine ?? 'local', why: DEFAULT_ENGINE_REASON, explicit: false };
 }
 
 function checkName(name: string, backend: ExecutionBackend | undefined, position?: SqlPosition): string {

@@ -41,7 +41,7 @@ import { bind } from './sql/index.js';
 import { optimize } from './optimizer/driver.js';
 import { sourcesFromRegistered, type OptimizeInput } from './optimizer/context.js';
 import { estimateLocalMemory, estimateRows, estimateRowsFetched } from './optimizer/stats.js';
-import { DEFAULT_AUTO_ROWS, autoReason, spillLine, backendFailureHook, backendOutcome, backendTableNaming, checkBackendName, requestedEngine, routingOf, type RequestedEngine } from './engine-choice.js';
+import { DEFAULT_AUTO_ROWS, DEFAULT_ENGINE_REASON, autoReason, spillLine, backendFailureHook, backendOutcome, backendTableNaming, checkBackendName, requestedEngine, routingOf, type RequestedEngine } from './engine-choice.js';
 import type { Expr, LogicalPlan } from './plan/logical.js';
 import { children } from './plan/fields.js';
 import { planPhysical, type PhysicalPlan } from './physical/planner.js';
@@ -338,7 +338,9 @@ export class Engine {
     this.checkOpen();
     const prepared = this.prepare(sql, options);
     const params = coerceParams(options.params ?? [], prepared.paramTypes);
-    const engineLine = prepared.choice ? [`Engine: ${prepared.choice.engine} (${prepared.choice.reason})`] : [];
+    // a query that named no engine and runs in Junction as always: nothing worth a line above its plan
+    const usual = prepared.choice?.engine === 'local' && prepared.choice.reason === DEFAULT_ENGINE_REASON;
+    const engineLine = prepared.choice && !usual ? [`Engine: ${prepared.choice.engine} (${prepared.choice.reason})`] : [];
     const engineField = prepared.choice ? { engine: prepared.choice } : {};
     if (!options.analyze) {
       const physical = this.physical(prepared.plan, params, new Map(), options, prepared.columns, prepared.backend);
