@@ -24,6 +24,7 @@ import { jdvWorkload, paramMax } from '@junction/tpch';
 import { Engine } from '../src/engine.js';
 import { rewriteOdbc } from '../src/sql/odbc.js';
 import { Digester, type AnswerDigest } from './answer.js';
+import { median } from './measure.js';
 import { DIRECT_TYPES, PLACEMENT, benchDatabase, benchSource, directPool as openDirectPool, prepareBenchData } from './databases.js';
 
 const { values: args } = parseArgs({
@@ -49,12 +50,6 @@ const workload = jdvWorkload(sf);
 
 function sqlOf(q: string, kind: 'direct' | 'federated'): string {
   return workload.query(q)[kind];
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 async function drain(engine: Engine, sql: string, params: readonly Value[] = []): Promise<number> {

@@ -20,6 +20,7 @@ import type { Connector, Value } from '@junction/connectors';
 import { tpchFederatedSearchPath, tpchQueries } from '@junction/tpch';
 import { Engine } from '../src/engine.js';
 import { Digester, type AnswerDigest } from './answer.js';
+import { median, withPeakRss } from './measure.js';
 import { DIRECT_TYPES, benchSource, directPool, prepareBenchData } from './databases.js';
 
 const { values: args } = parseArgs({
@@ -47,24 +48,6 @@ interface Measured {
   readonly peakMemoryBytes: number;
   readonly spilledBytes: number;
   readonly peakRss: number;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** Samples the process's RSS while `fn` runs: the engine, its batches and the drivers' buffers together. */
-async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakRss: number }> {
-  let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
-  try {
-    const value = await fn();
-    return { value, peakRss: Math.max(peak, process.memoryUsage.rss()) };
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 function fmt(ms: number): string {

@@ -33,6 +33,7 @@ import type { BackendTable, ExecutionBackend, QueryOptions, QueryStats } from '.
 import { Engine } from '../src/engine.js';
 import { rewriteOdbc } from '../src/sql/odbc.js';
 import { Digester, type AnswerDigest } from './answer.js';
+import { median, withPeakRss } from './measure.js';
 import { DIRECT_TYPES, PLACEMENT, benchDatabase, benchSource, directPool, prepareBenchData, sourceConfig } from './databases.js';
 
 const { values: args } = parseArgs({
@@ -95,12 +96,6 @@ interface Outcome {
   readonly timedOut?: boolean;
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 function fmt(ms: number | undefined): string {
   if (ms === undefined) return '–';
   return ms >= 100 ? ms.toFixed(0) : ms.toFixed(1);
@@ -128,17 +123,6 @@ function outcome(list: readonly Run[]): Outcome {
     ...(done.length ? { ms: median(done.map((r) => r.ms)), last: done[done.length - 1] } : {}),
     ...(failed ? { error: failed.error, timedOut: failed.timedOut } : {}),
   };
-}
-
-async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakRss: number }> {
-  let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
-  try {
-    const value = await fn();
-    return { value, peakRss: Math.max(peak, process.memoryUsage.rss()) };
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 function digestOf(rows: readonly (readonly Value[])[]): AnswerDigest {
