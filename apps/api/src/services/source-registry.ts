@@ -475,7 +475,11 @@ export class SourceRegistry {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#live.values()].map((l) => l.connector.close().catch(() => undefined)));
+    await Promise.all(
+      [...this.#live.values()].map((l) =>
+        l.connector.close().catch((err: unknown) => this.log().error({ err, source: l.connector.name }, 'source did not close cleanly')),
+      ),
+    );
     this.#live.clear();
   }
 }

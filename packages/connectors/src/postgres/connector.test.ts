@@ -595,6 +595,18 @@ describe('postgres connector', () => {
     });
   });
 
+  it('a stream its consumer left behind does not hold close() forever: its connection is cut and reported', async () => {
+    const columns: ColumnMeta[] = [{ name: 'g', type: t.int32, nullable: false }];
+    const own = createConnector({ ...cfg, name: 'pgleak', options: { ...cfg.options, cancelGraceMs: 100 } });
+    const it = own.stream({ sql: `SELECT g FROM generate_series(1, 1000000) g`, params: [], columns }, { batchSize: 100 })[Symbol.asyncIterator]();
+    expect((await it.next()).value?.rows[0]).toEqual([1]);
+    // neither next() nor return() again: the generator stays suspended holding its connection
+    const e = await caught(own.close());
+    expect(e.code).toBe('connections_leaked');
+    expect(e.message).toBe('Source "pgleak": 1 connection(s) were still in use 5000 ms after the source was closed; they were cut.');
+    await eventually('the cut connection is gone on the server', async () => (await countActive('SELECT g FROM generate_series%')) === 0);
+  }, 20_000);
+
   it('cancels a running statement on the server and keeps the pool healthy', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);

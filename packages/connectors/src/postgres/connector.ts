@@ -597,7 +597,24 @@ export class PostgresConnector extends NetworkSource implements Connector {
     }
   }
 
+  /**
+   * pool.end() waits for every connection in use. One a consumer left behind (a stream it never
+   * finished nor returned) would hold a stopping server forever: after a grace such connections
+   * are cut, and close() rejects naming how many (`connections_leaked`), a bug to fix.
+   */
   async close(): Promise<void> {
-    await this.pool.end();
+    const ended = this.pool.end();
+    const grace = Math.max(5000, this.cancelGraceMs * 2);
+    if (!('timedOut' in (await withDeadline(ended, grace)))) return;
+    const inUse = (this.pool as unknown as { _clients?: pg.PoolClient[] })._clients ?? [];
+    const leaked = inUse.length;
+    for (const c of inUse) (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    await withDeadline(ended, 1000);
+    throw new JunctionError(
+      'connections_leaked',
+      'internal',
+      `Source "${this.name}": ${leaked} connection(s) were still in use ${grace} ms after the source was closed; they were cut.`,
+      { details: { source: this.name, connections: leaked } },
+    );
   }
 }
