@@ -1,5 +1,7 @@
 import type { Connector, SourceConfig } from './contract/connector.js';
 import { JunctionError } from './contract/errors.js';
+import { DocumentsConnector } from './documents/connector.js';
+import { DuckdbConnector } from './duckdb/connector.js';
 import { MysqlConnector } from './mysql/connector.js';
 import { PostgresConnector } from './postgres/connector.js';
 import { SqliteConnector } from './sqlite/connector.js';
@@ -16,6 +18,8 @@ import { TrinoConnector } from './trino/connector.js';
  * - sqlserver: tedious with its own pool; DECIMAL/temporal select items travel as server
  *   text; cancel by TDS attention; bulk load by the TDS bulk insert.
  * - sqlite: better-sqlite3 handles; cancellation and timeouts act between batches only.
+ * - duckdb: CSV, Parquet and JSON files as views of an in-memory DuckDB, paths resolved and
+ *   checked by Junction, then DuckDB sandboxed to exactly those files; cancel by interrupt.
  * - trino: an execution backend, not a source: Trino's HTTP protocol, values spliced as typed
  *   literals, cancel by DELETE on the query's nextUri; tables of other sources are read
  *   through the Trino catalogs `options.catalogs` maps them to.
@@ -31,6 +35,10 @@ export function createConnector(config: SourceConfig): Connector {
       return new SqliteConnector(config);
     case 'sqlserver':
       return new SqlServerConnector(config);
+    case 'duckdb':
+      return new DuckdbConnector(config);
+    case 'documents':
+      return new DocumentsConnector(config);
     case 'trino':
       return new TrinoConnector(config);
     default:

@@ -13,3 +13,4 @@ export { OID as PG_OID } from './postgres/type-map.js';
 export { TrinoConnector, type TrinoCatalogRef, type TrinoConfig } from './trino/connector.js';
 export { trinoConfigFromEnv } from './trino/config.js';
 export { quoteString as quoteTrinoString } from './trino/literals.js';
+export { previewDocumentTable } from './documents/connector.js';

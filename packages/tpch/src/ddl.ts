@@ -9,7 +9,10 @@ import type { TableDef } from './schema.js';
  * would turn decimal into float on SQLite and varchar into nvarchar on SQL Server.
  */
 
-const KNEX_CLIENT: Readonly<Record<SourceEngineName, string>> = {
+/** The engines TPC-H tables are loaded into; file and document sources are read-only. */
+type LoadableEngine = Extract<SourceEngineName, 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite'>;
+
+const KNEX_CLIENT: Readonly<Record<LoadableEngine, string>> = {
   postgresql: 'pg',
   mysql: 'mysql2',
   sqlserver: 'mssql',
@@ -18,15 +21,21 @@ const KNEX_CLIENT: Readonly<Record<SourceEngineName, string>> = {
 
 const builders = new Map<EngineName, Knex>();
 
-/** Trino only executes queries over sources; TPC-H tables are loaded into the sources themselves. */
-function notASource(): JunctionError {
-  return new JunctionError('engine_unsupported', 'unsupported', 'TPC-H tables cannot be created through Trino: load them into the sources it reads.');
+/** Trino only executes queries over sources, and file and document sources are read-only: TPC-H tables are loaded into database sources. */
+function notASource(engine: EngineName): JunctionError {
+  return new JunctionError(
+    'engine_unsupported',
+    'unsupported',
+    engine === 'trino'
+      ? 'TPC-H tables cannot be created through Trino: load them into the sources it reads.'
+      : `TPC-H tables cannot be created in a ${engine} source: it reads files, load them into a database source.`,
+  );
 }
 
 export function sqlBuilder(engine: EngineName): Knex {
   let k = builders.get(engine);
   if (!k) {
-    if (engine === 'trino') throw notASource();
+    if (engine === 'trino' || engine === 'duckdb' || engine === 'documents') throw notASource(engine);
     k = knex({ client: KNEX_CLIENT[engine], useNullAsDefault: true });
     builders.set(engine, k);
   }
@@ -124,7 +133,9 @@ export function analyzeSql(engine: EngineName, table: string): string {
     case 'sqlite':
       return k.raw('analyze ??', [table]).toQuery();
     case 'trino':
-      throw notASource();
+    case 'duckdb':
+    case 'documents':
+      throw notASource(engine);
   }
 }
 

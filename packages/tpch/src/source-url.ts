@@ -15,6 +15,8 @@ const DEFAULT_PORT: Readonly<Record<EngineName, number | undefined>> = {
   mysql: 3306,
   sqlserver: 1433,
   sqlite: undefined,
+  duckdb: undefined,
+  documents: undefined,
   trino: 8080,
 };
 

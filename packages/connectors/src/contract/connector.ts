@@ -3,8 +3,12 @@ import type { CatalogSnapshot, SourceSemantics } from './catalog.js';
 import type { RemoteQuery, RenderedQuery } from './remote-query.js';
 import type { ColumnMeta, Batch, Row, Value } from './types.js';
 
-/** The engines of sources, and 'trino': an execution backend reading several sources' tables through its catalogs. */
-export type EngineName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite' | 'trino';
+/**
+ * The engines of sources, and 'trino': an execution backend reading several sources' tables
+ * through its catalogs. 'duckdb' reads CSV, Parquet and JSON files (and .duckdb files);
+ * 'documents' reads tables defined by row and column paths over XML and JSON documents.
+ */
+export type EngineName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite' | 'duckdb' | 'documents' | 'trino';
 /** The engines a registered source can be (Trino is never a source of its own). */
 export type SourceEngineName = Exclude<EngineName, 'trino'>;
 
@@ -39,7 +43,65 @@ export interface SourceConfig {
     readonly statementTimeoutMs?: number; // default none
     /** how long a stopped statement's cancel may take before its connection is closed; default 2000 */
     readonly cancelGraceMs?: number;
+    /** duckdb, documents: the folders an admin allowed (JUNCTION_FILE_ROOTS); every file read resolves under one */
+    readonly fileRoots?: readonly string[];
+    /** documents: the hosts an admin allowed documents to be fetched from (JUNCTION_URL_HOSTS) */
+    readonly urlHosts?: readonly string[];
+    /** duckdb: the files exposed as tables */
+    readonly files?: FilesOptions;
+    /** documents: the document tables */
+    readonly documents?: DocumentsOptions;
   };
+}
+
+export interface FileTableSpec {
+  /** the table's name in Junction */
+  readonly name: string;
+  /** relative to the root (or absolute under a file root); `*`, `**` and `?` match several files */
+  readonly path: string;
+  /** default: from the extension */
+  readonly format?: 'csv' | 'parquet' | 'json';
+  readonly csv?: {
+    readonly delimiter?: string;
+    readonly quote?: string;
+    readonly escape?: string;
+    readonly header?: boolean;
+    readonly nullValues?: readonly string[];
+  };
+  readonly json?: { readonly format?: 'auto' | 'newline_delimited' | 'array' };
+  /** column -> SQL type text, overriding the inferred type */
+  readonly columns?: Readonly<Record<string, string>>;
+}
+
+export interface FilesOptions {
+  /** the folder relative paths resolve in */
+  readonly root?: string;
+  /** absent: one table per CSV, TSV, Parquet, JSON or NDJSON file directly in the root */
+  readonly tables?: readonly FileTableSpec[];
+}
+
+export interface DocumentColumnSpec {
+  readonly name: string;
+  /** relative to the row: XPath ('@id', 'Balance/OnlineActualBal', '../../@id') or JSONPath ('$.balance.amount') */
+  readonly path: string;
+  /** SQL type text: 'decimal(15,2)', 'integer', 'text', 'date', 'timestamp', … */
+  readonly type: string;
+}
+
+export interface DocumentTableSpec {
+  readonly name: string;
+  readonly format: 'xml' | 'json';
+  readonly from: { readonly path: string } | { readonly url: string };
+  /** one row per match: XPath ('/Customer/Accounts/Account', '//Account') or JSONPath ('$.accounts[*]') */
+  readonly rowPath: string;
+  /** XML: prefix -> namespace URI, for the prefixes the paths use */
+  readonly namespaces?: Readonly<Record<string, string>>;
+  readonly columns: readonly DocumentColumnSpec[];
+}
+
+export interface DocumentsOptions {
+  readonly root?: string;
+  readonly tables: readonly DocumentTableSpec[];
 }
 
 /** Result of testing a connection, phrased for the person who typed the settings. */

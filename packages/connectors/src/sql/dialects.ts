@@ -2,6 +2,11 @@ import type { Capabilities } from '../contract/capabilities.js';
 import type { SourceSemantics } from '../contract/catalog.js';
 import type { EngineName } from '../contract/connector.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
+import { JunctionError } from '../contract/errors.js';
+import { documentsCapabilities } from '../documents/capabilities.js';
+import { renderDocumentQuery } from '../documents/query-text.js';
+import { capabilitiesFor as duckdbCapabilities } from '../duckdb/capabilities.js';
+import { DuckdbDialect } from '../duckdb/dialect.js';
 import { capabilitiesFor as mysqlCapabilities } from '../mysql/capabilities.js';
 import { MysqlDialect } from '../mysql/dialect.js';
 import { capabilitiesFor as postgresCapabilities } from '../postgres/capabilities.js';
@@ -26,6 +31,10 @@ export function dialectFor(engine: EngineName, semantics?: SourceSemantics): Dia
       return new SqlServerDialect(semantics);
     case 'sqlite':
       return new SqliteDialect(semantics);
+    case 'duckdb':
+      return new DuckdbDialect(semantics);
+    case 'documents':
+      throw new JunctionError('pushdown_unsupported', 'internal', 'A documents source has no SQL dialect: its queries are rendered by renderFor.');
     case 'trino':
       return new TrinoDialect();
   }
@@ -41,6 +50,10 @@ export function capabilitiesForEngine(engine: EngineName, semantics?: SourceSema
       return sqlserverCapabilities(semantics);
     case 'sqlite':
       return sqliteCapabilities(semantics);
+    case 'duckdb':
+      return duckdbCapabilities(semantics);
+    case 'documents':
+      return documentsCapabilities();
     case 'trino':
       return trinoCapabilities();
   }
@@ -48,5 +61,6 @@ export function capabilitiesForEngine(engine: EngineName, semantics?: SourceSema
 
 /** Renders with the same dialect the capabilities were computed for: pass the same semantics. */
 export function renderFor(engine: EngineName, query: RemoteQuery, semantics?: SourceSemantics): RenderedQuery {
+  if (engine === 'documents') return renderDocumentQuery(query);
   return renderQuery(dialectFor(engine, semantics), query);
 }

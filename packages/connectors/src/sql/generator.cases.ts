@@ -4,7 +4,9 @@ import type { RemoteQuery } from '../contract/remote-query.js';
 import { t } from '../contract/types.js';
 import { agg, call, col, lit, table } from './ir-builders.js';
 
-export const ENGINES: readonly SourceEngineName[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
+/** The engines these cases compare: DuckDB's SQL is checked in duckdb/dialect.test.ts, documents renders no SQL. */
+export type GeneratorEngine = Extract<SourceEngineName, 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite'>;
+export const ENGINES: readonly GeneratorEngine[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
 
 const semantics = (serverVersion: string, defaultCollation: string): SourceSemantics => ({
   serverVersion,
@@ -18,7 +20,7 @@ const semantics = (serverVersion: string, defaultCollation: string): SourceSeman
 });
 
 /** The semantics each engine is probed with in the generator tests. */
-export const PROBED: Record<SourceEngineName, SourceSemantics | undefined> = {
+export const PROBED: Record<GeneratorEngine, SourceSemantics | undefined> = {
   postgresql: semantics('15.18', 'C.UTF-8'),
   mysql: { ...semantics('10.11.6-MariaDB-0+deb12u1', 'utf8mb4_general_ci'), caseSensitive: false, padSpace: true },
   sqlserver: undefined,

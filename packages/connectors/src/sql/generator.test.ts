@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceEngineName } from '../contract/connector.js';
 import { isJunctionError } from '../contract/errors.js';
 import type { RemoteQuery } from '../contract/remote-query.js';
 import { t, type Value } from '../contract/types.js';
@@ -8,7 +7,7 @@ import { PostgresDialect } from '../postgres/dialect.js';
 import { SqlServerDialect } from '../sqlserver/dialect.js';
 import { SqliteDialect, likeToGlob } from '../sqlite/dialect.js';
 import { dialectFor, renderFor } from './dialects.js';
-import { CASES, ENGINES, PG_LINGUISTIC, PROBED } from './generator.cases.js';
+import { CASES, ENGINES, PG_LINGUISTIC, PROBED, type GeneratorEngine } from './generator.cases.js';
 import { renderQuery } from './generator.js';
 import { agg, call, col, lit, table } from './ir-builders.js';
 
@@ -23,7 +22,7 @@ function errorCode(f: () => unknown): string | undefined {
   return undefined;
 }
 
-const EXPECTED: Record<string, Record<SourceEngineName, Expected>> = {
+const EXPECTED: Record<string, Record<GeneratorEngine, Expected>> = {
   filterProject: {
     postgresql: {
       sql: "SELECT \"c\".\"c_custkey\" AS \"c_custkey\", \"c\".\"c_name\" AS \"c_name\" FROM \"tpch\".\"customer\" \"c\" WHERE ((\"c\".\"c_custkey\" <= $1::integer) AND (\"c\".\"c_acctbal\" > $2::numeric))",

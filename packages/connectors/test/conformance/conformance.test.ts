@@ -4,7 +4,7 @@ import type { AggFn, WindowFn } from '../../src/contract/functions.js';
 import type { RemoteExpr, RemoteOrderKey, RemoteQuery } from '../../src/contract/remote-query.js';
 import { t, type JType, type Row, type Value } from '../../src/contract/types.js';
 import { agg, call, col, lit, table } from '../../src/sql/ir-builders.js';
-import { HOSTILE, loadFixture, startMysql, startPostgres, startSqlite, startSqlServer, type EngineUnderTest } from './engines.js';
+import { HOSTILE, loadFixture, startDuckdb, startMysql, startPostgres, startSqlite, startSqlServer, type EngineUnderTest } from './engines.js';
 import { undeclared } from './pushable.js';
 
 /**
@@ -248,6 +248,27 @@ const CASES: Case[] = [
     }),
     rows: [[1, 'bc', 'ab', 'bc', 'abc', 'ABC'], [2, 'BC', 'AB', 'BC', 'abc', 'ABC'], [3, 'bc', 'ab', 'c ', 'abc ', 'ABC '], [6, null, null, null, null, null], [8, '', 'é', 'é', 'é', 'É']],
     ordered: true,
+    undeclaredOn: ['mysql', 'sqlite', 'sqlserver', 'duckdb'],
+    // DuckDB's substring counts a negative start from the end; PostgreSQL's starts before the string
+    traps: { duckdb: { sql: `SELECT substring('abc' FROM -1 FOR 3)`, rows: [['c']] } },
+  },
+  {
+    name: 'left and right count characters, a negative length from the other end; starts_with, sign, trunc',
+    query: (schema) => ({
+      select: [
+        { expr: w('id'), alias: 'id' },
+        { expr: call('left', [w('v'), int(2)], t.string), alias: 'l' },
+        { expr: call('right', [w('v'), int(-1)], t.string), alias: 'r' },
+        { expr: call('starts_with', [w('v'), str('a')]), alias: 'sw' },
+        { expr: call('sign', [w('n')], t.int32), alias: 'sg' },
+        { expr: call('trunc', [w('d')], t.decimal(10, 0)), alias: 'tr' },
+      ],
+      from: words(schema),
+      where: inList(w('id'), [int(1), int(3), int(6), int(8)]),
+      orderBy: [byId],
+    }),
+    rows: [[1, 'ab', 'bc', true, 1, '1'], [3, 'ab', 'bc ', true, 0, '0'], [6, null, null, null, -1, '0'], [8, 'é', '', false, 1, '1']],
+    ordered: true,
     undeclaredOn: ['mysql', 'sqlite', 'sqlserver'],
   },
   {
@@ -289,7 +310,7 @@ const CASES: Case[] = [
     query: idsWhere(call('or', [call('ilike', [w('v'), str('ab%')]), call('starts_with', [w('v'), str('e')])])),
     rows: ids(1, 2, 3, 4, 9),
     ordered: true,
-    undeclaredOn: ['mysql', 'sqlite', 'sqlserver'],
+    undeclaredOn: ['mysql', 'sqlite', 'sqlserver', 'duckdb'],
   },
   {
     name: 'NOT, >= and IS NULL in three-valued logic',
@@ -353,7 +374,7 @@ const CASES: Case[] = [
     }),
     rows: [[1, '1', 1, 49, Math.sqrt(7)], [2, '2', -1, 49, Math.sqrt(7)], [3, '0', 0, 0, 0], [4, '10', null, null, null], [5, null, 1, 4, Math.SQRT2]],
     ordered: true,
-    undeclaredOn: ['mysql', 'sqlite', 'sqlserver'],
+    undeclaredOn: ['mysql', 'sqlite', 'sqlserver', 'duckdb'],
   },
   {
     name: 'greatest and least skip NULL arguments',
@@ -446,7 +467,7 @@ const CASES: Case[] = [
     name: 'avg has PostgreSQL scale',
     query: (schema) => ({ select: [{ expr: agg('avg', [w('n')], t.decimal()), alias: 'a' }], from: words(schema) }),
     rows: [['1.5000000000000000']],
-    undeclaredOn: ['mysql', 'sqlite', 'sqlserver'],
+    undeclaredOn: ['mysql', 'sqlite', 'sqlserver', 'duckdb'],
     traps: { mysql: { sql: `SELECT AVG(n) FROM {words}`, rows: [['1.5000']] } },
   },
   {
@@ -571,7 +592,7 @@ const CASES: Case[] = [
     query: idsWhere(call('eq', [w('dt'), { kind: 'cast', expr: str('1995-03-01'), type: t.date }])),
     rows: ids(2, 7),
     ordered: true,
-    undeclaredOn: ['sqlite'],
+    undeclaredOn: ['sqlite', 'duckdb'],
   },
   // ---- booleans, CASE ----
   {
@@ -857,6 +878,7 @@ const ENGINES: { engine: EngineName; start: () => Promise<EngineUnderTest> }[] =
   { engine: 'postgresql', start: () => startPostgres(process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test') },
   { engine: 'mysql', start: () => startMysql(process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test') },
   { engine: 'sqlite', start: startSqlite },
+  { engine: 'duckdb', start: startDuckdb },
 ];
 const MSSQL_URL = process.env.TEST_MSSQL_URL;
 if (MSSQL_URL) ENGINES.push({ engine: 'sqlserver', start: () => startSqlServer(MSSQL_URL) });

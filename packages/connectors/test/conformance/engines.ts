@@ -107,7 +107,20 @@ export async function startSqlServer(url: string): Promise<EngineUnderTest> {
   };
 }
 
-const DDL: Record<SourceEngineName, (q: (t: string) => string, id: (name: string) => string) => string[]> = {
+export async function startDuckdb(): Promise<EngineUnderTest> {
+  // no files: the fixture lives in the source's in-memory scratch tables, read through the same paths as file views
+  const connector = createConnector({ name: 'duck', engine: 'duckdb', options: {} });
+  return {
+    engine: 'duckdb',
+    connector,
+    async drop() {
+      await connector.close();
+    },
+  };
+}
+
+/** Engines without SQL tables of their own (documents) have no fixture here. */
+const DDL: Partial<Record<SourceEngineName, (q: (t: string) => string, id: (name: string) => string) => string[]>> = {
   postgresql: (q, id) => [
     `CREATE TABLE ${q('words')} (id integer PRIMARY KEY, v varchar(10), c char(5), n integer, d numeric(10,2), dt date, flag boolean)`,
     `CREATE TABLE ${q('other')} (id integer PRIMARY KEY, k integer, s varchar(10), ts timestamp)`,
@@ -120,6 +133,12 @@ const DDL: Record<SourceEngineName, (q: (t: string) => string, id: (name: string
   ],
   sqlite: (q, id) => [
     `CREATE TABLE ${q('words')} (id INTEGER PRIMARY KEY, v VARCHAR(10), c CHAR(5), n INTEGER, d DECIMAL(10,2), dt DATE, flag BOOLEAN)`,
+    `CREATE TABLE ${q('other')} (id INTEGER PRIMARY KEY, k INTEGER, s VARCHAR(10), ts TIMESTAMP)`,
+    `CREATE TABLE ${q(HOSTILE.table)} (${id(HOSTILE.column)} INTEGER)`,
+  ],
+  // DuckDB has no blank-padded char(n): c is VARCHAR, read through RTRIM as the IR's char(5) asks
+  duckdb: (q, id) => [
+    `CREATE TABLE ${q('words')} (id INTEGER PRIMARY KEY, v VARCHAR(10), c VARCHAR(5), n INTEGER, d DECIMAL(10,2), dt DATE, flag BOOLEAN)`,
     `CREATE TABLE ${q('other')} (id INTEGER PRIMARY KEY, k INTEGER, s VARCHAR(10), ts TIMESTAMP)`,
     `CREATE TABLE ${q(HOSTILE.table)} (${id(HOSTILE.column)} INTEGER)`,
   ],
@@ -159,7 +178,9 @@ export const HOSTILE = { table: 'we"ird`ta]ble[;--', column: 'c"o`l]; DROP TABLE
 export async function loadFixture(e: EngineUnderTest): Promise<void> {
   const d = dialectFor(e.engine);
   const q = (t: string) => (e.schema ? `${d.quoteIdentifier(e.schema)}.${d.quoteIdentifier(t)}` : d.quoteIdentifier(t));
-  for (const ddl of DDL[e.engine](q, (name) => d.quoteIdentifier(name))) await e.connector.execute(ddl);
+  const ddl = DDL[e.engine];
+  if (!ddl) throw new Error(`no conformance fixture for engine ${e.engine}`);
+  for (const stmt of ddl(q, (name) => d.quoteIdentifier(name))) await e.connector.execute(stmt);
   const insert = async (t: string, rows: readonly Value[][]) => {
     for (const row of rows) {
       const marks = row.map((_, i) => d.placeholder(i + 1)).join(', ');
