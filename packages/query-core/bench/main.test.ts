@@ -19,6 +19,7 @@ describe('npm run bench', () => {
       expect(stdout).toContain('--preset jdv|oltp-mix|streams');
       expect(stdout).toContain('JUNCTION_TOKEN');
       expect(stdout).toContain('--preset tpch22');
+      expect(stdout).toContain('--documents [--sf 0.1]');
     }
   });
 

@@ -2,7 +2,8 @@
  * `npm run bench` — with --preset tpch22, TPC-H 1–22 direct vs federated (tpch22.ts); with
  * another --preset, the benchmark lab's CLI (lab.ts, through a running studio's REST API); with
  * --pg-wire, JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts); with --trino,
- * TPC-H 1–22 and JDV A–F local vs Trino vs direct (trino.ts); otherwise the
+ * TPC-H 1–22 and JDV A–F local vs Trino vs direct (trino.ts); with --documents, TPoX-style
+ * queries over XML documents vs the same data shredded into PostgreSQL (documents.ts); otherwise the
  * in-process JDV benchmark (run.ts). --help prints how to call each.
  */
 export const USAGE = `npm run bench -- [options]
@@ -31,6 +32,13 @@ off, spilling) vs Trino (trino.ts; Trino from --trino-url, else TRINO_URL, else 
           [--trino-url URL] [--auto-rows N] [--spill-query 5] [--spill-budget-mb 256] [--spill-runs 1] [--skip-spill]
           [--skip-load] [--no-check]
 
+TPoX-style queries over XML documents (engine 'documents', with prices.parquet through engine
+'duckdb') vs the same SQL on the documents shredded into PostgreSQL tables, through Junction over
+the documents materialized as views, and through Junction over the shredded tables (documents.ts;
+data from @junction/tpox, ids = TPC-H c_custkey):
+  --documents [--sf 0.1] [--runs 5] [--layout collection|files] [--dir PATH] [--only Q1,Q3] [--mv-index | --no-mat]
+              [--skip-load] [--no-check] [--verbose] [--timeout-s 300]
+
 JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts: the server in a child process;
 direct node-postgres with prepared statements vs the wire prepared and simple vs REST, H at 1/4/16
 clients, H × 16 with pgbench -M prepared against PostgreSQL and against Junction):
@@ -45,6 +53,7 @@ if (argv.includes('--help') || argv.includes('-h')) process.stdout.write(USAGE);
 else if (preset === 'tpch22') await import('./tpch22.js');
 else if (preset === undefined && argv.includes('--trino')) await import('./trino.js');
 else if (preset === undefined && argv.includes('--pg-wire')) process.exit(await pgWire());
+else if (preset === undefined && argv.includes('--documents')) await import('./documents.js');
 else if (preset !== undefined) await import('./lab.js');
 else await import('./run.js');
 

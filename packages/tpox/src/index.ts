@@ -1,0 +1,52 @@
+export {
+  DEFAULT_SEED,
+  MIN_SF,
+  MAX_SF,
+  FIXML_NS,
+  ORDERS_PER_CUSTOMER,
+  SECURITY_COUNT,
+  TRADING_DAYS,
+  scaleOf,
+  customer,
+  customers,
+  order,
+  orders,
+  securities,
+  priceHistory,
+  accountCount,
+  symbolOf,
+  cents,
+  type Scale,
+  type Customer,
+  type Account,
+  type Position,
+  type Order,
+  type Security,
+  type DailyPrice,
+} from './generate.js';
+export { customerXml, orderXml, securityXml, escapeText, escapeAttr } from './xml.js';
+export {
+  TPOX_TABLES,
+  WRAPPER,
+  COLLECTION_FILE,
+  DOCUMENT_FOLDER,
+  PRICE_FILE,
+  PRICES_TABLE,
+  documentTables,
+  tpoxTable,
+  columnsOf,
+  type Collection,
+  type Layout,
+  type TpoxTable,
+  type TpoxColumn,
+} from './tables.js';
+export { writeTpox, type WriteOptions, type WriteResult } from './write.js';
+export {
+  shredTpox,
+  rowsOf,
+  TPOX_GENERATOR_VERSION,
+  TPOX_MARKER_TABLE,
+  type ShredOptions,
+  type ShredResult,
+} from './shred.js';
+export { prepareTpoxDemo, type TpoxDemo } from './demo.js';
