@@ -16,7 +16,7 @@ export { renderTableDdl, nativeType, META_TABLE, type TableDdl, type LoadMarker 
 export { LAYOUTS, TARGET_DATABASES, isLayoutName, type LayoutName, type LayoutTarget } from './layouts.js';
 export { loadTpch, type LoadTarget, type LoadOptions, type LoadEvent, type LoadResult } from './load.js';
 export { sourceFromUrl, redactUrl } from './source-url.js';
-export { seededRandom } from './random.js';
+export { Rng, seededRandom } from './random.js';
 export { startDemo, DEMO_SF, type Demo, type DemoOptions } from './demo.js';
 export {
   jdvWorkload,

@@ -1,4 +1,4 @@
-import { Rng } from './random.js';
+import { Rng } from '@junction/tpch';
 import * as v from './vocabulary.js';
 
 /**
