@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
@@ -23,6 +24,13 @@ if (!process.env.JUNCTION_E2E_PORT) process.env.JUNCTION_E2E_PORT = String(await
 while (!process.env.JUNCTION_E2E_PG_PORT || process.env.JUNCTION_E2E_PG_PORT === process.env.JUNCTION_E2E_PORT)
   process.env.JUNCTION_E2E_PG_PORT = String(await freePort());
 process.env.JUNCTION_E2E_ADMIN_PASSWORD ??= 'e2e-Admin-Passw0rd';
+// the one folder file and document sources may read (JUNCTION_FILE_ROOTS): the specs write their
+// files there (file-sources.spec.ts); beside the data directory, never in it; start-studio.mjs
+// makes it and removes it with the data directory
+process.env.JUNCTION_E2E_FILE_ROOT ??= path.join(
+  tmpdir(),
+  `junction-e2e-files-${process.pid}-${Date.now().toString(36)}`,
+);
 
 const port = Number(process.env.JUNCTION_E2E_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
@@ -48,6 +56,9 @@ export default defineConfig({
     // queries on Trino (skipped without TRINO_URL): registers sources, so after the others;
     // alone: `TRINO_URL=… npx playwright test -c e2e/playwright.config.ts trino.spec.ts --no-deps`
     { name: 'trino', testMatch: 'trino.spec.ts', dependencies: ['lab'] },
+    // registers a file and a document source over files it writes into JUNCTION_E2E_FILE_ROOT;
+    // alone: `npx playwright test -c e2e/playwright.config.ts file-sources.spec.ts --no-deps`
+    { name: 'file-sources', testMatch: 'file-sources.spec.ts', dependencies: ['lab'] },
   ],
   outputDir: path.join(root, 'test-results'),
   // one studio with one demo federation; the machine has two cores
@@ -92,6 +103,7 @@ export default defineConfig({
       LOG_LEVEL: 'warn',
       // the suite signs in, as one client address, more often than 30 times a minute on a fast machine
       JUNCTION_SIGNIN_RATE: '1000',
+      JUNCTION_FILE_ROOTS: process.env.JUNCTION_E2E_FILE_ROOT,
       // the studio's Trino backend, when the run is given one (trino.spec.ts)
       ...(process.env.TRINO_URL ? { JUNCTION_TRINO_URL: process.env.TRINO_URL } : {}),
     },

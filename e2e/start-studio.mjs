@@ -1,7 +1,7 @@
 // Starts the studio for the Playwright run: builds apps/web, runs the API with the embedded demo
 // on a fresh data directory, and removes that directory once the API has stopped.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,9 @@ if (build.status !== 0) {
 }
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'junction-e2e-'));
+// the folder of the run's source files (JUNCTION_FILE_ROOTS, set by playwright.config.ts)
+const fileRoot = process.env.JUNCTION_E2E_FILE_ROOT;
+if (fileRoot) mkdirSync(fileRoot, { recursive: true });
 const api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], {
   cwd: root,
   env: { ...process.env, JUNCTION_DATA_DIR: dataDir },
@@ -37,5 +40,6 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 api.on('exit', (code, signal) => {
   rmSync(dataDir, { recursive: true, force: true });
+  if (fileRoot) rmSync(fileRoot, { recursive: true, force: true });
   process.exit(code ?? (signal ? 0 : 1));
 });

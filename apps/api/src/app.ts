@@ -40,6 +40,7 @@ import type { MvStoreChoice } from './services/mv-store/config.js';
 import viewRoutes from './routes/views.js';
 import type { RecordWriterOptions } from './lib/record-writer.js';
 import { SourceAllow } from './lib/source-allow.js';
+import { FileAccess } from './lib/file-access.js';
 import type { LockoutPolicy } from './lib/login-throttle.js';
 import { fastifyTrustProxy, type TrustProxy } from './lib/trust-proxy.js';
 import { DEFAULT_LIMITS, type ConnectorFactory, type EngineFactory, type JunctionLimits } from './services/junction.js';
@@ -83,6 +84,15 @@ export interface AppOptions {
   dataDir?: string;
   /** JUNCTION_SOURCE_ALLOW: the hosts, CIDRs and folders sources may point at (lib/source-allow.ts) */
   sourceAllow?: string;
+  /**
+   * JUNCTION_FILE_ROOTS: the folders (path.delimiter-separated) file and document sources may read
+   * under; default `<dataDir>/files`, none without a data directory (lib/file-access.ts)
+   */
+  fileRoots?: string;
+  /** JUNCTION_URL_HOSTS: the hosts (comma-separated, host or host:port) document sources may fetch from; default none */
+  urlHosts?: string;
+  /** how long a source preview may take before it answers preview_timeout (default 15 s; tests shorten it) */
+  previewTimeoutMs?: number;
   /**
    * Junction's PostgreSQL wire-protocol listener as GET /api/v1/connection-info shows it: its bind
    * address (HOST), port (JUNCTION_PG_PORT) and whether it offers TLS (JUNCTION_PG_TLS_CERT/KEY), or
@@ -128,6 +138,7 @@ const SHUTDOWN_RETRY_SECONDS = 5;
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // before anything starts: an unreadable JUNCTION_SOURCE_ALLOW stops the server
   const sourceAllow = SourceAllow.parse(opts.sourceAllow, opts.dataDir);
+  const fileAccess = FileAccess.parse(opts.fileRoots, opts.urlHosts, opts.dataDir);
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
@@ -226,7 +237,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     connectorFactory: opts.connectorFactory,
   });
   // the allow-list holds for every connection, a stored source's at start-up and health checks too
-  app.junction.gate.allow = sourceAllow;
+  app.junction.gate.allow = {
+    check: async (config) => {
+      await sourceAllow.check(config);
+      await fileAccess.check(config);
+    },
+  };
+  app.junction.gate.configure = (config) => fileAccess.apply(config);
   await app.register(materializerPlugin, { file: opts.materializeFile, store: opts.materializeStore });
   await app.register(clusterPlugin, { cluster: opts.cluster });
   await app.register(trinoPlugin, { settings: opts.trino });
@@ -248,7 +265,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       await api.register(authRoutes, { attemptsPerMinute: opts.signInsPerMinute });
       await api.register(adminRoutes);
       await api.register(limitRoutes);
-      await api.register(sourceRoutes, { allow: sourceAllow });
+      await api.register(sourceRoutes, {
+        allow: sourceAllow,
+        files: fileAccess,
+        previewTimeoutMs: opts.previewTimeoutMs,
+      });
       await api.register(catalogRoutes);
       await api.register(queryRoutes);
       await api.register(savedRoutes);

@@ -1,7 +1,11 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SourceConfig } from '@junction/connectors';
+import { createConnector, type SourceConfig } from '@junction/connectors';
+import { loadTpch } from '@junction/tpch';
+import { prepareTpoxDemo } from '@junction/tpox';
 import { createPgDatabase, pgExec, startHarness, type Harness } from '../test/harness.js';
 import { demoExamples, ensureAdmin, registerDemo } from './bootstrap.js';
 import { verifyPassword } from './lib/secrets.js';
@@ -117,5 +121,57 @@ describe('registerDemo', () => {
     await registerDemo(h.app, moved, 0.01);
     const row = await h.meta.db.source.findUniqueOrThrow({ where: { name: 'dbB' } });
     expect(row.host).toBe('localhost');
+  });
+});
+
+describe('registerDemo with the document demo', () => {
+  let hd: Harness;
+  let tpch: Awaited<ReturnType<typeof createPgDatabase>>;
+  let root: string;
+  beforeAll(async () => {
+    root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'jt-demo-docs-')));
+    tpch = await createPgDatabase('api_demo_docs');
+    const dbB: SourceConfig = { name: 'dbB', engine: 'postgresql', host: tpch.host, port: tpch.port, database: tpch.name, user: tpch.user, password: tpch.password };
+    const loader = createConnector(dbB);
+    try {
+      await loadTpch([{ name: 'dbB', connector: loader, tables: ['customer'] }], { sf: 0.01 });
+    } finally {
+      await loader.close();
+    }
+    hd = await startHarness({ fileRoots: root });
+    const extras = await prepareTpoxDemo(path.join(root, 'demo'), { sf: 0.01 });
+    await registerDemo(hd.app, [dbB], 0.01, extras);
+  }, 120_000);
+  afterAll(async () => {
+    await hd?.close();
+    await tpch?.drop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('adds the XML documents and the Parquet file as sources, and an example joining them with dbB answers exactly', async () => {
+    const list = (await hd.as('analyst', { method: 'GET', url: '/api/v1/sources' })).json();
+    expect(list.map((s: { name: string; engine: string; status: string }) => [s.name, s.engine, s.status])).toEqual([
+      ['dbB', 'postgresql', 'online'],
+      ['docs', 'documents', 'online'],
+      ['files', 'duckdb', 'online'],
+    ]);
+    const examples = (await hd.as('analyst', { method: 'GET', url: '/api/v1/saved-queries' })).json();
+    const ex = examples.find((e: { name: string }) => e.name === 'Holdings of BUILDING customers at 2005 close · dbB + docs + files');
+    const r = await hd.as('analyst', { method: 'POST', url: '/api/v1/query', payload: { sql: ex.sql } });
+    expect(r.statusCode).toBe(200);
+    // the same SQL on one PostgreSQL database holding TPC-H customer and the shredded documents
+    // (packages/tpox shredTpox with prices) gave these rows
+    expect(r.json().rows).toEqual([
+      [29, 'Customer#000000029', 294, 'USD', 'ZIT', 975, '496.56', '484146.00'],
+      [151, 'Customer#000000151', 1514, 'GBP', 'EKY', 970, '497.96', '483021.20'],
+      [268, 'Customer#000000268', 2682, 'JPY', 'NOE', 990, '486.25', '481387.50'],
+      [544, 'Customer#000000544', 5441, 'CHF', 'GTT', 985, '483.88', '476621.80'],
+      [1341, 'Customer#000001341', 13413, 'USD', 'JIC', 970, '486.51', '471914.70'],
+      [1385, 'Customer#000001385', 13852, 'EUR', 'OMH', 955, '491.80', '469669.00'],
+      [371, 'Customer#000000371', 3711, 'CHF', 'MDZ', 955, '491.48', '469363.40'],
+      [981, 'Customer#000000981', 9812, 'USD', 'LHW', 1000, '468.58', '468580.00'],
+      [151, 'Customer#000000151', 1511, 'GBP', 'FHO', 965, '485.50', '468507.50'],
+      [81, 'Customer#000000081', 812, 'USD', 'SCU', 945, '495.73', '468464.85'],
+    ]);
   });
 });

@@ -62,11 +62,19 @@ export function demoExamples(sf: number): { name: string; description: string; s
  * Registers the demo's sources (or points stored ones at where the demo runs now), lets analysts
  * and viewers read them, and saves the JDV workload's queries as examples. Idempotent.
  */
+/** Sources and examples the demo adds beside the TPC-H federation (the TPoX documents). */
+export interface DemoExtras {
+  readonly sources: readonly SourceConfig[];
+  readonly examples: readonly { name: string; description: string; sql: string }[];
+}
+
 export async function registerDemo(
   app: FastifyInstance,
-  sources: readonly SourceConfig[],
+  tpchSources: readonly SourceConfig[],
   sf: number,
+  extras?: DemoExtras,
 ): Promise<void> {
+  const sources = [...tpchSources, ...(extras?.sources ?? [])];
   for (const s of sources) {
     const existing = await app.db.source.findUnique({ where: { name: s.name } });
     if (!existing) {
@@ -82,7 +90,8 @@ export async function registerDemo(
         stored.database !== s.database ||
         stored.user !== s.user ||
         stored.file !== s.file ||
-        stored.password !== s.password;
+        stored.password !== s.password ||
+        JSON.stringify(stored.options ?? {}) !== JSON.stringify(s.options ?? {});
       if (moved)
         await app.junction.updateSource(existing.id, {
           host: s.host,
@@ -91,6 +100,7 @@ export async function registerDemo(
           user: s.user,
           password: s.password,
           file: s.file,
+          ...(s.options ? { options: s.options as Record<string, unknown> } : {}),
         });
     }
     for (const role of ['analyst', 'viewer']) {
@@ -101,7 +111,7 @@ export async function registerDemo(
   }
   await app.junction.invalidateAccess();
   // examples follow the workload: a renamed or changed one replaces what an earlier version saved
-  const examples = demoExamples(sf);
+  const examples = [...demoExamples(sf), ...(extras?.examples ?? []).map((e) => ({ ...e, params: null }))];
   await app.db.savedQuery.deleteMany({ where: { example: true, name: { notIn: examples.map((e) => e.name) } } });
   for (const ex of examples) {
     const data = { description: ex.description, sql: ex.sql, params: ex.params ? JSON.stringify(ex.params) : null };

@@ -5,7 +5,7 @@ import type { SourceConfig } from '@junction/connectors';
 import type { EngineOptions } from '@junction/query-core';
 import { buildApp } from './app.js';
 import { sourceCheckMs, startSourceMonitor } from './services/source-monitor.js';
-import { ensureAdmin, registerDemo } from './bootstrap.js';
+import { ensureAdmin, registerDemo, type DemoExtras } from './bootstrap.js';
 import { openMetadata } from './db/client.js';
 import { defaultEngineFactory } from './services/junction.js';
 import { mvStoreFromEnv } from './services/mv-store/config.js';
@@ -30,6 +30,8 @@ const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8080);
 const pgWireConfig = pgWireFromEnv(process.env);
 mkdirSync(dataDir, { recursive: true });
+// where file and document sources read by default (JUNCTION_FILE_ROOTS): there to drop files into
+if (!process.env.JUNCTION_FILE_ROOTS?.trim()) mkdirSync(path.join(dataDir, 'files'), { recursive: true });
 // spilled joins, sorts and aggregates and large cached results: a disk of their own keeps a
 // spilling query from filling the one the metadata and materialized views live on
 const spillDir = process.env.JUNCTION_SPILL_DIR ? path.resolve(process.env.JUNCTION_SPILL_DIR) : undefined;
@@ -52,6 +54,8 @@ const app = await buildApp({
   ...(spillDir ? { engineFactory: (o: EngineOptions) => defaultEngineFactory({ ...o, spillDir }) } : {}),
   dataDir,
   sourceAllow: process.env.JUNCTION_SOURCE_ALLOW,
+  fileRoots: process.env.JUNCTION_FILE_ROOTS,
+  urlHosts: process.env.JUNCTION_URL_HOSTS,
   // JUNCTION_MAX_CONCURRENT etc. (README, Configuration); an admin may override them through /api/v1/limits
   limits: limitsFromEnv(process.env),
   signInsPerMinute: envInteger(process.env, 'JUNCTION_SIGNIN_RATE', 1),
@@ -72,7 +76,14 @@ const app = await buildApp({
   logger: {
     level: process.env.LOG_LEVEL ?? 'info',
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body.password', 'res.headers["set-cookie"]'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.body.password',
+        // a preview's settings carry a document source's secret headers as its password
+        'req.body.source.password',
+        'res.headers["set-cookie"]',
+      ],
       censor: '[redacted]',
     },
   },
@@ -128,7 +139,27 @@ try {
   await app.materializer.ready();
   // in the background: a Trino that is down or slow to answer does not hold up the studio
   void app.trino?.start();
-  if (process.env.JUNCTION_DEMO !== '0') {
+  /**
+ * The demo's document and file sources (TPoX-like XML, a Parquet file) beside the TPC-H ones,
+ * written into the default file root. Admins who moved JUNCTION_FILE_ROOTS elsewhere get the
+ * database demo only: the documents would sit outside what sources may read.
+ */
+async function documentDemo(sf: number): Promise<DemoExtras | undefined> {
+  const dir = path.join(dataDir, 'files', 'demo');
+  if (process.env.JUNCTION_FILE_ROOTS?.trim()) {
+    app.log.info('demo: JUNCTION_FILE_ROOTS is set, so the document and file sources of the demo (docs, files) are not added');
+    return undefined;
+  }
+  try {
+    const { prepareTpoxDemo } = await import('@junction/tpox');
+    return await prepareTpoxDemo(dir, { sf, log: (m) => app.log.info(m) });
+  } catch (e) {
+    app.log.error(`demo: the document sources could not be prepared, the database demo runs without them: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
+    return undefined;
+  }
+}
+
+if (process.env.JUNCTION_DEMO !== '0') {
     const { startDemo } = (await import('@junction/tpch')) as unknown as {
       startDemo(
         dir: string,
@@ -138,7 +169,7 @@ try {
     try {
       demo = await startDemo(dataDir, { log: (m) => app.log.info(m) });
       if (stopping) await demo.stop();
-      else await registerDemo(app, demo.sources, demo.sf);
+      else await registerDemo(app, demo.sources, demo.sf, await documentDemo(demo.sf));
     } catch (e) {
       // the studio stays useful without its demo: say why in one line and carry on (the
       // details, a stack included, only at debug level)

@@ -61,6 +61,9 @@ export function directRefusal(engine: EngineName, source: string): string | null
       return `The presets' direct SQL cannot run on the SQLite source "${source}": SQLite keeps TPC-H's CHAR values padded with spaces (r_name = 'AFRICA' selects nothing) and DECIMAL as floating point (sums differ in their last digits), so the direct answers would differ from Junction's right ones. Choose a PostgreSQL or MySQL/MariaDB source as the direct target, or define custom queries with SQLite's own direct SQL.`;
     case 'sqlserver':
       return `The presets' direct SQL is not rendered for SQL Server (source "${source}"): T-SQL has no TIMESTAMP literal and binds @p parameters. Choose a PostgreSQL or MySQL/MariaDB source as the direct target, or define custom queries with T-SQL direct SQL.`;
+    case 'duckdb':
+    case 'documents':
+      return `The presets' direct SQL is written for PostgreSQL and MySQL/MariaDB, not for the ${engine === 'duckdb' ? 'file' : 'document'} source "${source}". Choose a PostgreSQL or MySQL/MariaDB source as the direct target, or define custom queries with its own direct SQL.`;
     case 'trino':
       return `"${source}" is the Trino execution backend, not a source holding the data: choose a PostgreSQL or MySQL/MariaDB source as the direct target.`;
   }

@@ -61,6 +61,8 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Access>> = {
   'GET /api/v1/sources': 'read',
   'GET /api/v1/sources/:id': 'read',
   'POST /api/v1/sources': 'admin',
+  // the first rows of a file or document source's settings, before registering them: reads what they point at
+  'POST /api/v1/sources/preview': 'admin',
   'PATCH /api/v1/sources/:id': 'admin',
   'DELETE /api/v1/sources/:id': 'admin',
   'POST /api/v1/sources/:id/test': 'admin',

@@ -169,6 +169,8 @@ export class SourceAllow {
 
   /** Throws source_not_allowed (403) unless the source's host or file is allowed. Contacts no source. */
   async check(t: SourceTarget): Promise<void> {
+    // file and document sources read under JUNCTION_FILE_ROOTS and JUNCTION_URL_HOSTS (lib/file-access.ts)
+    if (t.engine === 'duckdb' || t.engine === 'documents') return;
     if (t.engine === 'sqlite') {
       const file = t.file ?? ':memory:';
       if (file !== ':memory:') await this.#checkPath(t.name, file, 'file');

@@ -5,12 +5,17 @@ import type { Source as SourceRow } from '../generated/prisma/client.js';
 import { notFound } from '../lib/errors.js';
 import { errors, IdParams, Name, Ok } from '../lib/schemas.js';
 import { SourceAllow, type SourceTarget } from '../lib/source-allow.js';
+import { FileAccess, type FileTarget } from '../lib/file-access.js';
+import { checkSourcePayload, DocumentsOption, FilesOption } from '../lib/file-source-options.js';
+import sourcePreviewRoutes from './source-preview.js';
 
 const Engine = Type.Union([
   Type.Literal('postgresql'),
   Type.Literal('mysql'),
   Type.Literal('sqlserver'),
   Type.Literal('sqlite'),
+  Type.Literal('duckdb'),
+  Type.Literal('documents'),
 ]);
 const Options = Type.Object(
   {
@@ -36,6 +41,9 @@ const Options = Type.Object(
       ),
     ),
     connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+    // no fileRoots nor urlHosts: those are the server's (JUNCTION_FILE_ROOTS, JUNCTION_URL_HOSTS), never a payload's
+    files: Type.Optional(FilesOption),
+    documents: Type.Optional(DocumentsOption),
     statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
     fragmentCache: Type.Optional(
       Type.Object(
@@ -56,9 +64,13 @@ const Options = Type.Object(
 const Host = Type.String({ minLength: 1, maxLength: 255 });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 const Str = Type.String({ minLength: 1, maxLength: 255 });
-const Secret = Type.String({ maxLength: 1000, description: 'write-only: never returned' });
+const Secret = Type.String({
+  maxLength: 16000,
+  description:
+    'write-only: never returned. documents: the secret HTTP headers as JSON, {"<table>" or "*": {"Authorization": "Bearer …"}}',
+});
 
-const CreateSource = Type.Object(
+export const CreateSource = Type.Object(
   {
     name: Name,
     engine: Engine,
@@ -67,7 +79,13 @@ const CreateSource = Type.Object(
     database: Type.Optional(Str),
     user: Type.Optional(Str),
     password: Type.Optional(Secret),
-    file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'sqlite: database file path' })),
+    file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: 'sqlite: database file path; duckdb: an optional .duckdb file',
+      }),
+    ),
     options: Type.Optional(Options),
   },
   { additionalProperties: false },
@@ -169,18 +187,28 @@ export function withoutConnection(d: Static<typeof SourceDetail>): Static<typeof
 export interface SourceRouteOptions {
   /** where sources may point (JUNCTION_SOURCE_ALLOW); default: anywhere, as without a data directory */
   allow?: SourceAllow;
+  /** where file and document sources may read (JUNCTION_FILE_ROOTS, JUNCTION_URL_HOSTS); default: nowhere */
+  files?: FileAccess;
+  /** how long POST /sources/preview may take (routes/source-preview.ts) */
+  previewTimeoutMs?: number;
 }
 
 export default async function sourceRoutes(app: FastifyInstance, opts: SourceRouteOptions): Promise<void> {
   const allow = opts.allow ?? SourceAllow.parse(undefined);
+  const files = opts.files ?? FileAccess.parse(undefined, undefined);
 
   /**
    * Before any connection is attempted: what a refused target would have answered (open, closed,
    * silent port; a file that exists or not) is never learnt, so the API is no port scanner.
    */
-  async function assertAllowed(request: FastifyRequest, target: SourceTarget, path: string): Promise<void> {
+  async function assertAllowed(
+    request: FastifyRequest,
+    target: SourceTarget & FileTarget,
+    path: string,
+  ): Promise<void> {
     try {
       await allow.check(target);
+      await files.check(target);
     } catch (e) {
       if (isJunctionError(e))
         await app.audit(request, 'source.refused', target.name, { path, code: e.code, message: e.message });
@@ -192,6 +220,7 @@ export default async function sourceRoutes(app: FastifyInstance, opts: SourceRou
   async function refusedStored(row: SourceRow): Promise<JunctionError | undefined> {
     try {
       await allow.check(row);
+      await files.check(row);
       return undefined;
     } catch (e) {
       if (!isJunctionError(e)) throw e;
@@ -223,6 +252,7 @@ export default async function sourceRoutes(app: FastifyInstance, opts: SourceRou
       },
     },
     async (request, reply) => {
+      checkSourcePayload(request.body);
       await assertAllowed(request, request.body, 'create');
       const row = await app.junction.createSource(request.body);
       await app.audit(request, 'source.create', row.name, {
@@ -235,6 +265,8 @@ export default async function sourceRoutes(app: FastifyInstance, opts: SourceRou
       return reply.status(201).send(sourceDetail(row));
     },
   );
+
+  await app.register(sourcePreviewRoutes, { check: assertAllowed, timeoutMs: opts.previewTimeoutMs });
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/sources/:id',
@@ -263,6 +295,7 @@ export default async function sourceRoutes(app: FastifyInstance, opts: SourceRou
     async (request) => {
       // the settings the update would connect with: a new host, or a stored one the rules now refuse
       const stored = await app.junction.findSource(request.params.id);
+      checkSourcePayload({ ...request.body, name: stored.name, engine: stored.engine }, { partial: true });
       await assertAllowed(
         request,
         {
@@ -270,6 +303,7 @@ export default async function sourceRoutes(app: FastifyInstance, opts: SourceRou
           engine: stored.engine,
           host: request.body.host ?? stored.host,
           file: request.body.file ?? stored.file,
+          options: request.body.options ?? stored.options,
         },
         'update',
       );
@@ -315,7 +349,11 @@ export default async function sourceRoutes(app: FastifyInstance, opts: SourceRou
           hint:
             refused.details?.rule === 'data_directory'
               ? "Point the source at a file outside Junction's data directory."
-              : "Allow the source's host or folder in JUNCTION_SOURCE_ALLOW, or point the source elsewhere.",
+              : refused.code === 'file_outside_roots'
+                ? "Allow the source's folder in JUNCTION_FILE_ROOTS, or point the source at files inside one."
+                : refused.code === 'url_host_not_allowed'
+                  ? "Allow the URL's host in JUNCTION_URL_HOSTS, or point the source elsewhere."
+                  : "Allow the source's host or folder in JUNCTION_SOURCE_ALLOW, or point the source elsewhere.",
         };
       return app.junction.testSource(row.id);
     },

@@ -192,6 +192,11 @@ export class SourceGate {
    * changed is not contacted either. Junction's own store is not a source's setting.
    */
   allow: { check(config: SourceConfig): Promise<void> } = { check: async () => undefined };
+  /**
+   * What every source's config becomes before its connector opens: file and document sources get
+   * the server's JUNCTION_FILE_ROOTS and JUNCTION_URL_HOSTS (lib/file-access.ts), never their own.
+   */
+  configure: (config: SourceConfig) => SourceConfig = (config) => config;
 
   constructor(
     private readonly factory: ConnectorFactory,
@@ -212,7 +217,24 @@ export class SourceGate {
    */
   async system(config: SourceConfig, purpose: SystemPurpose): Promise<Connector> {
     if (purpose !== 'store') await this.allow.check(config);
-    return new GatedConnector(await this.factory(config), this, 'none', null, purpose === 'store');
+    return new GatedConnector(await this.factory(this.configure(config)), this, 'none', null, purpose === 'store');
+  }
+
+  /**
+   * A connector for an admin trying a source's settings before registering them (the form's live
+   * preview): nothing is stored, and its streams read that source only, for that admin.
+   */
+  async preview(p: Principal, config: SourceConfig): Promise<{ connector: Connector; access: StreamOptions['access'] }> {
+    if (!p.permissions.has('admin') || this.internal.has(config.name.toLowerCase())) {
+      throw this.refuse(
+        { principal: p, source: config.name, path: 'probe', code: 'forbidden' },
+        "Previewing a source's settings reads what they point at, so it needs the admin permission.",
+      );
+    }
+    await this.allow.check(config);
+    const connector = new GatedConnector(await this.factory(this.configure(config)), this, 'none', p);
+    const name = config.name;
+    return { connector, access: { canReadSource: (source) => source === name } };
   }
 
   /**
@@ -257,7 +279,7 @@ export class SourceGate {
         `Sending "${source}" its own SQL needs the admin permission or a native grant on that source.`,
       );
     }
-    const cfg = await config();
+    const cfg = this.configure(await config());
     await this.allow.check(cfg);
     const c = new GatedConnector(await this.factory(cfg), this, 'read-only', p);
     return {
@@ -274,7 +296,7 @@ export class SourceGate {
         `You have no grant to read the source "${source}".`,
       );
     }
-    const cfg = await config();
+    const cfg = this.configure(await config());
     await this.allow.check(cfg);
     let c: Promise<Connector> | undefined;
     const sqlOf = (kind: ProbeKind): string | undefined =>
@@ -301,7 +323,7 @@ export class SourceGate {
         'Loading data replaces tables in a source, so it needs the admin permission.',
       );
     }
-    const cfg = await config();
+    const cfg = this.configure(await config());
     await this.allow.check(cfg);
     return new GatedConnector(await this.factory(cfg), this, 'any', p);
   }

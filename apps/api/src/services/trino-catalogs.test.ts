@@ -68,6 +68,21 @@ describe('Trino catalogs for Junction sources', () => {
     expect(await catalogs.ensure({ ...pg, name: 'other' })).toMatchObject({ local: true });
     expect(seen.map((x) => x.split(' USING')[0])).toEqual(['SHOW CATALOGS', `CREATE CATALOG ${versioned(pg)}`]);
   });
+
+  it('keeps file and document sources local without asking Trino, even mapped to a catalog', async () => {
+    const seen: string[] = [];
+    const catalogs = new TrinoCatalogs({ execute: async (sql) => (seen.push(sql), { rows: [] }) }, DIGEST);
+    const files = { name: 'csvs', engine: 'duckdb', options: { trinoCatalog: 'hive' } } as unknown as SourceConfig;
+    expect(await catalogs.ensure(files)).toEqual({
+      local: true,
+      reason: `Source "csvs" reads files on Junction's own host: queries reading it run in Junction.`,
+    });
+    expect(await catalogs.ensure({ name: 'feeds', engine: 'documents', options: { documents: { tables: [] } } })).toEqual({
+      local: true,
+      reason: `Source "feeds" reads documents on Junction's own host: queries reading it run in Junction.`,
+    });
+    expect(seen).toEqual([]);
+  });
 });
 
 /** a keyed digest as the server's SecretBox makes it, with a test key */

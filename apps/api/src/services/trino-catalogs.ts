@@ -70,6 +70,12 @@ export function trinoConnectorFor(source: SourceConfig, semantics?: SourceSemant
       return 'sqlserver';
     case 'sqlite':
       return { reason: `Trino has no connector for SQLite: queries reading source "${source.name}" run in Junction.` };
+    case 'duckdb':
+    case 'documents':
+      // Trino would need the same files (or URLs and headers) on its own hosts, under Junction's rules
+      return {
+        reason: `Source "${source.name}" reads ${source.engine === 'duckdb' ? 'files' : 'documents'} on Junction's own host: queries reading it run in Junction.`,
+      };
     default:
       return { reason: `Source "${source.name}" (engine ${source.engine}) cannot be read through Trino.` };
   }
@@ -214,6 +220,8 @@ export class TrinoCatalogs {
 
   /** Makes the source readable through Trino (or says why it stays local). */
   async ensure(source: SourceConfig, semantics?: SourceSemantics): Promise<TrinoPlacement> {
+    // never mapped to a catalog, even one an admin named: Trino cannot read Junction's files
+    if (source.engine === 'duckdb' || source.engine === 'documents') return catalogDefinition(source, semantics) as TrinoPlacement;
     const opts = optionsOf(source);
     if (opts.trinoCatalog !== undefined) return this.existing(source, opts, semantics);
     const base = catalogDefinition(source, semantics);

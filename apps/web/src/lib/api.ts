@@ -12,7 +12,9 @@ export interface User {
   readonly role: Role;
 }
 
-export type Engine = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
+export type Engine = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite' | 'duckdb' | 'documents';
+/** the engines whose sources are files and documents, not servers */
+export type FileEngine = Extract<Engine, 'duckdb' | 'documents'>;
 export interface Source {
   readonly id: string;
   readonly name: string;
@@ -40,6 +42,41 @@ export interface SourceOptions {
   tls?: { enabled: boolean; rejectUnauthorized?: boolean; ca?: string };
   connectTimeoutMs?: number;
   statementTimeoutMs?: number;
+  /** duckdb: CSV, Parquet and JSON files as tables */
+  files?: FilesOptions;
+  /** documents: tables read by paths from XML and JSON documents */
+  documents?: DocumentsOptions;
+}
+export interface FileTableSpec {
+  name: string;
+  path: string;
+  format?: 'csv' | 'parquet' | 'json';
+  csv?: { delimiter?: string; quote?: string; escape?: string; header?: boolean; nullValues?: string[] };
+  json?: { format?: 'auto' | 'newline_delimited' | 'array' };
+  columns?: Record<string, string>;
+}
+export interface FilesOptions {
+  root?: string;
+  tables?: FileTableSpec[];
+}
+export interface DocumentTableSpec {
+  name: string;
+  format: 'xml' | 'json';
+  from: { path: string } | { url: string };
+  rowPath: string;
+  namespaces?: Record<string, string>;
+  columns: { name: string; path: string; type: string }[];
+}
+export interface DocumentsOptions {
+  root?: string;
+  tables: DocumentTableSpec[];
+}
+/** POST /sources/preview: one table of unsaved settings, as queries would read it */
+export interface SourcePreview {
+  readonly table: string;
+  readonly tables: readonly string[];
+  readonly columns: readonly { readonly name: string; readonly type: string; readonly nativeType: string }[];
+  readonly rows: readonly (readonly unknown[])[];
 }
 export interface SourceSemantics {
   readonly serverVersion?: string;
@@ -149,6 +186,11 @@ export const api = {
   deleteSource: (id: string) => requestJson<void>(`/sources/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   testSource: (id: string) =>
     requestJson<Diagnosis>(`/sources/${encodeURIComponent(id)}/test`, { method: 'POST', body: {} }),
+  previewSource: (source: NewSource, table: string | undefined, signal?: AbortSignal) =>
+    requestJson<SourcePreview>('/sources/preview', {
+      body: { source, ...(table ? { table } : {}), limit: 20 },
+      signal,
+    }),
   refreshSource: (id: string) =>
     requestJson<SourceDetail>(`/sources/${encodeURIComponent(id)}/refresh`, { method: 'POST', body: {} }),
 

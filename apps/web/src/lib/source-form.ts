@@ -1,10 +1,12 @@
-import type { Engine, NewSource, SourceDetail, SourceOptions } from './api.js';
+import type { Engine, FileEngine, NewSource, SourceDetail, SourceOptions } from './api.js';
 
 export const DEFAULT_PORTS: Record<Engine, number | undefined> = {
   postgresql: 5432,
   mysql: 3306,
   sqlserver: 1433,
   sqlite: undefined,
+  duckdb: undefined,
+  documents: undefined,
 };
 
 export const ENGINE_LABELS: Record<Engine, string> = {
@@ -12,7 +14,14 @@ export const ENGINE_LABELS: Record<Engine, string> = {
   mysql: 'MySQL / MariaDB',
   sqlserver: 'SQL Server',
   sqlite: 'SQLite',
+  duckdb: 'Files (CSV, Parquet, JSON)',
+  documents: 'Documents (XML, JSON)',
 };
+
+/** Sources that are files and documents on Junction's host: no server, user or pool to set. */
+export function isFileEngine(e: Engine): e is FileEngine {
+  return e === 'duckdb' || e === 'documents';
+}
 
 /**
  * The connection options of the register form (TLS, pool size, connect timeout): only those set,
@@ -73,10 +82,21 @@ export function describeDiagnosis(d: Diagnosis): string {
   return parts.join(' ');
 }
 
-/** user@host:port/database, or the file of a SQLite source; there is no password to show. */
+/**
+ * user@host:port/database, the file of a SQLite source, or the root folder (else the tables) of a
+ * file or document source; there is no password to show.
+ */
 export function connectionLabel(
-  d: Pick<SourceDetail, 'engine' | 'host' | 'port' | 'database' | 'user' | 'file'>,
+  d: Pick<SourceDetail, 'engine' | 'host' | 'port' | 'database' | 'user' | 'file'> &
+    Pick<Partial<SourceDetail>, 'options'>,
 ): string {
   if (d.engine === 'sqlite') return d.file ?? '';
+  if (d.engine === 'duckdb' || d.engine === 'documents') {
+    const spec = d.engine === 'duckdb' ? d.options?.files : d.options?.documents;
+    const n = spec?.tables?.length ?? 0;
+    const where = spec?.root ?? d.file ?? '';
+    const tables = n ? `${n} table${n === 1 ? '' : 's'}` : '';
+    return [where, tables].filter((x) => x !== '').join(', ');
+  }
   return `${d.user ? `${d.user}@` : ''}${d.host ?? ''}${d.port ? `:${d.port}` : ''}/${d.database ?? ''}`;
 }

@@ -2,9 +2,21 @@ import { useState, type FormEvent } from 'react';
 import { api, type Engine, type Source } from '../../lib/api.js';
 import { ApiError } from '../../lib/api-error.js';
 import { friendlyError } from '../../lib/form-error.js';
-import { DEFAULT_PORTS, ENGINE_LABELS, toNewSource } from '../../lib/source-form.js';
+import {
+  DraftError,
+  emptyDocumentsDraft,
+  emptyFilesDraft,
+  fileSourcePayload,
+  previewRequest,
+  previewTable,
+  type FileDraft,
+} from '../../lib/file-source-form.js';
+import { DEFAULT_PORTS, ENGINE_LABELS, isFileEngine, toNewSource } from '../../lib/source-form.js';
 import { FormFooter } from '../FormFooter.js';
 import { ConnectionOptions } from './ConnectionOptions.js';
+import { DocumentTablesFields } from './DocumentTablesFields.js';
+import { FileTablesFields } from './FileTablesFields.js';
+import { SourcePreview } from './SourcePreview.js';
 
 const LABELS = {
   name: 'Name',
@@ -22,17 +34,33 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
   const [engine, setEngine] = useState<Engine>('postgresql');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  // file and document sources: their tables are edited as state (the preview follows every keystroke)
+  const [name, setName] = useState('');
+  const [files, setFiles] = useState(emptyFilesDraft);
+  const [documents, setDocuments] = useState(emptyDocumentsDraft);
+  const [headers, setHeaders] = useState('');
+  const [active, setActive] = useState(0);
+  const draft: FileDraft | undefined =
+    engine === 'duckdb' ? { engine, files } : engine === 'documents' ? { engine, documents, headers } : undefined;
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
     const fields = Object.fromEntries([...new FormData(form)].map(([k, v]) => [k, String(v)]));
+    let body;
+    try {
+      body = draft
+        ? fileSourcePayload(fields.name.trim(), draft)
+        : toNewSource({ host: '', port: '', database: '', user: '', password: '', ...fields });
+    } catch (err) {
+      if (!(err instanceof DraftError)) throw err;
+      setError(err.message);
+      return;
+    }
     setBusy(true);
     setError(undefined);
     try {
-      const created = await api.createSource(
-        toNewSource({ host: '', port: '', database: '', user: '', password: '', ...fields }),
-      );
+      const created = await api.createSource(body);
       form.reset();
       onCreated(created);
     } catch (err) {
@@ -42,7 +70,7 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
     }
   }
 
-  const server = engine !== 'sqlite';
+  const server = engine !== 'sqlite' && !isFileEngine(engine);
   return (
     <form className="j-card j-source-form" onSubmit={submit} aria-label="Register a source" autoComplete="off">
       <h2>Register a source</h2>
@@ -52,13 +80,21 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
           <input
             name="name"
             required
+            onChange={(e) => setName(e.target.value)}
             pattern="[A-Za-z_][A-Za-z0-9_]*"
             title="Letters, digits and _; used in SQL as name.table"
           />
         </label>
         <label>
           Engine
-          <select name="engine" value={engine} onChange={(e) => setEngine(e.target.value as Engine)}>
+          <select
+            name="engine"
+            value={engine}
+            onChange={(e) => {
+              setEngine(e.target.value as Engine);
+              setActive(0);
+            }}
+          >
             {(Object.keys(ENGINE_LABELS) as Engine[]).map((k) => (
               <option key={k} value={k}>
                 {ENGINE_LABELS[k]}
@@ -78,11 +114,27 @@ export function SourceForm({ onCreated, onClose }: { onCreated(s: Source): void;
             </label>
           </>
         )}
-        <label>
-          {server ? 'Database' : 'File path'}
-          {/* a new input per kind: a SQLite file path is no PostgreSQL database name */}
-          <input key={server ? 'database' : 'file'} name="database" required />
-        </label>
+        {!draft && (
+          <label>
+            {server ? 'Database' : 'File path'}
+            {/* a new input per kind: a SQLite file path is no PostgreSQL database name */}
+            <input key={server ? 'database' : 'file'} name="database" required />
+          </label>
+        )}
+        {draft?.engine === 'duckdb' && (
+          <FileTablesFields draft={files} onChange={setFiles} active={active} onActive={setActive} />
+        )}
+        {draft?.engine === 'documents' && (
+          <DocumentTablesFields
+            draft={documents}
+            onChange={setDocuments}
+            headers={headers}
+            onHeaders={setHeaders}
+            active={active}
+            onActive={setActive}
+          />
+        )}
+        {draft && <SourcePreview request={previewRequest(name, draft, previewTable(draft, active))} />}
         {server && (
           <>
             <label>
