@@ -102,6 +102,7 @@ export interface DocumentTableSpec {
 export interface DocumentsOptions {
   readonly root?: string;
   readonly tables: readonly DocumentTableSpec[];
+  readonly cacheBytes?: number; // estimated bytes of file tables' rows kept in memory, all tables together; default 256 MiB, 0: none
 }
 
 /** Result of testing a connection, phrased for the person who typed the settings. */

@@ -26,10 +26,21 @@ import {
 } from './json-path.js';
 import { jsonRows } from './json-rows.js';
 import { columnsOf, parseDocumentQuery, renderDocumentQuery } from './query-text.js';
+import {
+  candidateRows,
+  DEFAULT_CACHE_BYTES,
+  RowCache,
+  stampFiles,
+  stampKey,
+  type RowCacheStats,
+  type TableLoad,
+} from './row-cache.js';
 import { openDocument, resolveLocations, secretsOf, type DocumentLocation } from './sources.js';
 import { fromText, invalidValue, parseColumnType, type ValueSite } from './values.js';
 import { compileColumnPath, compileRowPath, type RowStep, type XmlColumnPath } from './xml-path.js';
 import { xmlRows } from './xml-rows.js';
+
+type FileLocation = Extract<DocumentLocation, { kind: 'file' }>;
 
 /** The schema document tables are listed in. */
 export const DOCUMENTS_SCHEMA = 'main';
@@ -160,9 +171,16 @@ export class DocumentsConnector implements Connector {
   readonly engine = 'documents' as const;
   private readonly compiled = new Map<string, CompiledTable>();
   private readonly running = new Set<AbortController>();
+  private readonly rows: RowCache;
 
   constructor(private readonly config: SourceConfig) {
     this.name = config.name;
+    this.rows = new RowCache(Math.max(0, config.options?.documents?.cacheBytes ?? DEFAULT_CACHE_BYTES));
+  }
+
+  /** What the row cache holds and how often it spared a parse. */
+  rowCacheStats(): RowCacheStats {
+    return this.rows.stats();
   }
 
   private get specs(): readonly DocumentTableSpec[] {
@@ -180,6 +198,23 @@ export class DocumentsConnector implements Connector {
     const compiled = compileTable(spec);
     this.compiled.set(name, compiled);
     return compiled;
+  }
+
+  /**
+   * The exact row count of a table whose rows are cached for its files as they are now;
+   * undefined otherwise (a table never read costs no file access here).
+   */
+  private async cachedRowCount(spec: DocumentTableSpec): Promise<number | undefined> {
+    if (!this.rows.has(spec.name)) return undefined;
+    try {
+      const locations = await resolveLocations(this.config, spec);
+      if (!locations.every((l) => l.kind === 'file')) return undefined;
+      const stamps = (locations as FileLocation[]).map((l) => ({ path: l.path, ...l.stamp }));
+      return this.rows.rowCount(spec.name, stampKey(stamps));
+    } catch {
+      // the files are reported by test() and by the query that reads them
+      return undefined;
+    }
   }
 
   capabilities(): Capabilities {
@@ -274,17 +309,20 @@ export class DocumentsConnector implements Connector {
   }
 
   async introspect(): Promise<CatalogSnapshot> {
-    const tables: TableInfo[] = this.specs.map((spec) => {
+    const tables: TableInfo[] = [];
+    for (const spec of this.specs) {
       const t = this.table(spec.name);
-      return {
+      const rowCount = await this.cachedRowCount(spec);
+      tables.push({
         schema: DOCUMENTS_SCHEMA,
         name: spec.name,
         kind: 'table',
         columns: t.columns.map((c) => ({ name: c.name, type: c.type, nativeType: c.native, nullable: true })),
         foreignKeys: [],
         indexes: [],
-      };
-    });
+        ...(rowCount !== undefined ? { rowCount } : {}),
+      });
+    }
     return { defaultSchema: DOCUMENTS_SCHEMA, tables, introspectedAt: new Date().toISOString(), warnings: [] };
   }
 
@@ -326,13 +364,72 @@ export class DocumentsConnector implements Connector {
     this.running.add(abort);
     let out = 0;
     let batch: Row[] = [];
+    /** false once LIMIT rows are out: reading stops */
+    const emit = (values: Row, evals: readonly Evaluator[]): boolean => {
+      const row: Row = evals.map((ev) => ev(values));
+      if (seen) {
+        const key = rowKey(row);
+        if (seen.has(key)) return true;
+        seen.add(key);
+      }
+      batch.push(row);
+      out++;
+      return limit === undefined || out < limit;
+    };
+    let load: TableLoad | undefined;
     try {
       control.throwIfStopped();
       if (limit === 0) return;
       const locations = await resolveLocations(this.config, table.spec);
+      // URL documents always stream: whether one changed is only known by fetching it
+      const files = locations.every((l) => l.kind === 'file') ? (locations as FileLocation[]) : undefined;
+      const stamps = files && this.rows.enabled ? files.map((l) => ({ path: l.path, ...l.stamp })) : undefined;
+      const key = stamps ? stampKey(stamps) : undefined;
+      const cached = key !== undefined ? this.rows.get(table.spec.name, key) : undefined;
+      if (cached) {
+        // the cached rows hold every column, in the table's order
+        const full = (n: string): BoundColumn => {
+          const index = table.byName.get(n)!;
+          return { index, type: table.columns[index].type };
+        };
+        const evals = q.select.map((s) => compileExpr(s.expr, full, query.params).eval);
+        const test = q.where ? compileExpr(q.where, full, query.params).eval : undefined;
+        const rows = cached.rows;
+        const picked = q.where ? candidateRows(this.rows, cached, q.where, full, query.params) : undefined;
+        const count = picked ? picked.length : rows.length;
+        for (let i = 0; i < count; i++) {
+          const values = rows[picked ? picked[i] : i];
+          if (test && test(values) !== true) continue;
+          if (!emit(values, evals)) break;
+          if (batch.length >= batchSize) {
+            yield { rows: batch };
+            batch = [];
+            control.throwIfStopped();
+          } else if ((i & 0xffff) === 0xffff) {
+            // a scan matching little would otherwise never let a cancel or a timeout in
+            await new Promise((resolve) => setImmediate(resolve));
+            control.throwIfStopped();
+          }
+        }
+        control.throwIfStopped();
+        if (batch.length > 0) yield { rows: batch };
+        return;
+      }
+      if (key !== undefined)
+        load = this.rows.beginLoad(
+          table.spec.name,
+          key,
+          stamps!.reduce((n, s) => n + s.size, 0),
+        );
+      // a read keeping the rows extracts every column, the query's first
+      const extra = load ? table.columns.filter((c) => !bound.has(c.name)) : [];
+      const extracted = [...needed, ...extra];
+      const position = extracted.map((c) => table.byName.get(c.name)!);
+      let readBefore = 0;
+      let complete = true;
       for (const loc of locations) {
         control.throwIfStopped();
-        const sites: ValueSite[] = needed.map((c) => ({
+        const sites: ValueSite[] = extracted.map((c) => ({
           source: this.name,
           table: table.spec.name,
           column: c.name,
@@ -341,54 +438,71 @@ export class DocumentsConnector implements Connector {
           document: loc.shown,
         }));
         const doc = await openDocument(this.config, table.spec, loc, abort.signal);
+        this.rows.parsed();
         try {
           const raws: AsyncIterable<readonly unknown[]> =
             table.spec.format === 'xml'
               ? xmlRows(
                   doc.chunks,
                   table.rowSteps!,
-                  needed.map((c) => c.xml!),
+                  extracted.map((c) => c.xml!),
                   loc.shown,
                 )
               : jsonRows(doc.chunks, table.jsonSteps!, loc.shown);
           const convert =
             table.spec.format === 'xml'
-              ? (raw: unknown): Row =>
-                  (raw as (string | null)[]).map((text, i) => fromText(text, needed[i].type, sites[i]))
-              : (raw: unknown): Row =>
-                  needed.map((c, i) => fromJson(evaluateColumnPath(c.json!, raw as JsonValue), c.type, sites[i]));
+              ? (raw: unknown, i: number): Value => fromText((raw as (string | null)[])[i], extracted[i].type, sites[i])
+              : (raw: unknown, i: number): Value =>
+                  fromJson(evaluateColumnPath(extracted[i].json!, raw as JsonValue), extracted[i].type, sites[i]);
+          const n = needed.length;
           reading: for await (const raw of raws) {
             for (const r of raw) {
-              const values = convert(r);
-              if (where && where(values) !== true) continue;
-              const row: Row = items.map((ev) => ev(values));
-              if (seen) {
-                const key = rowKey(row);
-                if (seen.has(key)) continue;
-                seen.add(key);
+              const values: Value[] = new Array<Value>(n);
+              for (let i = 0; i < n; i++) values[i] = convert(r, i);
+              if (load?.active) {
+                const row: Value[] = new Array<Value>(table.columns.length);
+                for (let i = 0; i < n; i++) row[position[i]] = values[i];
+                try {
+                  for (let i = n; i < extracted.length; i++) row[position[i]] = convert(r, i);
+                  load.add(row);
+                } catch {
+                  // a bad value in a column this query does not read fails only the queries that read it
+                  load.abandon();
+                }
               }
-              batch.push(row);
-              out++;
-              if (limit !== undefined && out >= limit) break reading;
+              if (where && where(values) !== true) continue;
+              if (!emit(values, items)) break reading;
               if (batch.length >= batchSize) {
                 yield { rows: batch };
                 batch = [];
               }
             }
+            if (load?.active && doc.bytesRead) load.progress(readBefore + doc.bytesRead());
             control.throwIfStopped();
           }
         } finally {
           doc.close();
         }
-        if (limit !== undefined && out >= limit) break;
+        if (limit !== undefined && out >= limit) {
+          // LIMIT stopped the read (maybe on the last row): the files were not all read
+          complete = false;
+          break;
+        }
+        readBefore += doc.bytesRead?.() ?? 0;
       }
       control.throwIfStopped();
+      if (load?.active && complete) {
+        // stamps taken again: a file rewritten while it was read must not be cached as read
+        const after = await stampFiles(files!.map((l) => l.path));
+        load.commit(after ? stampKey(after) : '');
+      }
       if (batch.length > 0) yield { rows: batch };
     } catch (err) {
       if (control.stopped) throw control.error();
       if (isJunctionError(err)) throw err;
       throw sourceError(this.name, err, secretsOf(this.config), 'read');
     } finally {
+      load?.abandon();
       this.running.delete(abort);
       control.dispose();
     }
@@ -421,6 +535,7 @@ export class DocumentsConnector implements Connector {
   async close(): Promise<void> {
     for (const a of this.running) a.abort();
     this.running.clear();
+    this.rows.clear();
   }
 }
 

@@ -148,6 +148,53 @@ export function comparator(a: JType | undefined, b: JType | undefined): Comparat
   return (x, y) => compareCodePoints(String(x), String(y));
 }
 
+/** How one side of an equality is turned into a hash key; the kind names the function. */
+export interface EqualitySide {
+  readonly kind: 'float' | 'decimal' | 'string' | 'string:trimmed' | 'instant' | 'bool' | 'text';
+  readonly key: (v: Value) => string;
+}
+
+/**
+ * Hash keys mirroring comparator(a, b): whenever it says two non-NULL values are equal, the
+ * left key of the one equals the right key of the other, so a hash index built with one side's
+ * function finds every row the comparison would accept. Filters still make the final check
+ * with the comparator, which keeps odd values (NaN among bools, text in a decimal) exact.
+ */
+export function equalityKeys(a: JType | undefined, b: JType | undefined): { left: EqualitySide; right: EqualitySide } {
+  const ka = a?.kind;
+  const kb = b?.kind;
+  const both = (side: EqualitySide): { left: EqualitySide; right: EqualitySide } => ({ left: side, right: side });
+  if (ka && kb && NUMERIC.has(ka) && NUMERIC.has(kb)) {
+    if (ka.startsWith('float') || kb.startsWith('float')) return both(FLOAT_KEY);
+    return both(DECIMAL_KEY);
+  }
+  if (ka === 'string' || kb === 'string')
+    return { left: a?.fixed === true ? TRIMMED_KEY : STRING_KEY, right: b?.fixed === true ? TRIMMED_KEY : STRING_KEY };
+  if ((ka && TEMPORAL.has(ka)) || (kb && TEMPORAL.has(kb))) return both(INSTANT_KEY);
+  if (ka === 'bool' || kb === 'bool') return both(BOOL_KEY);
+  return both(TEXT_KEY);
+}
+
+// String() of a number is its shortest round-trip spelling: one per value, and -0 prints as 0
+const FLOAT_KEY: EqualitySide = { kind: 'float', key: (v) => String(Number(v)) };
+const DECIMAL_KEY: EqualitySide = { kind: 'decimal', key: (v) => decimalKey(decimalText(v)) };
+const STRING_KEY: EqualitySide = { kind: 'string', key: (v) => String(v) };
+const TRIMMED_KEY: EqualitySide = { kind: 'string:trimmed', key: (v) => rtrim(String(v)) };
+const INSTANT_KEY: EqualitySide = { kind: 'instant', key: (v) => instant(v) };
+const BOOL_KEY: EqualitySide = { kind: 'bool', key: (v) => String(Number(v)) };
+const TEXT_KEY: EqualitySide = { kind: 'text', key: (v) => String(v) };
+
+/**
+ * One text per value compareDecimalText calls equal ('1.50', '+1.5' and '01.5' → '+1.5'; every
+ * zero → '0'): its sign, integer digits without leading zeros, fraction without trailing zeros.
+ */
+export function decimalKey(text: string): string {
+  const neg = text.startsWith('-');
+  const [int, frac] = splitDecimal(neg || text.startsWith('+') ? text.slice(1) : text);
+  if (int === '' && !/[1-9]/.test(frac)) return '0';
+  return (neg ? '-' : '+') + int + '.' + frac.replace(/0+$/, '');
+}
+
 function rtrim(s: string): string {
   let end = s.length;
   while (end > 0 && s.charCodeAt(end - 1) === 32) end--;

@@ -47,6 +47,10 @@ function unsupported(what: string): JunctionError {
   );
 }
 
+function sameComparison(a: JType, b: JType): boolean {
+  return a.kind === b.kind && (a.kind !== 'string' || (a.fixed === true) === (b.fixed === true));
+}
+
 export function quoteIdent(name: string): string {
   return '"' + name.replace(/"/g, '""') + '"';
 }
@@ -69,7 +73,9 @@ export function renderDocumentQuery(query: RemoteQuery): RenderedQuery {
       case 'column':
         return quoteIdent(e.column);
       case 'literal':
-        return param(e.value, e.type, !(peer?.kind === 'column' && peer.type.kind === e.type.kind));
+        // a text value against a char(n) column keeps its type: PostgreSQL compares it as text,
+        // trailing blanks significant, where two char(n) values would ignore them
+        return param(e.value, e.type, !(peer?.kind === 'column' && sameComparison(peer.type, e.type)));
       default: {
         const s = expr(e);
         return s.startsWith('(') && e.kind === 'call' && (e.fn === 'and' || e.fn === 'or') ? s : `(${s})`;
