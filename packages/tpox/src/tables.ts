@@ -87,6 +87,7 @@ export const TPOX_TABLES: readonly TpoxTable[] = [
     collection: 'customers',
     rowBelowRoot: 'Customer/Accounts/Account/Holdings/Position',
     columns: [
+      // self-contained: relative to the Position element (an XPath up to its Customer), not a file
       int('customer_id', '../../../../@id'),
       int('account_id', '../../@id'),
       text('symbol', 'Symbol'),

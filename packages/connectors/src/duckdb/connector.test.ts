@@ -40,6 +40,15 @@ async function streamed(c: Connector, sql: string, batchSize?: number): Promise<
   return sizes;
 }
 
+async function caughtError(p: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await p;
+  } catch (e) {
+    return e as { code: string; message: string };
+  }
+  throw new Error('expected an error');
+}
+
 async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   try {
     await p;
@@ -99,6 +108,18 @@ beforeAll(async () => {
   await dc.run(`INSERT INTO ledger.entries VALUES (42)`);
   dc.disconnectSync();
   db.closeSync();
+  // a database file whose view reads a file outside the roots (its columns would be the secret)
+  const evil = await DuckDBInstance.create(path.join(root, 'evil.duckdb'));
+  const ec = await evil.connect();
+  await ec.run(
+    `CREATE VIEW line0 AS SELECT * FROM read_csv('${path.join(dir, 'outside', 'secret.csv')}', header = true)`,
+  );
+  ec.disconnectSync();
+  evil.closeSync();
+  // a real folder named "?" beside a symlink "0" to the outside: DuckDB would expand "?" again
+  fs.mkdirSync(path.join(root, 'q', '?'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'q', '?', 'secret.csv'), 'harmless\n1\n');
+  fs.symlinkSync(path.join(dir, 'outside'), path.join(root, 'q', '0'));
 });
 
 afterAll(async () => {
@@ -309,6 +330,58 @@ describe('duckdb: the sandbox', () => {
     expect(fs.existsSync(path.join(root, 'x.duckdb'))).toBe(false);
     // the table's own file still reads
     expect((await rows(c, 'SELECT count(*) FROM quirks'))[0]).toEqual([3n]);
+  });
+
+  it('refuses EXPLAIN ANALYZE of anything but a query: it runs the statement it explains', async () => {
+    const c = source([{ name: 'quirks', path: 'quirks.csv' }]);
+    const file = path.join(root, 'quirks.csv');
+    for (const readOnly of [true, false]) {
+      for (const sql of [
+        `EXPLAIN ANALYZE COPY (SELECT 'owned' AS x) TO '${file}' (USE_TMP_FILE false)`,
+        'EXPLAIN ANALYZE CREATE TABLE t AS SELECT 1',
+        'EXPLAIN ANALYZE DROP VIEW quirks',
+        "/* first */ EXPLAIN ANALYZE CREATE OR REPLACE VIEW quirks AS SELECT 'x' AS id",
+        'EXPLAIN (FORMAT json) SELECT 1',
+      ])
+        expect([sql, readOnly, await codeOf(c.execute(sql, [], { readOnly }))]).toEqual([
+          sql,
+          readOnly,
+          'native_statement_refused',
+        ]);
+    }
+    expect(fs.readFileSync(file, 'utf8').startsWith('\ufeffid,name')).toBe(true);
+    expect((await rows(c, 'SELECT count(*) FROM quirks'))[0]).toEqual([3n]);
+    expect((await rows(c, 'EXPLAIN ANALYZE SELECT count(*) FROM quirks')).length).toBe(1);
+  });
+
+  it('locks DuckDB before it reads anything: a view of an attached file reaching outside, a wildcard in a real path', async () => {
+    const evil = source([{ name: 'quirks', path: 'quirks.csv' }], { file: 'evil.duckdb' });
+    const e = await caughtError(evil.introspect());
+    expect(e.code).toBe('source_error');
+    expect(e.message).not.toContain('hunter2');
+    expect(e.message).toContain('file system operations are disabled');
+    expect(await codeOf(source([{ name: 's', path: 'q/[?]/secret.csv', format: 'csv' }]).introspect())).toBe(
+      'file_path_invalid',
+    );
+    // no temp folder to read or write through native SQL either
+    expect(
+      await rows(source([{ name: 'quirks', path: 'quirks.csv' }]), "SELECT current_setting('temp_directory')"),
+    ).toEqual([['']]);
+  });
+
+  it('never walks a folder a symlink leads out of, nor says what exists there', async () => {
+    fs.symlinkSync('/usr', path.join(root, 'usr-link'));
+    try {
+      const e = await caughtError(source([{ name: 'u', path: 'usr-*/lib/os-rel*', format: 'csv' }]).introspect());
+      expect(e.code).toBe('file_missing');
+      expect(e.message).toBe('Source "files": no file matches "usr-*/lib/os-rel*" (table "u").');
+      const l = await caughtError(source([{ name: 'l', path: 'link.csv' }]).introspect());
+      expect(l.message).toBe(
+        `Source "files" may not read ${path.join(root, 'link.csv')} (through a symbolic link): it is outside the folders an administrator allowed (JUNCTION_FILE_ROOTS).`,
+      );
+    } finally {
+      fs.unlinkSync(path.join(root, 'usr-link'));
+    }
   });
 
   it('runs only one reading statement with readOnly', async () => {

@@ -33,8 +33,10 @@ import { isNested, overrides, quoteIdent, quoteString, readerSql, viewSelect } f
 /** The attached .duckdb file's catalog name; its tables are shown through views in `main`. */
 const ATTACHED = 'junction_attached';
 
-/** Statements that only read (EXPLAIN ANALYZE runs its statement, which is a query here too). */
+/** Statements that only read; an EXPLAIN only when what it explains is a query (see explained()). */
 const READING = new Set<StatementType>([StatementType.SELECT, StatementType.EXPLAIN]);
+/** EXPLAIN [ANALYZE] followed by the statement itself (no option list, no comment before it) */
+const EXPLAIN_PREFIX = /^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?/i;
 /**
  * Statements refused even without readOnly: they reach files, extensions or settings outside
  * the in-memory database (COPY … TO writes a file even inside the sandbox's allowed paths), or
@@ -164,14 +166,19 @@ export class DuckdbConnector implements Connector {
       // DuckDB takes 80 % of the machine's memory per instance by default, i.e. per file source;
       // Junction's own operators do the heavy joins, a scan with filters needs little
       await conn.run(`SET memory_limit = '1GB'`);
-      const tables: TableInfo[] = [];
-      for (const t of files.tables) tables.push(await this.createView(conn, t, warnings));
-      if (files.database)
-        tables.push(...(await this.attach(conn, files.database, new Set(files.tables.map((t) => t.name)), warnings)));
+      // no spilling: DuckDB's temp folder would be one more place its SQL may read and write,
+      // shared by every source of the process (a query past the memory limit fails instead)
+      await conn.run(`SET temp_directory = ''`);
+      // locked before anything is read: creating a view binds its reader (the CSV sniffer reads
+      // the file), and a view inside an attached .duckdb file may name any path at all
       await conn.run(`SET allowed_paths = [${files.allowedPaths.map(quoteString).join(', ')}]`);
       await conn.run(`SET allowed_directories = []`);
       await conn.run(`SET enable_external_access = false`);
       await conn.run(`SET lock_configuration = true`);
+      const tables: TableInfo[] = [];
+      for (const t of files.tables) tables.push(await this.createView(conn, t, warnings));
+      if (files.database)
+        tables.push(...(await this.attach(conn, files.database, new Set(files.tables.map((t) => t.name)), warnings)));
       return { instance, files, tables, warnings, idle: [conn], active: 0, retired: false };
     } catch (err) {
       conn.disconnectSync();
@@ -505,6 +512,8 @@ export class DuckdbConnector implements Connector {
         throw failure(this.name, err, 'statement');
       }
       const type = stmt.statementType;
+      // EXPLAIN ANALYZE runs the statement it explains: COPY … TO a table's own file, CREATE …
+      if (type === StatementType.EXPLAIN) await this.explained(conn, sql);
       if (type === StatementType.ATTACH || type === StatementType.DETACH)
         throw attachRefusedError(this.name, type === StatementType.ATTACH ? 'ATTACH' : 'DETACH');
       if (options.readOnly && !READING.has(type)) throw notReadOnlyError(this.name, 'is not a query');
@@ -534,6 +543,27 @@ export class DuckdbConnector implements Connector {
       control.dispose();
       if (o && conn) this.release(o, conn, reusable);
     }
+  }
+
+  /** Refuses an EXPLAIN unless the statement it explains is one query, classified by DuckDB's parser. */
+  private async explained(conn: DuckDBConnection, sql: string): Promise<void> {
+    const prefix = EXPLAIN_PREFIX.exec(sql);
+    let inner: StatementType | undefined;
+    if (prefix && !sql.slice(prefix[0].length).trimStart().startsWith('(')) {
+      try {
+        const extracted = await conn.extractStatements(sql.slice(prefix[0].length));
+        if (extracted.count === 1) inner = (await extracted.prepare(0)).statementType;
+      } catch {
+        inner = undefined;
+      }
+    }
+    if (inner !== StatementType.SELECT)
+      throw new JunctionError(
+        'native_statement_refused',
+        'forbidden',
+        `Source "${this.name}" explains only a query (EXPLAIN [ANALYZE] SELECT …): EXPLAIN ANALYZE runs the statement it explains.`,
+        { details: { source: this.name } },
+      );
   }
 
   async bulkLoad(table: BulkTable, _rows: AsyncIterable<readonly Row[]>): Promise<number> {

@@ -39,8 +39,9 @@ export function fileMissingError(source: string, what: string, p: string): Junct
   });
 }
 
+// where a path resolves outside the roots is not said: it would tell what exists out there
 function outsideRootsError(source: string, p: string, real: string): JunctionError {
-  const via = real === p ? '' : ` (it resolves to ${real})`;
+  const via = real === p ? '' : ' (through a symbolic link)';
   return new JunctionError(
     'file_outside_roots',
     'forbidden',
@@ -132,6 +133,9 @@ function realParentOf(p: string): string | undefined {
   }
 }
 
+/** folder entries one table's pattern may look at: the walk runs on the server's one thread */
+const MAX_GLOB_ENTRIES = 100_000;
+
 function hasGlob(segment: string): boolean {
   return /[*?[]/.test(segment);
 }
@@ -177,13 +181,37 @@ function isFile(p: string): boolean {
  * names them; `**` does not descend into symlinked folders, so a link cannot make it loop or
  * wander (a linked file is still matched, and then checked by its real path like any other).
  */
-export function expandGlob(pattern: string): string[] {
+export function expandGlob(pattern: string, roots?: readonly string[], source = ''): string[] {
   const abs = path.resolve(pattern);
   const parts = abs.split(path.sep).filter((s, i) => s !== '' || i === 0);
   const first = parts.findIndex((s, i) => i > 0 && hasGlob(s));
   if (first < 0) return [abs];
   const base = parts.slice(0, first).join(path.sep) || path.sep;
   const out = new Set<string>();
+  let listed = 0;
+  // a folder is listed only when it really lies under a root: a symlink to /usr inside a root
+  // must not be walked (the walk is synchronous and would say what exists out there)
+  const listable = (dir: string): fs.Dirent[] => {
+    if (roots) {
+      let real: string;
+      try {
+        real = fs.realpathSync(dir);
+      } catch {
+        return [];
+      }
+      if (!roots.some((r) => under(real, r))) return [];
+    }
+    const list = entries(dir);
+    listed += list.length;
+    if (listed > MAX_GLOB_ENTRIES)
+      throw new JunctionError(
+        'file_glob_too_large',
+        'user',
+        `Source "${source}": the pattern "${pattern}" looks at more than ${MAX_GLOB_ENTRIES} folder entries; name a narrower folder or pattern.`,
+        { details: { source, path: pattern, limit: MAX_GLOB_ENTRIES } },
+      );
+    return list;
+  };
   const walk = (dir: string, rest: readonly string[]): void => {
     if (rest.length === 0) {
       if (isFile(dir)) out.add(dir);
@@ -192,7 +220,7 @@ export function expandGlob(pattern: string): string[] {
     const [seg, ...tail] = rest;
     if (seg === '**') {
       walk(dir, tail);
-      for (const e of entries(dir)) if (e.isDirectory() && !e.name.startsWith('.')) walk(path.join(dir, e.name), rest);
+      for (const e of listable(dir)) if (e.isDirectory() && !e.name.startsWith('.')) walk(path.join(dir, e.name), rest);
       return;
     }
     if (!hasGlob(seg)) {
@@ -200,7 +228,7 @@ export function expandGlob(pattern: string): string[] {
       return;
     }
     const re = segmentRegExp(seg);
-    for (const e of entries(dir)) {
+    for (const e of listable(dir)) {
       if (e.name.startsWith('.') && !seg.startsWith('.')) continue;
       if (re.test(e.name)) walk(path.join(dir, e.name), tail);
     }
@@ -289,7 +317,7 @@ export function resolveFiles(config: SourceConfig): ResolvedFiles {
     if (path.isAbsolute(spec.path)) pattern = spec.path;
     else if (root) pattern = path.join(root, spec.path);
     else throw badPathError(source, spec.path, 'is relative, but the source has no root folder');
-    const matched = expandGlob(pattern);
+    const matched = expandGlob(pattern, roots, source);
     if (matched.length === 0 || (matched.length === 1 && !hasGlob(spec.path) && !fs.existsSync(matched[0])))
       throw new JunctionError(
         'file_missing',
@@ -302,7 +330,12 @@ export function resolveFiles(config: SourceConfig): ResolvedFiles {
     const files = [
       ...new Set(matched.map((m) => checkedRealpath(source, roots, `a file of table "${spec.name}"`, m))),
     ].sort();
-    for (const f of files) if (!isFile(f)) throw badPathError(source, spec.path, 'is not a file');
+    for (const f of files) {
+      if (!isFile(f)) throw badPathError(source, spec.path, 'is not a file');
+      // DuckDB's readers expand these characters again, in paths Junction already resolved
+      if (/[*?[\]{}]/.test(f))
+        throw badPathError(source, spec.path, `matches a file whose path holds a wildcard character (${f}); rename it`);
+    }
     tables.push({ name: spec.name, format, spec, files });
   }
   const dbPath =
@@ -312,9 +345,12 @@ export function resolveFiles(config: SourceConfig): ResolvedFiles {
         ? config.file
         : path.join(root, config.file);
   const database = dbPath !== undefined ? checkedRealpath(source, roots, 'the database file', dbPath) : undefined;
+  if (database && /[*?[\]{}]/.test(database))
+    throw badPathError(source, config.file!, 'resolves to a path holding a wildcard character; rename it');
   return {
     tables,
     ...(database ? { database } : {}),
-    allowedPaths: [...new Set([...tables.flatMap((t) => t.files), ...(database ? [database] : [])])],
+    // a read-only ATTACH also looks for the file's write-ahead log beside it
+    allowedPaths: [...new Set([...tables.flatMap((t) => t.files), ...(database ? [database, `${database}.wal`] : [])])],
   };
 }
