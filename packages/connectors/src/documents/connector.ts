@@ -447,8 +447,9 @@ export class DocumentsConnector implements Connector {
                   table.rowSteps!,
                   extracted.map((c) => c.xml!),
                   loc.shown,
+                  table.spec.name,
                 )
-              : jsonRows(doc.chunks, table.jsonSteps!, loc.shown);
+              : jsonRows(doc.chunks, table.jsonSteps!, loc.shown, table.spec.name);
           const convert =
             table.spec.format === 'xml'
               ? (raw: unknown, i: number): Value => fromText((raw as (string | null)[])[i], extracted[i].type, sites[i])

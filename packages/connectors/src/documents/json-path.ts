@@ -62,60 +62,82 @@ export function compileJsonPath(path: string, what: 'row path' | 'column path'):
 export type JsonKey = string | number;
 
 /**
- * Whether the value at `keys` is a row. `parentIsArray` tells a '$..name' row path that the
- * value is an element of the array found under that name, which is a row too.
+ * Where a position stands in the row path: for each way the keys above it can match, the index
+ * of the next step to match (the step count when all matched). Kept per open container and advanced one key at a time, so a deep
+ * document costs steps, not depth, per value: re-matching the whole key list at every level
+ * made '$..name' quadratic in depth.
  */
-export function matchesJsonPath(steps: readonly JsonStep[], keys: readonly JsonKey[], parentIsArray: boolean): boolean {
-  if (matchFrom(steps, 0, keys, 0)) return true;
-  const last = steps[steps.length - 1];
-  return (
-    parentIsArray &&
-    last?.kind === 'descendant' &&
-    typeof keys[keys.length - 1] === 'number' &&
-    matchFrom(steps, 0, keys.slice(0, -1), 0)
-  );
+export type JsonPathState = readonly number[];
+
+const NO_STATE: JsonPathState = [];
+
+/** The state of the top of a document. */
+export function startState(): JsonPathState {
+  return [0];
 }
 
-function matchFrom(steps: readonly JsonStep[], s: number, keys: readonly JsonKey[], k: number): boolean {
-  if (s === steps.length) return k === keys.length;
-  if (k === keys.length) return false;
-  const step = steps[s];
-  const key = keys[k];
-  switch (step.kind) {
-    case 'key':
-      return key === step.name && matchFrom(steps, s + 1, keys, k + 1);
-    case 'index':
-      return key === step.index && matchFrom(steps, s + 1, keys, k + 1);
-    case 'any':
-      return matchFrom(steps, s + 1, keys, k + 1);
-    case 'descendant':
-      for (let j = k; j < keys.length; j++)
-        if (keys[j] === step.name && matchFrom(steps, s + 1, keys, j + 1)) return true;
-      return false;
+/** The state one key below `state`. */
+export function advanceState(steps: readonly JsonStep[], state: JsonPathState, key: JsonKey): JsonPathState {
+  let out: number[] | undefined;
+  for (const s of state) {
+    if (s === steps.length) continue;
+    const step = steps[s];
+    let stay = false;
+    let next = false;
+    switch (step.kind) {
+      case 'key':
+        next = key === step.name;
+        break;
+      case 'index':
+        next = key === step.index;
+        break;
+      case 'any':
+        next = true;
+        break;
+      case 'descendant':
+        // '..' may pass any number of keys before the one it names
+        stay = true;
+        next = key === step.name;
+        break;
+    }
+    if (stay && !out?.includes(s)) (out ??= []).push(s);
+    if (next && !out?.includes(s + 1)) (out ??= []).push(s + 1);
   }
+  return out ?? NO_STATE;
+}
+
+/** Whether every step matched: the value there is a row (see `isRowAt` for array elements). */
+export function stateMatches(steps: readonly JsonStep[], state: JsonPathState): boolean {
+  return state.includes(steps.length);
+}
+
+/**
+ * Whether a value is a row, given its own state and its parent's. `parentIsArray` tells a
+ * '$..name' row path that the value is an element of the array found under that name, which
+ * is a row too.
+ */
+export function isRowAt(
+  steps: readonly JsonStep[],
+  state: JsonPathState,
+  parent: JsonPathState | undefined,
+  parentIsArray: boolean,
+): boolean {
+  if (stateMatches(steps, state)) return true;
+  return parentIsArray && parent !== undefined && unwrapsArrays(steps) && stateMatches(steps, parent);
+}
+
+/**
+ * Whether a value below this state could still be a row: lets the reader skip building values
+ * for subtrees no row lies in. A matched state counts, for the elements of an array a '$..name'
+ * path unwraps.
+ */
+export function stateMayContainRows(state: JsonPathState): boolean {
+  return state.length > 0;
 }
 
 /** A '$..name' row path: an array found under the name is not a row, its elements are. */
 export function unwrapsArrays(steps: readonly JsonStep[]): boolean {
   return steps[steps.length - 1]?.kind === 'descendant';
-}
-
-/**
- * Whether a value below `keys` could still be a row: lets the reader skip building values for
- * subtrees no row lies in. Conservative: true whenever a descendant step may still match.
- */
-export function mayContainRows(steps: readonly JsonStep[], keys: readonly JsonKey[]): boolean {
-  const prefix = (s: number, k: number): boolean => {
-    if (k === keys.length) return true;
-    if (s === steps.length) return false;
-    const step = steps[s];
-    if (step.kind === 'descendant') return true;
-    const key = keys[k];
-    if (step.kind === 'key' && key !== step.name) return false;
-    if (step.kind === 'index' && key !== step.index) return false;
-    return prefix(s + 1, k + 1);
-  };
-  return prefix(0, 0);
 }
 
 /** The value a column path names inside a row; undefined when it is missing. */

@@ -1,12 +1,15 @@
 import { TextDecoder } from 'node:util';
 import StreamJson from 'stream-json';
-import { JunctionError } from '../contract/errors.js';
+import { isJunctionError, JunctionError } from '../contract/errors.js';
 import {
+  advanceState,
+  isRowAt,
   JsonNumber,
-  matchesJsonPath,
-  mayContainRows,
+  startState,
+  stateMayContainRows,
   unwrapsArrays,
   type JsonKey,
+  type JsonPathState,
   type JsonStep,
   type JsonValue,
 } from './json-path.js';
@@ -22,6 +25,41 @@ import {
 /** Lines longer than this are not taken for newline-delimited JSON: the document is tokenized instead. */
 const MAX_LINE_PROBE = 1 << 20;
 
+/**
+ * What one document may ask of a reader. Without them a single huge string (or line) is
+ * buffered whole until the process runs out of memory, and deep nesting costs stack and CPU
+ * with every level. Mutable so tests can lower them.
+ */
+export const jsonLimits = {
+  /** characters (bytes, for the tokenizer) of one string, number, key or line */
+  maxValueChars: 64 * 1024 * 1024,
+  /** nested arrays and objects */
+  maxDepth: 1000,
+};
+
+function where(documentName: string, table: string | undefined): string {
+  return table === undefined ? documentName : `${documentName} (table "${table}")`;
+}
+
+function valueTooLarge(documentName: string, table: string | undefined, what: string): JunctionError {
+  const mib = jsonLimits.maxValueChars / (1024 * 1024);
+  return new JunctionError(
+    'document_value_too_large',
+    'user',
+    `The JSON document ${where(documentName, table)} cannot be read: ${what} is longer than ${mib} MiB, the most one value may hold.`,
+    { details: { document: documentName, table, limit: jsonLimits.maxValueChars } },
+  );
+}
+
+function tooDeep(documentName: string, table: string | undefined): JunctionError {
+  return new JunctionError(
+    'document_too_deep',
+    'user',
+    `The JSON document ${where(documentName, table)} cannot be read: it nests arrays and objects more than ${jsonLimits.maxDepth} levels deep.`,
+    { details: { document: documentName, table, limit: jsonLimits.maxDepth } },
+  );
+}
+
 function parseError(documentName: string, why: string, cause?: unknown): JunctionError {
   return new JunctionError('document_parse_error', 'user', `The JSON document ${documentName} cannot be read: ${why}`, {
     cause,
@@ -36,31 +74,60 @@ function parseExact(text: string): JsonValue {
   ) as JsonValue;
 }
 
-/** The rows inside one parsed document, in document order. */
+/** Whether containers nest `limit` or more levels from `v` down; stops looking once they do. */
+function deeperThan(v: JsonValue, limit: number): boolean {
+  if (v === null || typeof v !== 'object' || v instanceof JsonNumber) return false;
+  if (limit <= 0) return true;
+  if (Array.isArray(v)) {
+    for (const e of v) if (deeperThan(e, limit - 1)) return true;
+  } else for (const k in v) if (deeperThan(v[k], limit - 1)) return true;
+  return false;
+}
+
+/**
+ * The rows inside one parsed document, in document order. Throws DepthExceeded when the
+ * document nests deeper than the limit, in rows and skipped parts alike, so that the tokenizer
+ * and this refuse the same documents.
+ */
 export function rowsOfValue(steps: readonly JsonStep[], doc: JsonValue, out: JsonValue[]): void {
-  const keys: JsonKey[] = [];
   const unwrap = unwrapsArrays(steps);
-  const visit = (v: JsonValue, parentIsArray: boolean): void => {
-    if (matchesJsonPath(steps, keys, parentIsArray) && !(unwrap && Array.isArray(v))) {
+  const max = jsonLimits.maxDepth;
+  const visit = (
+    v: JsonValue,
+    state: JsonPathState,
+    parent: JsonPathState | undefined,
+    parentIsArray: boolean,
+    depth: number,
+  ): void => {
+    const container = v !== null && typeof v === 'object' && !(v instanceof JsonNumber);
+    if (!container) {
+      if (isRowAt(steps, state, parent, parentIsArray)) out.push(v);
+      return;
+    }
+    if (depth >= max) throw new DepthExceeded();
+    if (isRowAt(steps, state, parent, parentIsArray) && !(unwrap && Array.isArray(v))) {
+      if (deeperThan(v, max - depth)) throw new DepthExceeded();
       out.push(v);
       return;
     }
-    if (v === null || typeof v !== 'object' || v instanceof JsonNumber || !mayContainRows(steps, keys)) return;
+    if (!stateMayContainRows(state)) {
+      if (deeperThan(v, max - depth)) throw new DepthExceeded();
+      return;
+    }
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        keys.push(i);
-        visit(v[i], true);
-        keys.pop();
-      }
+      for (let i = 0; i < v.length; i++) visit(v[i], advanceState(steps, state, i), state, true, depth + 1);
     } else {
-      for (const k of Object.keys(v)) {
-        keys.push(k);
-        visit(v[k], false);
-        keys.pop();
-      }
+      for (const k of Object.keys(v)) visit(v[k], advanceState(steps, state, k), state, false, depth + 1);
     }
   };
-  visit(doc, false);
+  visit(doc, startState(), undefined, false, 0);
+}
+
+/** Thrown by `rowsOfValue`: it knows no document name. */
+export class DepthExceeded extends Error {
+  constructor() {
+    super('too deep');
+  }
 }
 
 interface Frame {
@@ -72,6 +139,8 @@ interface Frame {
   readonly isRow: boolean;
   /** no row can lie below: its tokens are only counted */
   readonly skip: boolean;
+  /** where the container stands in the row path; unused inside rows and skipped parts */
+  readonly state: JsonPathState;
 }
 
 interface Token {
@@ -79,14 +148,19 @@ interface Token {
   readonly value?: string;
 }
 
+const NO_STATE: JsonPathState = [];
+
 /** Builds rows from stream-json's packed tokens. */
 class TokenRows {
   private readonly frames: Frame[] = [];
-  private readonly keys: JsonKey[] = [];
   private readonly unwrap: boolean;
   rows: JsonValue[] = [];
 
-  constructor(private readonly steps: readonly JsonStep[]) {
+  constructor(
+    private readonly steps: readonly JsonStep[],
+    private readonly documentName: string,
+    private readonly table: string | undefined,
+  ) {
     this.unwrap = unwrapsArrays(steps);
   }
 
@@ -99,7 +173,6 @@ class TokenRows {
       case 'endObject':
       case 'endArray': {
         const f = this.frames.pop()!;
-        if (this.frames.length > 0) this.keys.pop();
         if (f.isRow) this.rows.push(f.value!);
         return;
       }
@@ -130,38 +203,36 @@ class TokenRows {
         return;
     }
     const container = t.name === 'startObject' || t.name === 'startArray';
+    const isArray = t.name === 'startArray';
     let key: JsonKey | undefined;
     if (top) key = top.isArray ? top.next++ : top.key;
     if (top?.skip) {
-      if (container) this.push(key!, t.name === 'startArray', undefined, false, true);
+      if (container) this.push(isArray, undefined, false, true, NO_STATE);
       return;
     }
     if (top?.value !== undefined) {
       // inside a row: build
-      const v: JsonValue = container ? (t.name === 'startArray' ? [] : Object.create(null)) : scalar;
+      const v: JsonValue = container ? (isArray ? [] : Object.create(null)) : scalar;
       if (Array.isArray(top.value)) top.value.push(v);
       else top.value[key as string] = v;
-      if (container)
-        this.push(key!, t.name === 'startArray', v as JsonValue[] | Record<string, JsonValue>, false, false);
+      if (container) this.push(isArray, v as JsonValue[] | Record<string, JsonValue>, false, false, NO_STATE);
       return;
     }
-    if (key !== undefined) this.keys.push(key);
+    const state = top ? advanceState(this.steps, top.state, key!) : startState();
     const isRow =
-      matchesJsonPath(this.steps, this.keys, top?.isArray ?? false) && !(this.unwrap && t.name === 'startArray');
+      isRowAt(this.steps, state, top?.state, top?.isArray ?? false) && !(this.unwrap && isArray && container);
     if (!container) {
       if (isRow) this.rows.push(scalar);
-      if (key !== undefined) this.keys.pop();
       return;
     }
-    if (key !== undefined) this.keys.pop();
-    const value = isRow ? (t.name === 'startArray' ? [] : Object.create(null)) : undefined;
-    const skip = !isRow && key !== undefined && !mayContainRows(this.steps, [...this.keys, key]);
-    this.push(key, t.name === 'startArray', value, isRow, skip);
+    const value = isRow ? (isArray ? [] : Object.create(null)) : undefined;
+    const skip = !isRow && top !== undefined && !stateMayContainRows(state);
+    this.push(isArray, value, isRow, skip, state);
   }
 
-  private push(key: JsonKey | undefined, isArray: boolean, value: Frame['value'], isRow: boolean, skip: boolean): void {
-    if (this.frames.length > 0) this.keys.push(key!);
-    this.frames.push({ isArray, next: 0, key: '', value, isRow, skip });
+  private push(isArray: boolean, value: Frame['value'], isRow: boolean, skip: boolean, state: JsonPathState): void {
+    if (this.frames.length >= jsonLimits.maxDepth) throw tooDeep(this.documentName, this.table);
+    this.frames.push({ isArray, next: 0, key: '', value, isRow, skip, state });
   }
 }
 
@@ -170,12 +241,17 @@ async function* tokenized(
   rest: AsyncIterator<Uint8Array | string>,
   steps: readonly JsonStep[],
   documentName: string,
+  table: string | undefined,
 ): AsyncGenerator<JsonValue[]> {
-  const builder = new TokenRows(steps);
+  const builder = new TokenRows(steps, documentName, table);
   const parser = StreamJson.parser({ packValues: true, streamValues: false, jsonStreaming: true });
   let failure: unknown;
   let ended = false;
+  // Packed, a string, number or key reaches us only when it ends, and the parser holds it
+  // whole until then: input fed since the last token bounds what it holds.
+  let sinceToken = 0;
   parser.on('data', (t: Token) => {
+    sinceToken = 0;
     if (failure) return;
     try {
       builder.token(t);
@@ -194,13 +270,22 @@ async function* tokenized(
   // tokens of a write reach 'data' synchronously or on the next tick: an immediate comes after both
   const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
   const feed = async (chunk: Uint8Array | string): Promise<void> => {
+    sinceToken += chunk.length;
     await new Promise<void>((resolve) => parser.write(chunk, () => resolve()));
     await settle();
+    if (sinceToken > jsonLimits.maxValueChars) failure ??= valueTooLarge(documentName, table, 'a single value');
   };
+  const fail = (why: string): JunctionError =>
+    isJunctionError(failure)
+      ? failure
+      : parseError(documentName, (failure as Error | undefined)?.message ?? why, failure);
   try {
-    for (const chunk of first) await feed(chunk);
+    for (const chunk of first) {
+      await feed(chunk);
+      if (failure) throw fail('');
+    }
     for (;;) {
-      if (failure) throw parseError(documentName, (failure as Error).message, failure);
+      if (failure) throw fail('');
       if (builder.rows.length > 0) {
         const rows = builder.rows;
         builder.rows = [];
@@ -212,8 +297,7 @@ async function* tokenized(
     }
     parser.end();
     await ending;
-    if (failure || !ended)
-      throw parseError(documentName, (failure as Error | undefined)?.message ?? 'it ended early', failure);
+    if (failure || !ended) throw fail('it ended early');
     if (builder.rows.length > 0) yield builder.rows;
   } finally {
     parser.destroy();
@@ -229,6 +313,7 @@ export async function* jsonRows(
   input: AsyncIterable<Uint8Array | string>,
   steps: readonly JsonStep[],
   documentName: string,
+  table?: string,
 ): AsyncGenerator<JsonValue[]> {
   const it = input[Symbol.asyncIterator]();
   const decoder = new TextDecoder('utf-8');
@@ -253,14 +338,14 @@ export async function* jsonRows(
     }
     const firstLine = lineEnd >= 0 ? text.slice(0, lineEnd) : finished ? text : '';
     if (firstLine.trim() !== '' && isWholeDocument(firstLine)) {
-      yield* lines(text, finished, it, decoder, steps, documentName);
+      yield* lines(text, finished, it, decoder, steps, documentName, table);
       return;
     }
     const rest: AsyncIterator<Uint8Array | string> = finished
       ? { next: async () => ({ done: true, value: undefined }) }
       : { next: async () => it.next() };
     // the tokenizer decodes UTF-8 itself, so it gets the probed bytes, not the probe's text
-    yield* tokenized(raw, rest, steps, documentName);
+    yield* tokenized(raw, rest, steps, documentName, table);
   } finally {
     await it.return?.();
   }
@@ -284,6 +369,7 @@ async function* lines(
   decoder: TextDecoder,
   steps: readonly JsonStep[],
   documentName: string,
+  table: string | undefined,
 ): AsyncGenerator<JsonValue[]> {
   let pending = start;
   let lineNo = 0;
@@ -303,9 +389,16 @@ async function* lines(
         try {
           doc = parseExact(line);
         } catch (err) {
+          // the reviver recurses per level: only nesting far past the limit overflows the stack
+          if (err instanceof RangeError) throw tooDeep(documentName, table);
           throw parseError(documentName, `line ${lineNo} is not a JSON document (${(err as Error).message})`, err);
         }
-        rowsOfValue(steps, doc, out);
+        try {
+          rowsOfValue(steps, doc, out);
+        } catch (err) {
+          if (err instanceof DepthExceeded) throw tooDeep(documentName, table);
+          throw err;
+        }
       }
       if (nl < 0) {
         from = text.length;
@@ -322,6 +415,8 @@ async function* lines(
     const rows = parseLines(pending, done);
     if (rows.length > 0) yield rows;
     if (done) return;
+    // what is left is one unfinished line, held until its newline comes
+    if (pending.length > jsonLimits.maxValueChars) throw valueTooLarge(documentName, table, `line ${lineNo + 1}`);
     const next = await it.next();
     if (next.done) {
       pending += decoder.decode();

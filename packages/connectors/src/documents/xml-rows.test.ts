@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileColumnPath, compileRowPath, type Namespaces } from './xml-path.js';
-import { xmlRows, type RawRow } from './xml-rows.js';
+import { xmlLimits, xmlRows, type RawRow } from './xml-rows.js';
 
 async function rows(
   xml: string | string[],
@@ -144,6 +144,122 @@ describe('xmlRows', () => {
       kind: 'user',
       message: expect.stringMatching(/^The XML document test\.xml cannot be read: .*unexpected close tag/),
     });
+  });
+});
+
+describe('xmlRows limits', () => {
+  const CAP = 256 * 1024;
+  const PIECE = 'A'.repeat(64 * 1024);
+
+  /** `head`, then PIECE forever: only a reader that gives up ends it. */
+  function endless(head: string, pulled: { n: number }): AsyncIterable<Uint8Array> {
+    return (async function* () {
+      pulled.n++;
+      yield Buffer.from(head);
+      for (;;) {
+        pulled.n++;
+        yield Buffer.from(PIECE);
+      }
+    })();
+  }
+
+  async function read(
+    input: AsyncIterable<Uint8Array | string> | string[],
+    rowPath: string,
+    columns: string[],
+  ): Promise<RawRow[]> {
+    const out: RawRow[] = [];
+    const chunks = Array.isArray(input)
+      ? (async function* () {
+          yield* input;
+        })()
+      : input;
+    for await (const b of xmlRows(
+      chunks,
+      compileRowPath(rowPath),
+      columns.map((c) => compileColumnPath(c)),
+      'big.xml',
+      'accounts',
+    ))
+      out.push(...b);
+    return out;
+  }
+
+  const tooLarge = {
+    code: 'document_value_too_large',
+    kind: 'user',
+    message:
+      'The XML document big.xml (table "accounts") cannot be read: a text node, attribute, comment or CDATA section is longer than 0.25 MiB, the most one value may hold.',
+    details: { document: 'big.xml', table: 'accounts', limit: CAP },
+  };
+
+  const limited = async (fn: () => Promise<void>, limits: Partial<typeof xmlLimits>): Promise<void> => {
+    const saved = { ...xmlLimits };
+    Object.assign(xmlLimits, limits);
+    try {
+      await fn();
+    } finally {
+      Object.assign(xmlLimits, saved);
+    }
+  };
+
+  it('gives up on a text node over the limit in an element no column reads, after reading just past the limit', () =>
+    limited(
+      async () => {
+        const pulled = { n: 0 };
+        await expect(read(endless('<r><ignored>', pulled), '/r/a', ['.'])).rejects.toMatchObject(tooLarge);
+        // the head, then pieces until 5 × 64 KiB passes 256 KiB: nothing more was read or held
+        expect(pulled.n).toBe(6);
+      },
+      { maxValueChars: CAP },
+    ));
+
+  it("gives up on a CDATA section or comment over the limit even when '<' keeps appearing in it", () =>
+    limited(
+      async () => {
+        for (const head of ['<r><a><![CDATA[', '<r><!--']) {
+          const pulled = { n: 0 };
+          const input = (async function* () {
+            pulled.n++;
+            yield head;
+            for (;;) {
+              pulled.n++;
+              yield PIECE.slice(1) + '<';
+            }
+          })();
+          await expect(read(input, '/r/a', ['.'])).rejects.toMatchObject(tooLarge);
+          // the opener counts too: 4 pieces and it passes 256 KiB
+          expect(pulled.n).toBe(5);
+        }
+      },
+      { maxValueChars: CAP },
+    ));
+
+  it('reads a text node of exactly the limit, and refuses one character more', () =>
+    limited(
+      async () => {
+        const value = 'é'.repeat(CAP);
+        const chunks = (v: string): string[] => ['<r><a>', v.slice(0, 100_000), v.slice(100_000), '</a><a>x</a></r>'];
+        expect(await read(chunks(value), '/r/a', ['.'])).toEqual([[value], ['x']]);
+        await expect(read(chunks(value + 'é'), '/r/a', ['.'])).rejects.toMatchObject(tooLarge);
+      },
+      { maxValueChars: CAP },
+    ));
+
+  it('refuses elements nested deeper than the limit, quickly, and reads them at the limit', async () => {
+    const nested = (depth: number): string => '<a>'.repeat(depth) + '<b>x</b>' + '</a>'.repeat(depth);
+    expect(xmlLimits.maxDepth).toBe(1000);
+    expect(await read([nested(999)], '//b', ['.'])).toEqual([['x']]);
+    const started = performance.now();
+    await expect(read([nested(16_000)], '//a//b', ['.'])).rejects.toMatchObject({
+      code: 'document_too_deep',
+      kind: 'user',
+      message:
+        'The XML document big.xml (table "accounts") cannot be read: it nests elements more than 1000 levels deep.',
+      details: { document: 'big.xml', table: 'accounts', limit: 1000 },
+    });
+    expect(performance.now() - started).toBeLessThan(500);
+    await expect(read([nested(1000)], '//b', ['.'])).rejects.toMatchObject({ code: 'document_too_deep' });
   });
 });
 

@@ -1,6 +1,6 @@
 import { TextDecoder } from 'node:util';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { JunctionError } from '../contract/errors.js';
+import { isJunctionError, JunctionError } from '../contract/errors.js';
 import {
   attrKey,
   matchesName,
@@ -23,6 +23,23 @@ import {
  */
 
 export type RawRow = (string | null)[];
+
+/**
+ * What one document may ask of the reader. saxes holds a text node, attribute value, comment,
+ * CDATA section or tag whole until it ends, even where no column reads it: one huge node would
+ * otherwise take the process's memory. Deep nesting costs the row-path match at every level.
+ * Mutable so tests can lower them.
+ */
+export const xmlLimits = {
+  /** characters between two parser events: the most the parser buffers for one node */
+  maxValueChars: 64 * 1024 * 1024,
+  /** nested elements */
+  maxDepth: 1000,
+};
+
+function where(documentName: string, table: string | undefined): string {
+  return table === undefined ? documentName : `${documentName} (table "${table}")`;
+}
 
 interface Node {
   readonly children: { readonly name: QName; readonly node: Node }[];
@@ -76,12 +93,18 @@ export class XmlRowReader {
   /** columns collecting an element's whole text right now */
   private active: number[] = [];
   private readonly lastLocal: string | undefined;
+  private depth = 0;
+  /** parser position at the last event: what lies after it is what saxes is holding */
+  private mark = 0;
+  /** characters written; saxes's own position runs a chunk ahead between writes */
+  private written = 0;
   rows: RawRow[] = [];
 
   constructor(
     private readonly steps: readonly RowStep[],
     private readonly columns: readonly XmlColumnPath[],
-    fileName: string,
+    private readonly fileName: string,
+    private readonly table?: string,
   ) {
     const last = steps[steps.length - 1].name;
     this.lastLocal = last === '*' ? undefined : last.local;
@@ -102,11 +125,25 @@ export class XmlRowReader {
     this.parser.on('closetag', () => this.close());
     this.parser.on('text', (text) => this.text(text));
     this.parser.on('cdata', (text) => this.text(text));
+    // No handlers for comments, PIs or the DOCTYPE to mark their end: each handler set slows
+    // saxes throughout (about 3× with four), and one of them only adds its size to what follows
+    // until the next tag or text.
   }
 
   /** Parses a piece of the document; finished rows collect in `rows` (the caller takes them). */
   write(chunk: string): void {
     this.parser.write(chunk);
+    this.written += chunk.length;
+    // Checked per chunk, so saxes holds at most the limit and one chunk.
+    if (this.written - this.mark > xmlLimits.maxValueChars) {
+      const mib = xmlLimits.maxValueChars / (1024 * 1024);
+      throw new JunctionError(
+        'document_value_too_large',
+        'user',
+        `The XML document ${where(this.fileName, this.table)} cannot be read: a text node, attribute, comment or CDATA section is longer than ${mib} MiB, the most one value may hold.`,
+        { details: { document: this.fileName, table: this.table, limit: xmlLimits.maxValueChars } },
+      );
+    }
   }
 
   end(): void {
@@ -114,6 +151,14 @@ export class XmlRowReader {
   }
 
   private open(tag: SaxesTagNS): void {
+    this.mark = this.parser.position;
+    if (++this.depth > xmlLimits.maxDepth)
+      throw new JunctionError(
+        'document_too_deep',
+        'user',
+        `The XML document ${where(this.fileName, this.table)} cannot be read: it nests elements more than ${xmlLimits.maxDepth} levels deep.`,
+        { details: { document: this.fileName, table: this.table, limit: xmlLimits.maxDepth } },
+      );
     if (this.frames.length > 0) {
       this.openInRow(tag);
       return;
@@ -191,6 +236,7 @@ export class XmlRowReader {
   }
 
   private text(text: string): void {
+    this.mark = this.parser.position;
     if (this.frames.length === 0) return;
     const active = this.active;
     for (let i = 0; i < active.length; i++) this.acc[active[i]] += text;
@@ -199,6 +245,8 @@ export class XmlRowReader {
   }
 
   private close(): void {
+    this.mark = this.parser.position;
+    this.depth--;
     const frame = this.frames.pop();
     if (!frame) {
       this.stack.pop();
@@ -242,13 +290,15 @@ export async function* xmlRows(
   steps: readonly RowStep[],
   columns: readonly XmlColumnPath[],
   documentName: string,
+  table?: string,
 ): AsyncGenerator<RawRow[]> {
-  const reader = new XmlRowReader(steps, columns, documentName);
+  const reader = new XmlRowReader(steps, columns, documentName, table);
   const decoder = new TextDecoder('utf-8');
   const parse = (fn: () => void): void => {
     try {
       fn();
     } catch (err) {
+      if (isJunctionError(err)) throw err;
       throw new JunctionError(
         'document_parse_error',
         'user',
