@@ -30,6 +30,10 @@ let root: string;
 let server: http.Server;
 let port = 0;
 const requests: (string | undefined)[] = [];
+// another allowed origin (same host, another port): where a moved URL would take the headers
+let other: http.Server;
+let otherPort = 0;
+const otherRequests: (string | undefined)[] = [];
 
 const csvSource = (name = 'files') => ({
   name,
@@ -110,12 +114,29 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
-  h = await startHarness({ fileRoots: root, urlHosts: `127.0.0.1:${port}`, previewTimeoutMs: 1500 });
+  other = http.createServer((req, res) => {
+    otherRequests.push(req.headers.authorization);
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
+      res.writeHead(401).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(FEED_JSON);
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  otherPort = (other.address() as AddressInfo).port;
+  // data.example.com is never contacted: it only stands for an allowed host off the loopback
+  h = await startHarness({
+    fileRoots: root,
+    urlHosts: `127.0.0.1:${port},127.0.0.1:${otherPort},data.example.com`,
+    previewTimeoutMs: 1500,
+  });
 });
 afterAll(async () => {
   await h?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
+  other?.closeAllConnections();
+  await new Promise((resolve) => other?.close(resolve));
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -213,7 +234,7 @@ describe('file and document sources', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({
       code: 'url_host_not_allowed',
-      message: `Source "feed" may not fetch "http://localhost:${port}/feed.json": host localhost:${port} is not allowed by JUNCTION_URL_HOSTS (127.0.0.1:${port}).`,
+      message: `Source "feed" may not fetch "http://localhost:${port}/feed.json": host localhost:${port} is not allowed by JUNCTION_URL_HOSTS (127.0.0.1:${port}, 127.0.0.1:${otherPort}, data.example.com).`,
     });
     expect(requests).toEqual([]);
   });
@@ -364,5 +385,115 @@ describe('file and document sources', () => {
     const many = await post('admin', '/api/v1/sources/preview', { source: csvSource('draft'), limit: 101 });
     expect(many.statusCode).toBe(400);
     expect(many.json()).toMatchObject({ code: 'validation', details: { field: 'body.limit' } });
+  });
+});
+
+// Runs after the tests above registered "feed" at http://127.0.0.1:<port> with HEADERS.
+describe('secret headers when a URL moves', () => {
+  const feedId = async () => (await h.as('admin', { method: 'GET', url: '/api/v1/sources/feed' })).json().id as string;
+  const patch = (id: string, payload: unknown) =>
+    h.as('admin', { method: 'PATCH', url: `/api/v1/sources/${id}`, payload });
+  const reentry = (origin: string) => ({
+    code: 'document_headers_reentry',
+    kind: 'user',
+    message: `Source "feed": the URL of table "items" now has another origin (${origin}) than its secret headers were sent to; enter the secret headers again in the password to send them there, or send an empty password to drop them.`,
+    details: { source: 'feed', table: 'items', origin },
+  });
+  const insecure = (source: string) => ({
+    code: 'document_headers_insecure',
+    kind: 'user',
+    message: `Source "${source}": table "items" is fetched over plain http from http://data.example.com, where its secret headers would cross the network unencrypted; use https, or drop the headers for this table. Plain http carries secret headers only to the loopback host (127.0.0.1, localhost, ::1).`,
+    details: { source, table: 'items', origin: 'http://data.example.com' },
+  });
+
+  it('refuses an options-only PATCH that moves the URL to another allowed origin, and that origin receives nothing', async () => {
+    const id = await feedId();
+    const before = await h.meta.db.source.findUniqueOrThrow({ where: { name: 'feed' } });
+    const moved = await patch(id, { options: urlSource(`http://127.0.0.1:${otherPort}/feed.json`).options });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json()).toEqual(reentry(`http://127.0.0.1:${otherPort}`));
+    // the scheme is part of the origin: the same host and port over https is somewhere else too
+    const tls = await patch(id, { options: urlSource(`https://127.0.0.1:${port}/feed.json`).options });
+    expect(tls.statusCode).toBe(400);
+    expect(tls.json()).toEqual(reentry(`https://127.0.0.1:${port}`));
+    expect(otherRequests).toEqual([]);
+    const after = await h.meta.db.source.findUniqueOrThrow({ where: { name: 'feed' } });
+    expect(after.options).toBe(before.options);
+    expect(after.passwordEncrypted).toBe(before.passwordEncrypted);
+    const q = await query('admin', 'SELECT sku, qty FROM feed.items ORDER BY sku');
+    expect(q.statusCode).toBe(200);
+    expect(q.json().rows).toEqual([
+      ['p1', 3],
+      ['p2', 5],
+    ]);
+    expect(otherRequests).toEqual([]);
+    await h.app.records.flush();
+    const audit = await h.meta.db.auditLog.findMany({ where: { action: 'source.refused', target: 'feed' } });
+    // the earlier refusal of "feed" at registration (url_host_not_allowed) is left out
+    const updates = audit.map((a) => JSON.parse(a.details ?? '{}')).filter((d) => d.path === 'update');
+    expect(updates.map((d) => d.code)).toEqual(['document_headers_reentry', 'document_headers_reentry']);
+    expect(JSON.stringify(audit)).not.toContain(TOKEN);
+  });
+
+  it('keeps the stored headers when a PATCH leaves every origin as it was', async () => {
+    const id = await feedId();
+    const seen = requests.length;
+    // another path and query on the same origin; the explicit port is the one it already had
+    const res = await patch(id, { options: urlSource(`http://127.0.0.1:${port}/feed.json?v=2`).options });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ hasPassword: true, status: 'online' });
+    const q = await query('admin', 'SELECT sku, qty FROM feed.items ORDER BY sku');
+    expect(q.statusCode).toBe(200);
+    expect(q.json().rows).toEqual([
+      ['p1', 3],
+      ['p2', 5],
+    ]);
+    expect(requests.length).toBeGreaterThan(seen);
+    expect(requests.slice(seen).every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
+    expect(otherRequests).toEqual([]);
+  });
+
+  it('refuses secret headers for a table read over plain http off the loopback host', async () => {
+    const created = await post('admin', '/api/v1/sources', {
+      ...urlSource('http://data.example.com/feed.json', HEADERS),
+      name: 'plain',
+    });
+    expect(created.statusCode).toBe(400);
+    expect(created.json()).toEqual(insecure('plain'));
+    const preview = await post('admin', '/api/v1/sources/preview', {
+      source: { ...urlSource('http://data.example.com/feed.json', HEADERS), name: 'plain' },
+    });
+    expect(preview.statusCode).toBe(400);
+    expect(preview.json()).toEqual(insecure('plain'));
+    const id = await feedId();
+    const options = urlSource('http://data.example.com/feed.json').options;
+    // re-entering the headers does not make plain http acceptable, nor does keeping the stored ones
+    const reentered = await patch(id, { password: HEADERS, options });
+    expect(reentered.statusCode).toBe(400);
+    expect(reentered.json()).toEqual(insecure('feed'));
+    const kept = await patch(id, { options });
+    expect(kept.statusCode).toBe(400);
+    expect(kept.json()).toEqual(insecure('feed'));
+    for (const r of [created, preview, reentered, kept]) expect(r.body).not.toContain(TOKEN);
+    expect((await h.as('admin', { method: 'GET', url: '/api/v1/sources/plain' })).statusCode).toBe(404);
+  });
+
+  it('moves the URL to another origin once the headers are entered again, and sends them there', async () => {
+    const id = await feedId();
+    const res = await patch(id, {
+      password: HEADERS,
+      options: urlSource(`http://127.0.0.1:${otherPort}/feed.json`).options,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ hasPassword: true, status: 'online' });
+    expect(res.body).not.toContain(TOKEN);
+    const q = await query('admin', 'SELECT sku, qty FROM feed.items ORDER BY sku');
+    expect(q.statusCode).toBe(200);
+    expect(q.json().rows).toEqual([
+      ['p1', 3],
+      ['p2', 5],
+    ]);
+    expect(otherRequests.length).toBeGreaterThan(0);
+    expect(otherRequests.every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
   });
 });

@@ -67,8 +67,10 @@ const Str = Type.String({ minLength: 1, maxLength: 255 });
 const Secret = Type.String({
   maxLength: 16000,
   description:
-    'write-only: never returned. documents: the secret HTTP headers as JSON, {"<table>" or "*": {"Authorization": "Bearer …"}}',
+    'write-only: never returned. documents: the secret HTTP headers as JSON, {"<table>" or "*": {"Authorization": "Bearer …"}}; https only (plain http on the loopback host), and entered again when a table\'s URL moves to another origin',
 });
+/** The refusals of SourceRegistry.update that protect a documents source's secret headers. */
+const HEADER_REFUSALS: ReadonlySet<string> = new Set(['document_headers_reentry', 'document_headers_insecure']);
 
 export const CreateSource = Type.Object(
   {
@@ -307,7 +309,12 @@ export default async function sourceRoutes(app: FastifyInstance, opts: SourceRou
         },
         'update',
       );
-      const row = await app.junction.updateSource(stored.id, request.body);
+      const row = await app.junction.updateSource(stored.id, request.body).catch(async (e: unknown) => {
+        // an attempt to send the stored headers somewhere new is recorded like any refused target
+        if (isJunctionError(e) && HEADER_REFUSALS.has(e.code))
+          await app.audit(request, 'source.refused', stored.name, { path: 'update', code: e.code, message: e.message });
+        throw e;
+      });
       const changed = Object.keys(request.body).filter((k) => k !== 'password');
       await app.audit(request, 'source.update', row.name, {
         changed,

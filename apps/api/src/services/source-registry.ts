@@ -14,6 +14,7 @@ import type { Db } from '../db/client.js';
 import type { Source } from '../generated/prisma/client.js';
 import type { Admission } from '../lib/admission.js';
 import { notFound } from '../lib/errors.js';
+import { checkDocumentHeaders, checkHeadersFollowUrls } from '../lib/file-source-options.js';
 import type { JunctionLimits } from '../lib/limits.js';
 import type { SecretBox } from '../lib/secrets.js';
 import { SharedConnector, SourceShare } from '../lib/source-share.js';
@@ -329,7 +330,8 @@ export class SourceRegistry {
   /**
    * Connection settings change (a rotated password, a new host): connect with the new settings
    * first, then swap the engine's source and drain the old pool, so no restart is needed and a
-   * wrong new setting leaves the working one in place.
+   * wrong new setting leaves the working one in place. A documents source's secret headers are
+   * kept only while every table they go with stays on an origin they were already sent to.
    */
   async update(id: string, patch: Partial<Omit<SourceInput, 'name' | 'engine'>>): Promise<Source> {
     const row = await this.find(id);
@@ -342,12 +344,13 @@ export class SourceRegistry {
       file: patch.file !== undefined ? patch.file : row.file,
       options: patch.options !== undefined ? JSON.stringify(patch.options) : row.options,
     };
-    const password =
-      patch.password !== undefined
-        ? patch.password
-        : row.passwordEncrypted
-          ? this.secrets.decrypt(row.passwordEncrypted)
-          : undefined;
+    const stored = row.passwordEncrypted ? this.secrets.decrypt(row.passwordEncrypted) : undefined;
+    const password = patch.password !== undefined ? patch.password : stored;
+    if (row.engine === 'documents') {
+      // before anything is fetched: the kept headers would otherwise go out with the first test
+      checkDocumentHeaders(row.name, merged.options, password);
+      if (patch.password === undefined) checkHeadersFollowUrls(row.name, row.options, merged.options, stored);
+    }
     const live = await this.#connect(this.configOf({ ...merged, passwordEncrypted: null }, password));
     const updated = await this.db.source.update({
       where: { id: row.id },
@@ -477,7 +480,9 @@ export class SourceRegistry {
   async close(): Promise<void> {
     await Promise.all(
       [...this.#live.values()].map((l) =>
-        l.connector.close().catch((err: unknown) => this.log().error({ err, source: l.connector.name }, 'source did not close cleanly')),
+        l.connector
+          .close()
+          .catch((err: unknown) => this.log().error({ err, source: l.connector.name }, 'source did not close cleanly')),
       ),
     );
     this.#live.clear();
