@@ -205,16 +205,21 @@ export class Materializer {
     const view = `${schema}.${name}`;
     if (!this.#rows.has(view)) throw notFound('materialization', view);
     await this.#refreshing.get(view)?.catch(() => undefined);
+    await this.#exclusive(async () => {
+      await this.store.delete(view);
+      await this.#forget(schema, name);
+    });
+  }
+
+  /** Queries read the view's definition again, and this server no longer lists its materialization. */
+  async #forget(schema: string, name: string): Promise<void> {
+    this.#rows.delete(`${schema}.${name}`);
     const engine = await this.junction.engine();
     try {
       engine.setMaterialization(schema, name, undefined);
     } catch {
       // the view itself is gone: nothing to point back
     }
-    await this.#exclusive(async () => {
-      await this.store.delete(view);
-      this.#rows.delete(view);
-    });
   }
 
   /** A view's definition changed or it was dropped: its rows no longer answer it. */
@@ -370,9 +375,10 @@ export class Materializer {
     } catch (e) {
       // the refresh's own error is the one to report: cleaning up on a full disk may fail too
       if (created) await store.discard(table).catch((err: unknown) => this.log.error({ err, table }, 'could not drop the table of a failed refresh'));
-      // removed while it ran: nothing to record
+      // removed (on any server) while it ran: nothing to record, and this server must stop reading
+      // the previous table too; with the view gone from #rows, no reload would ever point it back
       if (removed) {
-        this.#rows.delete(view);
+        await this.#exclusive(async () => this.#forget(schema, name));
         throw e;
       }
       const full = isDiskFull(e);

@@ -201,11 +201,28 @@ describe('materialized views in PostgreSQL, shared by replicas', () => {
     expect((await call(h.app, 'PUT', '/api/v1/materializations/rep/v', { intervalSeconds: null, maxStalenessSeconds: 3600 })).statusCode).toBe(200);
   });
 
-  it('removing it on one replica sends every replica back to the definition', async () => {
-    await pgExec(src.url, 'UPDATE public.amounts SET g = 5');
-    // a scheduled refresh still under way is waited for
-    expect((await call(replicas[0].app, 'DELETE', '/api/v1/materializations/rep/v')).statusCode).toBe(200);
-    for (const r of [h.app, ...replicas.map((x) => x.app)]) {
+  it('removing it on one replica sends every replica back to the definition, one refreshing it included', async () => {
+    const servers = [h.app, ...replicas.map((x) => x.app)];
+    for (const app of servers) await until('every replica to stop its schedule', async () => (await status(app)).intervalSeconds === null, 10_000);
+    // replicas[1] refreshes at the source (held by the lock) while replicas[0] removes the view
+    const gate = new pg.Client({ connectionString: src.url });
+    await gate.connect();
+    let refreshing: Promise<{ statusCode: number; json: () => { code: string } }>;
+    try {
+      await gate.query('BEGIN');
+      await gate.query('LOCK TABLE public.amounts IN ACCESS EXCLUSIVE MODE');
+      await gate.query('UPDATE public.amounts SET g = 5');
+      refreshing = call(replicas[1].app, 'POST', '/api/v1/materializations/rep/v/refresh');
+      await until('the refresh to wait at the source', async () => (await status(replicas[1].app)).refreshing === true, 10_000);
+      expect((await call(replicas[0].app, 'DELETE', '/api/v1/materializations/rep/v')).statusCode).toBe(200);
+      await gate.query('COMMIT');
+    } finally {
+      await gate.end();
+    }
+    const refreshed = await refreshing!;
+    expect(refreshed.statusCode).toBe(404);
+    expect(refreshed.json().code).toBe('materialization_not_found');
+    for (const r of servers) {
       await until('the definition read again', async () => JSON.stringify(await rows(r, PER_G)) === JSON.stringify([[5, '4', '1909572735.10']]), 10_000);
       expect((await call(r, 'GET', '/api/v1/materializations')).json()).toEqual([]);
     }
