@@ -381,17 +381,26 @@ describe('POST /query', () => {
       expect(joined.statusCode).toBe(200);
       expect(joined.json().rows).toEqual([['5000']]);
       expect(joined.json().stats.spilledBytes).toBeGreaterThan(0);
-      // a UNION's duplicate elimination cannot spill: it fails with the budget named
+      // so does a UNION's duplicate elimination
+      const union = await small.as('admin', {
+        method: 'POST',
+        url: '/api/v1/query',
+        payload: { sql: 'SELECT count(*) AS n FROM (SELECT s FROM left_side.big UNION SELECT s FROM right_side.big) u' },
+      });
+      expect(union.statusCode, union.body).toBe(200);
+      expect(union.json().rows).toEqual([['5000']]);
+      expect(union.json().stats.spilledBytes).toBeGreaterThan(0);
+      // a join on an inequality holds its inner side and cannot spill: it fails with the budget named
       const res = await small.as('admin', {
         method: 'POST',
         url: '/api/v1/query',
-        payload: { sql: 'SELECT s FROM left_side.big UNION SELECT s FROM right_side.big' },
+        payload: { sql: 'SELECT count(*) AS n FROM left_side.big a JOIN right_side.big b ON a.s < b.s' },
       });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({
         code: 'memory_budget_exceeded',
         kind: 'resources',
-        details: { budgetBytes: 16 * 1024 },
+        details: { budgetBytes: 16 * 1024, operator: 'NestedLoopJoin' },
       });
       const ok = await h.as('admin', {
         method: 'POST',

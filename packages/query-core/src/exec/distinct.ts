@@ -1,11 +1,17 @@
 import type { Row } from '@junction/connectors';
-import { checkAborted, rowBytes, type ExecContext } from './context.js';
+import type { ExecContext } from './context.js';
 import type { KeyFn } from './expr-fn.js';
+import { distinctRows } from './hash-set.js';
 import { Operator, type OperatorInfo } from './operator.js';
+import { emptySpill, spillText, type SpillMetrics } from './spill/spill-metrics.js';
 
-/** SELECT DISTINCT: streams each row the first time its key (NULLs equal) is seen. */
+/**
+ * SELECT DISTINCT: streams each row the first time its key (NULLs equal) is seen; past the
+ * memory budget the rows of keys not yet seen wait on disk (hash-set.ts).
+ */
 export class DistinctOp extends Operator {
   readonly children: readonly Operator[];
+  readonly spill: SpillMetrics = emptySpill();
   constructor(
     private readonly input: Operator,
     private readonly key: KeyFn,
@@ -14,29 +20,10 @@ export class DistinctOp extends Operator {
     this.children = [input];
   }
   info(): OperatorInfo {
-    return { operator: 'HashDistinct', runsIn: 'junction' };
+    return { operator: 'HashDistinct', runsIn: 'junction', ...(this.spill.bytes > 0 ? { detail: ` (${spillText(this.spill).slice(2)})`, spill: this.spill } : {}) };
   }
-  protected async *run(ctx: ExecContext): AsyncIterable<Row[]> {
-    const seen = new Set<unknown>();
-    let held = 0;
-    try {
-      for await (const batch of this.input.execute(ctx)) {
-        checkAborted(ctx.signal);
-        const out: Row[] = [];
-        let b = 0;
-        for (const row of batch) {
-          const k = this.key(row);
-          if (seen.has(k)) continue;
-          seen.add(k);
-          out.push(row);
-          b += rowBytes(row);
-        }
-        ctx.memory.reserve(b, 'HashDistinct');
-        held += b;
-        if (out.length > 0) yield out;
-      }
-    } finally {
-      ctx.memory.release(held);
-    }
+  protected run(ctx: ExecContext): AsyncIterable<Row[]> {
+    Object.assign(this.spill, emptySpill());
+    return distinctRows(ctx, this.input.execute(ctx), this.key, 'HashDistinct', this.spill);
   }
 }
