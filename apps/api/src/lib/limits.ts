@@ -3,6 +3,7 @@ import type { Db } from '../db/client.js';
 import type { AdmissionLimits, Bucket, QueueLimit } from './admission.js';
 
 export interface JunctionLimits extends AdmissionLimits {
+  /** what one query's operators may hold before they spill to disk (JUNCTION_QUERY_MEMORY_BYTES) */
   readonly memoryBudgetBytes: number;
   /** applied when a query names none, and the ceiling for one that does */
   readonly defaultTimeoutMs: number;
@@ -74,6 +75,8 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<JunctionLimits> {
   read('JUNCTION_SOURCE_SHARE', 'perSource', 1);
   read('JUNCTION_CACHE_MEMORY_BYTES', 'cacheMemoryBytes', 0, 2 ** 40);
   read('JUNCTION_CACHE_DISK_BYTES', 'cacheDiskBytes', 0, 2 ** 50);
+  // below 1 MiB a query could not hold one batch of wide rows
+  read('JUNCTION_QUERY_MEMORY_BYTES', 'memoryBudgetBytes', 2 ** 20, 2 ** 40);
   return out as Partial<JunctionLimits>;
 }
 

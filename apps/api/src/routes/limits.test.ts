@@ -247,6 +247,7 @@ describe('limits from the environment', () => {
         JUNCTION_USER_CONCURRENCY: '6',
         JUNCTION_USER_QUEUED: '8',
         JUNCTION_USER_QUEUE_TIMEOUT_MS: '750',
+        JUNCTION_QUERY_MEMORY_BYTES: '1073741824',
       }),
     ).toEqual({
       maxConcurrent: 12,
@@ -255,11 +256,15 @@ describe('limits from the environment', () => {
       perUser: 6,
       perUserQueued: 8,
       perUserQueueTimeoutMs: 750,
+      memoryBudgetBytes: 1073741824,
     });
     expect(limitsFromEnv({ JUNCTION_USER_CONCURRENCY: '' })).toEqual({});
     expect(() => limitsFromEnv({ JUNCTION_USER_CONCURRENCY: '0' })).toThrow(
       'JUNCTION_USER_CONCURRENCY must be a whole number from 1 (got "0")',
     );
     expect(() => limitsFromEnv({ JUNCTION_MAX_QUEUED: 'lots' })).toThrow('JUNCTION_MAX_QUEUED');
+    expect(() => limitsFromEnv({ JUNCTION_QUERY_MEMORY_BYTES: '65536' })).toThrow(
+      'JUNCTION_QUERY_MEMORY_BYTES must be a whole number from 1048576 (got "65536")',
+    );
   });
 });
