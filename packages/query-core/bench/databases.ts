@@ -1,7 +1,7 @@
 import pg from 'pg';
 import mysql from 'mysql2/promise';
 import { createConnector, type Connector, type SourceConfig } from '@junction/connectors';
-import { LAYOUTS, loadTpch, type LoadTarget } from '@junction/tpch';
+import { LAYOUTS, ProgressBars, loadTpch, type LoadTarget } from '@junction/tpch';
 import type { RegisteredSource } from '../src/api.js';
 
 /**
@@ -45,7 +45,10 @@ export async function prepareBenchData(sf: number, load: boolean): Promise<void>
   });
   const t0 = performance.now();
   try {
-    const results = await loadTpch(targets, { sf, concurrency: 2 });
+    // SF 10 takes most of an hour here: say where it is
+    const progress = new ProgressBars(process.stderr);
+    const results = await loadTpch(targets, { sf, concurrency: 2, onProgress: progress.onEvent });
+    progress.done();
     process.stderr.write(`data: ${results.map((r) => `${r.target} ${r.skipped ? 'already loaded' : `loaded in ${r.seconds.toFixed(0)}s`}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(0)}s)\n`);
   } finally {
     await Promise.allSettled(loaders.map((c) => c.close()));

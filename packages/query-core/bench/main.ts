@@ -3,7 +3,8 @@
  * another --preset, the benchmark lab's CLI (lab.ts, through a running studio's REST API); with
  * --pg-wire, JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts); with --trino,
  * TPC-H 1–22 and JDV A–F local vs Trino vs direct (trino.ts); with --documents, TPoX-style
- * queries over XML documents vs the same data shredded into PostgreSQL (documents.ts); otherwise the
+ * queries over XML documents vs the same data shredded into PostgreSQL (documents.ts); with --shapes,
+ * issue 30's query shapes direct vs federated (shapes.ts); otherwise the
  * in-process JDV benchmark (run.ts). --help prints how to call each.
  */
 export const USAGE = `npm run bench -- [options]
@@ -21,6 +22,7 @@ The benchmark lab of a running studio, over its REST API (lab.ts):
 
 TPC-H 1–22, direct vs federated, in process (tpch22.ts):
   --preset tpch22 [--sf 1] [--skip-load] [--only 5,19] [--runs 1] [--timeout-s 900] [--no-check] [--verbose]
+                 [--save FILE] [--growth-from FILE]   (medians saved at one scale; growth shown at another)
 
 The JDV benchmark in process (run.ts), without --preset:
   [--sf 1] [--runs 5] [--h-seconds 10] [--skip-load] [--only A,B,H] [--no-check] [--verbose] [--rest [--rss-seconds 60]]
@@ -39,6 +41,10 @@ data from @junction/tpox, ids = TPC-H c_custkey):
   --documents [--sf 0.1] [--runs 5] [--layout collection|files] [--dir PATH] [--only Q1,Q3] [--mv-index | --no-mat]
               [--skip-load] [--no-check] [--verbose] [--timeout-s 300]
 
+Issue 30's shapes (Q19's OR across a join, IN (subquery) from another source, a window over a
+cross-source join, chained outer joins), direct vs federated, answers checked (shapes.ts):
+  --shapes [--sf 1] [--runs 3] [--only a,b1,c,d1] [--verbose]
+
 JDV through Junction's PostgreSQL port (apps/api/bench/pg-wire.ts: the server in a child process;
 direct node-postgres with prepared statements vs the wire prepared and simple vs REST, H at 1/4/16
 clients, H × 16 with pgbench -M prepared against PostgreSQL and against Junction):
@@ -54,6 +60,7 @@ else if (preset === 'tpch22') await import('./tpch22.js');
 else if (preset === undefined && argv.includes('--trino')) await import('./trino.js');
 else if (preset === undefined && argv.includes('--pg-wire')) process.exit(await pgWire());
 else if (preset === undefined && argv.includes('--documents')) await import('./documents.js');
+else if (preset === undefined && argv.includes('--shapes')) await import('./shapes.js');
 else if (preset !== undefined) await import('./lab.js');
 else await import('./run.js');
 

@@ -1,6 +1,6 @@
 /**
  * npm run bench -- --preset tpch22 [--sf 1] [--skip-load] [--only 5,19] [--runs 1] [--timeout-s 900]
- *                  [--no-check] [--verbose]
+ *                  [--no-check] [--verbose] [--save FILE] [--growth-from FILE]
  *
  * TPC-H queries 1–22 (@junction/tpch's workload/tpch, validation parameters) on the
  * benchmark's databases (see databases.ts): direct on the one PostgreSQL database holding all
@@ -14,7 +14,11 @@
  * Per query: milliseconds both ways, the ratio, Junction's peak tracked memory (hash tables,
  * sorts, aggregates), the bytes it spilled to disk and the process's peak RSS while it ran;
  * then the issue's targets (each within 2× or +100 ms, total within 1.3×, RSS under 1 GB).
+ * --save writes each query's medians to a JSON file; --growth-from reads one saved at another
+ * scale and adds how each query's time grew, direct beside federated (a federated time that
+ * grows faster than direct's is a cost that does not scale like the database's).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Connector, Value } from '@junction/connectors';
 import { tpchFederatedSearchPath, tpchQueries } from '@junction/tpch';
@@ -33,6 +37,8 @@ const { values: args } = parseArgs({
     'timeout-s': { type: 'string', default: '900' },
     check: { type: 'boolean', default: true },
     verbose: { type: 'boolean', default: false },
+    save: { type: 'string' },
+    'growth-from': { type: 'string' },
   },
   allowNegative: true,
 });
@@ -41,6 +47,12 @@ const runs = Math.max(1, Number(args.runs));
 const timeoutMs = Number(args['timeout-s']) * 1000;
 const only = args.only ? new Set(args.only.split(',').map((x) => Number(x.replace(/^q/i, '')))) : undefined;
 const MB = 1024 * 1024;
+
+interface Saved {
+  readonly sf: number;
+  readonly queries: Record<string, { directMs: number; federatedMs: number }>;
+}
+const before: Saved | undefined = args['growth-from'] ? (JSON.parse(readFileSync(args['growth-from'], 'utf8')) as Saved) : undefined;
 
 interface Measured {
   readonly ms: number;
@@ -87,7 +99,10 @@ async function main(): Promise<void> {
 
   const out = (s: string): void => void process.stdout.write(s + '\n');
   out(`TPC-H 1–22 at SF ${sf}: direct (one PostgreSQL) vs Junction over the JDV federation (dbA, dbB PostgreSQL; dbC, dbD MariaDB), ${runs === 1 ? 'one run' : `median of ${runs} runs`} each (ms)`);
-  out(`query | rows | direct ms | federated ms | ratio | peak memory MB | spilled MB | peak RSS MB | answer`);
+  const growthHead = before ? ` | direct ×, SF ${before.sf} → ${sf} | federated ×, SF ${before.sf} → ${sf}` : '';
+  out(`query | rows | direct ms | federated ms | ratio | peak memory MB | spilled MB | peak RSS MB | answer${growthHead}`);
+  const saved: Saved = { sf, queries: {} };
+  const grew: string[] = [];
   const failures: string[] = [];
   let totalDirect = 0;
   let totalFed = 0;
@@ -127,7 +142,20 @@ async function main(): Promise<void> {
       if (!same) failures.push(`${q.id}: Junction answered ${fl.digest.rows} rows (checksum ${fl.digest.checksum}), direct ${last.digest.rows} rows (checksum ${last.digest.checksum})`);
     }
     if (f > Math.max(2 * d, d + 100)) slow.push(q.id);
-    out(`${q.id} | ${last.digest.rows} | ${fmt(d)} | ${fmt(f)} | ${(f / d).toFixed(2)} | ${(Math.max(...federated.map((m) => m.peakMemoryBytes)) / MB).toFixed(1)} | ${(Math.max(...federated.map((m) => m.spilledBytes)) / MB).toFixed(1)} | ${(rss / MB).toFixed(0)} | ${answer}`);
+    saved.queries[q.id] = { directMs: d, federatedMs: f };
+    let growth = '';
+    const was = before?.queries[q.id];
+    if (before) {
+      if (!was) growth = ' | – | –';
+      else {
+        const gd = d / was.directMs;
+        const gf = f / was.federatedMs;
+        growth = ` | ${gd.toFixed(1)} | ${gf.toFixed(1)}`;
+        // noise at a few ms says nothing: only a federated time that ends far above direct counts
+        if (gf > 1.5 * gd && f > d + 100) grew.push(`${q.id} (${gf.toFixed(1)}× against ${gd.toFixed(1)}×)`);
+      }
+    }
+    out(`${q.id} | ${last.digest.rows} | ${fmt(d)} | ${fmt(f)} | ${(f / d).toFixed(2)} | ${(Math.max(...federated.map((m) => m.peakMemoryBytes)) / MB).toFixed(1)} | ${(Math.max(...federated.map((m) => m.spilledBytes)) / MB).toFixed(1)} | ${(rss / MB).toFixed(0)} | ${answer}${growth}`);
     if (args.verbose) {
       const e = await fed.explain(q.sql, { analyze: true, searchPath });
       out(e.text);
@@ -135,6 +163,9 @@ async function main(): Promise<void> {
   }
   out(`total (queries that finished) | | ${fmt(totalDirect)} | ${fmt(totalFed)} | ${totalDirect ? (totalFed / totalDirect).toFixed(2) : '–'} | | | ${(peakRss / MB).toFixed(0)} |`);
   out(`targets: each within 2× or +100 ms: ${slow.length ? `missed by ${slow.join(', ')}` : 'met'}; total within 1.3×: ${totalFed <= 1.3 * totalDirect ? 'met' : 'missed'}; peak RSS under 1 GB: ${peakRss < 1024 * MB ? 'met' : 'missed'}; failures: ${failures.length}`);
+
+  if (before) out(`grew faster than direct from SF ${before.sf} (over 1.5× direct's growth, and over direct + 100 ms): ${grew.length ? grew.join(', ') : 'none'}`);
+  if (args.save) writeFileSync(args.save, JSON.stringify(saved, null, 2) + '\n');
 
   await fed.close();
   await pool.end();

@@ -15,6 +15,7 @@ export {
 export { renderTableDdl, nativeType, META_TABLE, type TableDdl, type LoadMarker } from './ddl.js';
 export { LAYOUTS, TARGET_DATABASES, isLayoutName, type LayoutName, type LayoutTarget } from './layouts.js';
 export { loadTpch, type LoadTarget, type LoadOptions, type LoadEvent, type LoadResult } from './load.js';
+export { ProgressBars } from './progress.js';
 export { sourceFromUrl, redactUrl } from './source-url.js';
 export { Rng, seededRandom } from './random.js';
 export { startDemo, DEMO_SF, type Demo, type DemoOptions } from './demo.js';
