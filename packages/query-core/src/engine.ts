@@ -54,6 +54,7 @@ import { QueryRun, shielded, toJunctionError } from './exec/query-run.js';
 import { WorkerPool } from './exec/workers/pool.js';
 import { buildExplain } from './explain/build.js';
 import { explainText } from './explain/text.js';
+import { subqueryRowsError } from './expr/errors.js';
 
 const DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024;
 const DEFAULT_MAX_SPILL = 4 * 1024 * 1024 * 1024;
@@ -597,7 +598,7 @@ export class Engine {
       const inner = await this.runSubqueries(sub, params, ctx, options);
       const physical = this.physical(sub, params, inner, options);
       const rows = await collect(physical.root.execute(ctx));
-      if (rows.length > 1) throw new JunctionError('subquery_multiple_rows', 'user', 'More than one row returned by a subquery used as an expression.');
+      if (rows.length > 1) throw subqueryRowsError();
       values.set(sub, rows.length === 0 ? null : rows[0][0]);
     }
     return values;

@@ -38,7 +38,7 @@ const BY_CODE: Record<string, string> = {
   invalid_escape_sequence: '22025',
   like_trailing_escape: '22025',
   substring_error: '22011',
-  subquery_multiple_rows: '21000',
+  cardinality_violation: '21000',
   missing_parameter: '08P01',
   statement_too_complex: '54001',
   forbidden: '42501',

@@ -111,6 +111,13 @@ describe('arithmetic', () => {
     expect(err(call('add', i32(2147483647), i32(1))).message).toBe('integer out of range');
     expect(err(call('mul', i64(9223372036854775807n), i64(2n))).message).toBe('bigint out of range');
   });
+  it('raises a run-time check only on the CASE arm that reaches it', () => {
+    const raise: Expr = { kind: 'raise', code: 'cardinality_violation', message: 'more than one row returned by a subquery used as an expression', type: t.int32 };
+    const check = (n: number): Expr => ({ kind: 'case', whens: [{ when: call('gt', i64(BigInt(n)), i64(1n)), then: raise }], else: i32(7), type: t.int32 });
+    expect(ev(check(1))).toBe(7);
+    const e = err(check(2));
+    expect([e.kind, e.code, e.message]).toEqual(['user', 'cardinality_violation', 'more than one row returned by a subquery used as an expression']);
+  });
   it('NULL propagates', () => {
     expect(ev(call('add', i32(1), lit(null, t.int32)))).toBe(null);
     expect(ev(call('concat', str('a'), str(null)))).toBe(null);

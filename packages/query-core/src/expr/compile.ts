@@ -85,6 +85,12 @@ export function compileExpr(
           );
         }
         return options.subquery(e.plan, e.type);
+      case 'raise': {
+        const { code, message } = e;
+        return () => {
+          throw new JunctionError(code, 'user', message);
+        };
+      }
     }
   };
   return go(expr);

@@ -44,6 +44,8 @@ export function sameExpr(a: Expr, b: Expr, ids: ReadonlyMap<number, number>): bo
       return b.kind === 'cast' && sameType(a.type, b.type) && sameExpr(a.expr, b.expr, ids);
     case 'subquery':
       return false;
+    case 'raise':
+      return b.kind === 'raise' && a.code === b.code && a.message === b.message;
   }
 }
 

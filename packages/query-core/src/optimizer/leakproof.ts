@@ -38,6 +38,7 @@ export function isLeakproof(e: Expr): boolean {
       return isConstant(e.expr) || (isLeakproof(e.expr) && castCannotFail(e.expr.type, e.type));
     case 'case':
     case 'subquery':
+    case 'raise':
       return false;
   }
 }

@@ -408,6 +408,8 @@ class Builder {
         return { kind: 'cast', expr: x(e.expr), type: e.type };
       case 'subquery':
         throw internal('a subquery expression cannot be sent to a source');
+      case 'raise':
+        throw internal('a run-time check cannot be sent to a source');
     }
   }
 }

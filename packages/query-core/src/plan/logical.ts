@@ -34,7 +34,12 @@ export type Expr =
     }
   | { readonly kind: 'cast'; readonly expr: Expr; readonly type: JType }
   /** uncorrelated scalar subquery, evaluated once per execution (correlated ones are decorrelated by the binder) */
-  | { readonly kind: 'subquery'; readonly plan: LogicalPlan; readonly type: JType };
+  | { readonly kind: 'subquery'; readonly plan: LogicalPlan; readonly type: JType }
+  /**
+   * Raises this user error when evaluated (a CASE arm guards it): the run-time checks of
+   * decorrelated subqueries, e.g. a scalar subquery that matched two rows. Never sent to a source.
+   */
+  | { readonly kind: 'raise'; readonly code: string; readonly message: string; readonly type: JType };
 
 export interface NamedExpr {
   /** the output field this expression defines */

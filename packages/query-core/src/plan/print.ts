@@ -145,6 +145,8 @@ export function printExpr(expr: Expr, names: Map<number, string> = new Map(), op
       return `CAST(${p(expr.expr)} AS ${formatType(expr.type)})`;
     case 'subquery':
       return `(subquery ${expr.plan.kind})`;
+    case 'raise':
+      return `raise(${expr.code})`;
   }
 }
 

@@ -192,6 +192,7 @@ describe('subqueries anywhere: Junction answers as PostgreSQL does, or refuses a
     const g = new Generator(rng(SEED));
     const unsupported = new Map<string, number>();
     let compared = 0;
+    let orderDependent = 0;
     for (let i = 0; i < COUNT; i++) {
       const { sql, ordered } = g.query();
       const where = `seed ${SEED}, query #${i}: ${sql}`;
@@ -205,12 +206,23 @@ describe('subqueries anywhere: Junction answers as PostgreSQL does, or refuses a
             expect(isJunctionError(e) && e.kind !== 'internal', `${where}\n${String(e)}`).toBe(true);
             continue;
           }
+          // the other way round: a row PostgreSQL's plan rejected before reading the subquery
+          if (isJunctionError(e) && e.code === 'cardinality_violation') {
+            orderDependent++;
+            continue;
+          }
           const detail = `${where} (pushdown ${pushdown ? 'on' : 'off'})\nPostgreSQL: ${JSON.stringify(reference.rows)}\nJunction: ${String(e)}`;
           expect(isJunctionError(e) && e.kind === 'unsupported', detail).toBe(true);
           expect(isJunctionError(e) && e.position !== undefined, `${detail}\n(no position)`).toBe(true);
           const cls = isJunctionError(e) ? e.message : String(e);
           if (process.env.SHOW_UNSUPPORTED) console.info(cls, "::", sql);
           unsupported.set(cls, (unsupported.get(cls) ?? 0) + 1);
+          continue;
+        }
+        // which rows reach a scalar subquery before other conjuncts reject them is the planner's
+        // choice (PostgreSQL's too): an error it raised for a row Junction rejected first is not a wrong answer
+        if ('error' in reference && String(reference.error).includes('more than one row returned by a subquery')) {
+          orderDependent++;
           continue;
         }
         if ('error' in reference) {
@@ -222,7 +234,10 @@ describe('subqueries anywhere: Junction answers as PostgreSQL does, or refuses a
     }
     // the refusals, by message, for the report; most queries must really be compared
     if (unsupported.size > 0) console.info([...unsupported].map(([m, n]) => `${n}× ${m}`).join('\n'));
+    if (orderDependent > 0) console.info(`${orderDependent}× "more than one row" raised by one of PostgreSQL and Junction only`);
     expect(compared).toBeGreaterThan(COUNT);
+    // such answers are rare; hand-written cases below pin the error and its absence
+    expect(orderDependent).toBeLessThan(COUNT / 50);
   }, 600_000);
 });
 
@@ -248,17 +263,50 @@ describe('correlated scalar subqueries without an aggregate', () => {
   ];
   it.each(lookups)('%s', sameAsPostgres);
 
-  // one that may return several rows per outer row, or is limited, is refused where it stands
-  const refused = [
-    'SELECT o.id, (SELECT x.k FROM p.b x WHERE x.k = o.k) FROM p.a o',
-    'SELECT o.id, (SELECT x.k FROM p.b x WHERE x.id = o.k LIMIT 1) FROM p.a o',
+  // one that may find several rows runs too: PostgreSQL's rows while no outer row meets two
+  const several = [
+    'SELECT o.id, (SELECT x.w FROM p.b x WHERE x.k = o.k) FROM p.a o WHERE o.k <> 2 OR o.k IS NULL',
+    'SELECT o.id, (SELECT x.x FROM m.c x WHERE x.k = o.k) AS x FROM p.a o WHERE o.id > 2 ORDER BY 2, 1',
+    'SELECT o.id FROM m.c o WHERE o.x < (SELECT x.w FROM p.b x WHERE x.k = o.k + 2)',
+    'SELECT o.id, (SELECT x.k FROM p.b x WHERE x.k > o.k + 3) FROM p.a o',
     'SELECT o.id, (SELECT x.k FROM p.b x JOIN m.c y ON y.id = x.id WHERE x.id = o.k) FROM p.a o',
+    'SELECT o.id, (SELECT x.id FROM m.e x WHERE x.k = o.k) FROM p.a o',
+    'SELECT o.id, (SELECT x.s FROM p.a x WHERE x.k = o.k ORDER BY x.id) FROM m.c o WHERE o.k <> 1',
+    // a conjunct that is NULL for every row (NOT IN meeting a NULL) rejects them before the subquery is read, as in PostgreSQL
+    'SELECT o.id FROM p.a o WHERE NOT (o.k IN (SELECT x.v FROM p.a x WHERE x.k > 2)) AND o.v > (SELECT y.x FROM m.c y WHERE y.k = o.k)',
+    'SELECT o.id FROM p.a o WHERE o.v > (SELECT y.x FROM m.c y WHERE y.k = o.k) AND o.k > 1',
   ];
-  it.each(refused)('%s', async (sql) => {
+  it.each(several)('%s', sameAsPostgres);
+
+  // …and fails as PostgreSQL does, with its error, as soon as an outer row meets two
+  const twice = [
+    'SELECT o.id, (SELECT x.k FROM p.b x WHERE x.k = o.k) FROM p.a o',
+    'SELECT o.id, (SELECT x.x FROM m.c x WHERE x.k = o.k) FROM p.a o',
+    'SELECT o.id FROM m.c o WHERE o.x < (SELECT x.w FROM p.b x WHERE x.k = o.k + 1)',
+  ];
+  it.each(twice)('%s', async (sql) => {
+    const reference = await attempt(() => f.reference(sql), false);
+    expect(String('error' in reference && (reference.error as Error).message)).toBe('more than one row returned by a subquery used as an expression');
+    for (const pushdown of [true, false]) {
+      const got = await attempt(() => junctionRows(f.engine, sql, pushdown), false);
+      const e = 'error' in got ? got.error : undefined;
+      expect(isJunctionError(e) && [e.kind, e.code, e.message], `pushdown ${pushdown}`).toEqual([
+        'user',
+        'cardinality_violation',
+        'more than one row returned by a subquery used as an expression',
+      ]);
+    }
+  });
+
+  // a limited one would need its LIMIT per outer row: refused where it stands
+  it('refuses one with LIMIT, with a position', async () => {
+    const sql = 'SELECT o.id, (SELECT x.k FROM p.b x WHERE x.id = o.k LIMIT 1) FROM p.a o';
     const got = await attempt(() => junctionRows(f.engine, sql, true), false);
     const e = 'error' in got ? got.error : undefined;
     expect(isJunctionError(e) && [e.kind, e.position]).toEqual(['unsupported', { line: 1, column: 15, offset: 14, length: 10 }]);
-    expect(String((e as Error).message)).toMatch(/^a correlated scalar subquery without an aggregate, unless its correlation equates a primary or unique key/);
+    expect(String((e as Error).message)).toBe(
+      'a correlated scalar subquery without an aggregate but with LIMIT, OFFSET, FETCH, DISTINCT or window functions is not supported',
+    );
   });
 });
 
@@ -272,16 +320,19 @@ describe('subqueries correlated two or more levels up', () => {
   ];
   it.each(flattened)('%s', sameAsPostgres);
 
-  it('refuses NOT EXISTS reading a query two levels up, with a position', async () => {
-    const sql = 'SELECT o.id FROM p.a o WHERE EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM m.c z WHERE z.id = y.id AND z.k < o.k))';
-    const got = await attempt(() => junctionRows(f.engine, sql, true), false);
-    const e = 'error' in got ? got.error : undefined;
-    expect(isJunctionError(e) && [e.kind, e.message, e.position?.offset]).toEqual([
-      'unsupported',
-      'a subquery reading an enclosing query outside its own WHERE clause, or from two levels down is not supported',
-      37,
-    ]);
-  });
+  // NOT EXISTS reading a query two levels up: per outer row, the subquery's rows that no inner row rules out
+  const antiTwoUp = [
+    'SELECT o.id FROM p.a o WHERE EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM m.c z WHERE z.id = y.id AND z.k < o.k))',
+    'SELECT o.id FROM p.a o WHERE NOT EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM m.c z WHERE z.k = y.k AND z.x = o.v))',
+    'SELECT o.id FROM p.a o WHERE NOT EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM p.b z WHERE z.k = y.k AND z.w = o.v))',
+    'SELECT o.id FROM m.c o WHERE EXISTS (SELECT 1 FROM p.b y WHERE NOT EXISTS (SELECT 1 FROM p.a z WHERE z.k = y.k AND z.v = o.x))',
+    'SELECT o.id FROM p.a o WHERE NOT EXISTS (SELECT 1 FROM m.e y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM m.c z WHERE z.k = o.v))',
+    'SELECT o.id FROM p.a o WHERE o.k IN (SELECT y.k FROM p.b y WHERE NOT EXISTS (SELECT 1 FROM m.c z WHERE z.k = y.k AND z.x <> o.v))',
+    'SELECT o.id FROM p.a o WHERE o.k NOT IN (SELECT y.k FROM p.b y WHERE y.k IS NOT NULL AND y.id NOT IN (SELECT z.id FROM m.c z WHERE z.x > o.v))',
+    'SELECT o.id, EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM m.c z WHERE z.k = y.k AND z.x = o.v)) FROM p.a o',
+    'SELECT o.id FROM p.a o WHERE o.id < 3 OR NOT EXISTS (SELECT 1 FROM p.b y WHERE y.k = o.k AND NOT EXISTS (SELECT 1 FROM m.c z WHERE z.k = y.k AND z.x = o.v))',
+  ];
+  it.each(antiTwoUp)('%s', sameAsPostgres);
 });
 
 describe('correlated scalar subqueries in an aggregate query', () => {

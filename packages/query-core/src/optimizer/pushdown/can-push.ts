@@ -31,6 +31,8 @@ export function canPushExpr(e: Expr, caps: Capabilities): PushCheck {
         : OK;
     case 'subquery':
       return no('subquery is evaluated in Junction');
+    case 'raise':
+      return no('run-time check is evaluated in Junction');
     case 'cast':
       if (!caps.casts.includes(e.type.kind) && !caps.castsFrom[e.type.kind]?.includes(e.expr.type.kind))
         return no(`cast to ${e.type.kind} not supported by source`);

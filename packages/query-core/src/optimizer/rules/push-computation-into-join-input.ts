@@ -212,6 +212,7 @@ function safe(e: Expr): boolean {
     case 'param':
       return true;
     case 'subquery':
+    case 'raise':
       return false;
     case 'in':
       return safe(e.expr) && e.list.every(safe);

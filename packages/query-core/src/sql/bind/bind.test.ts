@@ -349,15 +349,61 @@ describe('binder: subqueries', () => {
 
   it('rejects correlation it cannot decorrelate, pointing at the subquery', () => {
     const e = failure(
-      'SELECT c_name FROM dbB.customer c WHERE c_acctbal > (SELECT o_totalprice FROM dbA.orders o WHERE o.o_custkey = c.c_custkey)',
+      'SELECT c_name FROM dbB.customer c WHERE c_acctbal > (SELECT o_totalprice FROM dbA.orders o WHERE o.o_custkey = c.c_custkey LIMIT 1)',
     );
-    expect([e.kind, e.code]).toEqual(['unsupported', 'feature_not_supported']);
+    expect([e.kind, e.code, e.message]).toEqual([
+      'unsupported',
+      'feature_not_supported',
+      'a correlated scalar subquery without an aggregate but with LIMIT, OFFSET, FETCH, DISTINCT or window functions is not supported',
+    ]);
     expect(e.position?.line).toBe(1);
     // correlated with a grouped query, a subquery may read only its group keys
     const ungrouped = failure(
       'SELECT c_nationkey, count(*) FROM dbB.customer c GROUP BY c_nationkey HAVING EXISTS (SELECT 1 FROM dbA.orders o WHERE o.o_custkey > c.c_acctbal)',
     );
     expect([ungrouped.kind, ungrouped.code, ungrouped.position?.column]).toEqual(['user', 'grouping_error', 133]);
+  });
+
+  it('binds a correlated scalar subquery that may find several rows: one group per outer row, its value raising on two', () => {
+    expect(plan('SELECT c_custkey, (SELECT n_name FROM dbD.nation n WHERE n.n_regionkey = c.c_nationkey) FROM dbB.customer c')).toBe(
+      lines(
+        'Project c_custkey#1 := c_custkey#1, ?column?#17 := CASE WHEN (?matches?#14 > 1) THEN raise(cardinality_violation) ELSE n_name#15 END',
+        '  Project c_custkey#1 := c_custkey#1, c_name#2 := c_name#2, c_address#3 := c_address#3, c_nationkey#4 := c_nationkey#4, c_phone#5 := c_phone#5, c_acctbal#6 := c_acctbal#6, c_mktsegment#7 := c_mktsegment#7, c_comment#8 := c_comment#8, ?matches?#14 := ?matches?#14, n_name#15 := n_name#15',
+        '    Aggregate group=[?row?#16 := ?row?#16, c_custkey#1 := c_custkey#1, c_name#2 := c_name#2, c_address#3 := c_address#3, c_nationkey#4 := c_nationkey#4, c_phone#5 := c_phone#5, c_acctbal#6 := c_acctbal#6, c_mktsegment#7 := c_mktsegment#7, c_comment#8 := c_comment#8] aggs=[?matches?#14 := count(?matched?#13), n_name#15 := min(n_name#10)]',
+        '      Join left ON (n_regionkey#11 = c_nationkey#4)',
+        '        Window ?row?#16 := row_number() OVER ()',
+        '          Scan dbB.public.customer AS c [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
+        '        Project n_name#10 := n_name#10, n_regionkey#11 := n_regionkey#11, ?matched?#13 := true::bool',
+        '          Project n_name#10 := n_name#10, n_regionkey#11 := n_regionkey#11',
+        '            Scan dbD.jdv_d.nation AS n [n_nationkey#9, n_name#10, n_regionkey#11, n_comment#12]',
+        '-- c_custkey int32, ?column? char(25) NULL',
+      ),
+    );
+  });
+
+  it('binds NOT EXISTS reading the query two levels up as marks over the numbered outer rows, counted per row', () => {
+    expect(
+      plan(
+        'SELECT c_custkey FROM dbB.customer c WHERE NOT EXISTS (SELECT 1 FROM dbA.orders o WHERE o.o_custkey = c.c_custkey AND NOT EXISTS (SELECT 1 FROM dbD.nation n WHERE n.n_nationkey = c.c_nationkey AND n.n_regionkey = o.o_orderkey))',
+      ),
+    ).toBe(
+      lines(
+        'Project c_custkey#1 := c_custkey#1',
+        '  Project c_custkey#1 := c_custkey#1, c_name#2 := c_name#2, c_address#3 := c_address#3, c_nationkey#4 := c_nationkey#4, c_phone#5 := c_phone#5, c_acctbal#6 := c_acctbal#6, c_mktsegment#7 := c_mktsegment#7, c_comment#8 := c_comment#8',
+        '    Filter (?matches?#24 = 0)',
+        '      Aggregate group=[?row?#26 := ?row?#26, c_custkey#1 := c_custkey#1, c_name#2 := c_name#2, c_address#3 := c_address#3, c_nationkey#4 := c_nationkey#4, c_phone#5 := c_phone#5, c_acctbal#6 := c_acctbal#6, c_mktsegment#7 := c_mktsegment#7, c_comment#8 := c_comment#8] aggs=[?matches?#24 := count(?matched?#25) FILTER ((NOT exists#27))]',
+        '        MarkJoin exists#27 EXISTS WHERE ((n_nationkey#18 = c_nationkey#4) AND (n_regionkey#20 = o_orderkey#9))',
+        '          Join left ON (o_custkey#10 = c_custkey#1)',
+        '            Window ?row?#26 := row_number() OVER ()',
+        '              Scan dbB.public.customer AS c [c_custkey#1, c_name#2, c_address#3, c_nationkey#4, c_phone#5, c_acctbal#6, c_mktsegment#7, c_comment#8]',
+        '            Project ?column?#23 := ?column?#23, o_custkey#10 := o_custkey#10, o_orderkey#9 := o_orderkey#9, ?matched?#25 := true::bool',
+        '              Project ?column?#23 := 1, o_custkey#10 := o_custkey#10, o_orderkey#9 := o_orderkey#9',
+        '                Scan dbA.public.orders AS o [o_orderkey#9, o_custkey#10, o_orderstatus#11, o_totalprice#12, o_orderdate#13, o_orderpriority#14, o_clerk#15, o_shippriority#16, o_comment#17]',
+        '          Project ?column?#22 := 1, n_nationkey#18 := n_nationkey#18, n_regionkey#20 := n_regionkey#20',
+        '            Scan dbD.jdv_d.nation AS n [n_nationkey#18, n_name#19, n_regionkey#20, n_comment#21]',
+        '-- c_custkey int32',
+      ),
+    );
   });
 
   it('binds IN (subquery) under OR as a mark join whose mark the filter reads', () => {

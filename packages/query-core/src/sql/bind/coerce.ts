@@ -143,6 +143,7 @@ export function nullable(e: Expr, fieldNullable: (id: number) => boolean): boole
       return e.value === null;
     case 'param':
     case 'subquery':
+    case 'raise':
       return true;
     case 'cast':
       return nullable(e.expr, fieldNullable);

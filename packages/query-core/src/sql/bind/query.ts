@@ -40,6 +40,14 @@ export interface CorrelationMode {
   keys?: { readonly outer: Expr; readonly inner: Field }[];
   /** scalar mode: decorrelate in general even when the correlation is only equalities */
   readonly general?: boolean;
+  /** scalar mode: no aggregate and no unique key, so it may yield several rows per outer row (checked at run time) */
+  rows?: boolean;
+  /**
+   * Semi/anti joins of this subquery's WHERE whose condition reads the enclosing query's row
+   * (NOT EXISTS two levels down): they cannot run inside this subquery, whose plan lacks that
+   * row, so they are left out of it and applied once it is joined to the enclosing query.
+   */
+  deferred?: Extract<LogicalPlan, { kind: 'Join' }>[];
 }
 
 interface CteDef {
@@ -443,13 +451,28 @@ export class QueryBinder {
       for (const j of pending) plan = j(plan);
       // what the subqueries' joins produce is local too: only the rest reads the outer query
       for (const f of outputFields(plan)) localIds.add(f.id);
+      // a scalar subquery that may meet two rows is read last, after the other conjuncts and the
+      // semi joins: a row they reject never raises its "more than one row", as in PostgreSQL
+      // (which runs such a subquery after cheaper quals; its error depends on that order too)
+      const checked = (c: Expr) => [...refsOf(c)].some((id) => this.subqueries.checked.has(id));
+      const late: Expr[] = [];
       for (const c of bound) {
         if (mode && [...refsOf(c)].some((id) => !localIds.has(id))) mode.pulled.push(c);
-        else predicates.push(c);
+        else (checked(c) ? late : predicates).push(c);
       }
       const pred = and(predicates);
       if (pred) plan = { kind: 'Filter', input: plan, predicate: pred };
-      for (const j of semiJoins) plan = mode ? this.flattenOuterReads(j(plan), mode) : j(plan);
+      for (const j of semiJoins) {
+        const joined = j(plan);
+        if (!mode) plan = joined;
+        else if (readsOutside(joined)) {
+          const flat = this.flattenOuterReads(joined, mode);
+          if (flat !== joined) plan = flat;
+          else (mode.deferred ??= []).push(joined as Extract<LogicalPlan, { kind: 'Join' }>);
+        } else plan = joined;
+      }
+      const checks = and(late);
+      if (checks) plan = { kind: 'Filter', input: plan, predicate: checks };
     }
     scope = this.refreshNullability(scope, plan);
 
@@ -600,13 +623,14 @@ export class QueryBinder {
     } else if (mode?.kind === 'scalar' && mode.pulled.length > 0) {
       const limited = clauses.some((c) => ['limit_clause', 'offset_clause', 'fetch_clause'].includes(c.type));
       const keys = limited || wins.calls.length > 0 ? undefined : this.uniqueLookupKeys(mode, localIds, plan);
-      if (!keys) {
+      if (keys) mode.keys = keys;
+      else if (limited || distinct || wins.calls.length > 0) {
+        // which row LIMIT keeps, or how many DISTINCT leaves, is decided per outer row: no join says that
         throw ctx.unsupported(
-          'a correlated scalar subquery without an aggregate, unless its correlation equates a primary or unique key of the one table it reads (it could return several rows)',
+          'a correlated scalar subquery without an aggregate but with LIMIT, OFFSET, FETCH, DISTINCT or window functions',
           select,
         );
-      }
-      mode.keys = keys;
+      } else mode.rows = true;
     }
 
     // window functions run after grouping, over its output
@@ -662,7 +686,7 @@ export class QueryBinder {
     });
 
     // correlated EXISTS/IN subqueries export the local columns their pulled conditions use
-    const exporting = !!mode && (mode.pulled.length > 0 || (mode.keys?.length ?? 0) > 0);
+    const exporting = !!mode && (mode.pulled.length > 0 || (mode.keys?.length ?? 0) > 0 || (mode.deferred?.length ?? 0) > 0);
     if (mode && exporting) {
       if (
         mode.kind !== 'scalar' &&
@@ -677,7 +701,8 @@ export class QueryBinder {
         );
       }
       const need = new Set<number>();
-      for (const p of mode.pulled) for (const id of refsOf(p)) if (available.has(id)) need.add(id);
+      for (const p of [...mode.pulled, ...(mode.deferred ?? []).map((d) => d.condition!)])
+        for (const id of refsOf(p)) if (available.has(id)) need.add(id);
       for (const k of mode.keys ?? []) need.add(k.inner.id);
       for (const id of need) {
         if (!named.some((n) => n.field.id === id))
@@ -894,6 +919,13 @@ interface SelectItem {
   readonly name: string;
   readonly alias?: string;
   readonly expr: Expr;
+}
+
+/** A semi/anti join whose condition reads a row neither of its sides has (a query further out). */
+function readsOutside(plan: LogicalPlan): boolean {
+  if (plan.kind !== 'Join' || (plan.type !== 'semi' && plan.type !== 'anti') || !plan.condition) return false;
+  const sides = new Set([...outputFields(plan.left), ...outputFields(plan.right)].map((f) => f.id));
+  return [...refsOf(plan.condition)].some((id) => !sides.has(id));
 }
 
 /** A select item that is still an unknown literal ('abc') is text, as in PostgreSQL. */

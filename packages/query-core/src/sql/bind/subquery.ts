@@ -1,8 +1,9 @@
 import { t } from '@junction/connectors';
 import type { ScalarFn, Value } from '@junction/connectors';
 import { compileExpr } from '../../expr/compile.js';
+import { SUBQUERY_ROWS } from '../../expr/errors.js';
 import type * as C from 'sql-parser-cst';
-import type { Expr, Field, LogicalPlan } from '../../plan/logical.js';
+import type { AggregateCall, Expr, Field, LogicalPlan } from '../../plan/logical.js';
 import { commonSupertype } from '../../expr/types.js';
 import { outputFields } from '../../plan/fields.js';
 import { refsOf, replaceRefs } from '../../plan/exprs.js';
@@ -27,6 +28,8 @@ export interface PendingMark {
   readonly id: number;
   /** the outer query's fields it reads (the compared operand, the correlation's outer side) */
   readonly reads: ReadonlySet<number>;
+  /** the expression standing for it when it is not the field `id` itself */
+  readonly value?: Expr;
   apply(plan: LogicalPlan, rewrite?: (e: Expr) => Expr): LogicalPlan;
 }
 
@@ -37,6 +40,9 @@ export interface PendingMark {
  *   one-row uncorrelated scalar subqueries → cross join; other uncorrelated ones stay an Expr.
  */
 export class SubqueryBinder {
+  /** match counts of scalar subqueries whose value raises when an outer row meets two rows (decorrelateRows) */
+  readonly checked = new Set<number>();
+
   constructor(private readonly q: QueryBinder) {}
 
   /** WHERE conjuncts `x [NOT] IN (SELECT …)` and `[NOT] EXISTS (SELECT …)` → semi/anti joins. */
@@ -58,6 +64,10 @@ export class SubqueryBinder {
       const sub = (n.expr as C.ParenExpr).expr as C.Node;
       const mode: CorrelationMode = { kind: 'exists', outer: scope, pulled: [] };
       const q = this.q.bindQuery(sub, mode);
+      if (mode.deferred) {
+        const deferred = mode.deferred;
+        return (plan) => this.filterByMatches(plan, q.plan, and(mode.pulled), deferred, negated, n);
+      }
       return (plan) => ({
         kind: 'Join',
         type: negated ? 'anti' : 'semi',
@@ -104,6 +114,10 @@ export class SubqueryBinder {
           cond = alts.reduce((a, b) => call('or', [a, b]));
         }
         const condition = and([cond, ...mode.pulled])!;
+        if (mode.deferred) {
+          const deferred = mode.deferred;
+          return (plan) => this.filterByMatches(plan, q.plan, condition, deferred, op === 'NOT IN', n);
+        }
         return (plan) => ({
           kind: 'Join',
           type: op === 'NOT IN' ? 'anti' : 'semi',
@@ -125,6 +139,10 @@ export class SubqueryBinder {
     const ctx = this.q.ctx;
     const mode: CorrelationMode = { kind: cmp ? 'in' : 'exists', outer: env.scope, pulled: [] };
     const q = this.q.bindQuery(queryNode, mode);
+    if (mode.deferred) {
+      if (cmp) throw ctx.unsupported('IN or a quantified comparison as a value (not a WHERE conjunct) over a subquery whose NOT EXISTS reads this query', node);
+      return this.markByMatches(q.plan, and(mode.pulled), mode.deferred, node);
+    }
     let compare: Extract<Expr, { kind: 'call' }> | undefined;
     if (cmp) {
       if (q.columns.length !== 1)
@@ -212,6 +230,155 @@ export class SubqueryBinder {
   }
 
   /**
+   * A subquery tested for a match whose own NOT EXISTS (or NOT IN) reads this query's row
+   * (`deferred`, left out of its plan), by general decorrelation: number this query's rows,
+   * left join them to the subquery's rows on its correlation, apply the deferred joins to the
+   * pairs (where that row is now at hand) as marks, and count per row the pairs no mark rules
+   * out. Every row keeps its group (count 0 when it has no pair, or none left).
+   */
+  private countMatches(
+    outer: LogicalPlan,
+    inner: LogicalPlan,
+    condition: Expr | undefined,
+    deferred: readonly Extract<LogicalPlan, { kind: 'Join' }>[],
+    node: C.Node,
+    matches: Field = { id: this.q.ctx.newId(), name: '?matches?', type: t.int64, nullable: false },
+  ) {
+    const ctx = this.q.ctx;
+    const present: Field = { id: ctx.newId(), name: '?matched?', type: t.bool, nullable: false };
+    const marked: LogicalPlan = {
+      kind: 'Project',
+      input: inner,
+      exprs: [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }],
+    };
+    const fields = outputFields(outer);
+    const row: Field = { id: ctx.newId(), name: '?row?', type: t.int64, nullable: false };
+    const numbered: LogicalPlan = {
+      kind: 'Window',
+      input: outer,
+      windows: [{ field: row, fn: 'row_number', args: [], partitionBy: [], orderBy: [] }],
+    };
+    let joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: marked, ...(condition ? { condition } : {}) };
+    // an anti join would drop a row's last pair, and the row with it: each pair gets a mark instead
+    const ruledOut: Expr[] = [];
+    for (const d of deferred) {
+      if (d.type !== 'anti') throw ctx.unsupported('EXISTS reading a query two levels up inside a scalar subquery', node);
+      const mark: Field = { id: ctx.newId(), name: 'exists', type: t.bool, nullable: false };
+      joined = { kind: 'MarkJoin', left: joined, right: d.right, condition: d.condition!, mark };
+      ruledOut.push(ref(mark));
+    }
+    const available = new Set([...outputFields(joined), ...deferred.flatMap((d) => outputFields(d.right))].map((f) => f.id));
+    for (const c of [...(condition ? [condition] : []), ...deferred.map((d) => d.condition!)])
+      for (const id of refsOf(c))
+        if (!available.has(id)) throw ctx.unsupported('a subquery reading a query three or more levels out', node);
+    const grouped: LogicalPlan = {
+      kind: 'Aggregate',
+      input: joined,
+      groupBy: [row, ...fields].map((f) => ({ field: f, expr: ref(f) })),
+      aggregates: [{ field: matches, fn: 'count', args: [ref(present)], distinct: false, filter: and(ruledOut.map((m) => call('not', [m])))! }],
+    };
+    return { grouped, fields, matches };
+  }
+
+  /** [NOT] EXISTS / [NOT] IN as a WHERE conjunct over a subquery with deferred joins (see countMatches). */
+  private filterByMatches(
+    outer: LogicalPlan,
+    inner: LogicalPlan,
+    condition: Expr | undefined,
+    deferred: readonly Extract<LogicalPlan, { kind: 'Join' }>[],
+    negated: boolean,
+    node: C.Node,
+  ): LogicalPlan {
+    const { grouped, fields, matches } = this.countMatches(outer, inner, condition, deferred, node);
+    const zero = lit(0n, t.int64);
+    const predicate = call(negated ? 'eq' : 'gt', [ref(matches), zero]);
+    return { kind: 'Project', input: { kind: 'Filter', input: grouped, predicate }, exprs: fields.map((f) => ({ field: f, expr: ref(f) })) };
+  }
+
+  /** EXISTS as a value over a subquery with deferred joins: true when a pair is left (never NULL). */
+  private markByMatches(inner: LogicalPlan, condition: Expr | undefined, deferred: readonly Extract<LogicalPlan, { kind: 'Join' }>[], node: C.Node): PendingMark {
+    const ctx = this.q.ctx;
+    // the count itself is carried up, and the mark is `count > 0` where it is read: a column
+    // computed from it would hide from the optimizer that a predicate over it already holds
+    const matches: Field = { id: ctx.newId(), name: '?matches?', type: t.int64, nullable: false };
+    const innerIds = new Set([...outputFields(inner), ...deferred.flatMap((d) => outputFields(d.right))].map((f) => f.id));
+    const reads = new Set<number>();
+    for (const c of [...(condition ? [condition] : []), ...deferred.map((d) => d.condition!)])
+      for (const id of refsOf(c)) if (!innerIds.has(id)) reads.add(id);
+    return {
+      id: matches.id,
+      reads,
+      value: call('gt', [ref(matches), lit(0n, t.int64)]),
+      apply: (plan, rewrite) => {
+        if (rewrite) throw ctx.unsupported('EXISTS over a subquery whose NOT EXISTS reads this query, in a query with GROUP BY or aggregates', node);
+        const { grouped, fields } = this.countMatches(plan, inner, condition, deferred, node, matches);
+        return { kind: 'Project', input: grouped, exprs: [...fields, matches].map((f) => ({ field: f, expr: ref(f) })) };
+      },
+    };
+  }
+
+  /**
+   * A correlated scalar subquery without an aggregate whose correlation does not pin one row
+   * (no unique key): it may yield several rows for an outer row, which PostgreSQL rejects only
+   * when it happens. Number the outer rows, left join them to the subquery's rows on the
+   * correlation, and per outer row count the real matches and keep the value: a count above
+   * one raises PostgreSQL's error, none gives NULL. Grouping by the row number keeps one row
+   * per outer row, so the check cannot be pushed below the join onto rows no outer row meets.
+   */
+  private decorrelateRows(plan: LogicalPlan, out: Field, pulled: readonly Expr[], node: C.Node): { join: PendingJoin; value: Expr } {
+    const ctx = this.q.ctx;
+    // ORDER BY alone does not change which rows there are
+    let inner = plan;
+    while (inner.kind === 'Sort') inner = inner.input;
+    const innerIds = new Set(outputFields(inner).map((f) => f.id));
+    const present: Field = { id: ctx.newId(), name: '?matched?', type: t.bool, nullable: false };
+    const marked: LogicalPlan = {
+      kind: 'Project',
+      input: inner,
+      exprs: [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }],
+    };
+    const matches: Field = { id: ctx.newId(), name: '?matches?', type: t.int64, nullable: false };
+    const any: Field = { ...out, id: ctx.newId(), nullable: true };
+    // at most one match reaches the value: min (bool_or for booleans, which have no min) is that match
+    const aggregates: AggregateCall[] = [
+      { field: matches, fn: 'count', args: [ref(present)], distinct: false },
+      { field: any, fn: out.type.kind === 'bool' ? 'bool_or' : 'min', args: [ref(out)], distinct: false },
+    ];
+    this.checked.add(matches.id);
+    // not a column: the check runs where the value is read, after the conjuncts before it
+    const value: Expr = {
+      kind: 'case',
+      whens: [{ when: call('gt', [ref(matches), lit(1n, t.int64)]), then: { kind: 'raise', ...SUBQUERY_ROWS, type: out.type } }],
+      else: ref(any),
+      type: out.type,
+    };
+    const condition = and([...pulled])!;
+    const join: PendingJoin = (outer, rewrite) => {
+      if (rewrite) throw ctx.unsupported('a correlated scalar subquery that may return several rows, in a query with GROUP BY or aggregates', node);
+      const fields = outputFields(outer);
+      const outerIds = new Set(fields.map((f) => f.id));
+      for (const id of refsOf(condition))
+        if (!innerIds.has(id) && !outerIds.has(id))
+          throw ctx.unsupported('a subquery correlated with a query more than one level out', node);
+      const row: Field = { id: ctx.newId(), name: '?row?', type: t.int64, nullable: false };
+      const numbered: LogicalPlan = {
+        kind: 'Window',
+        input: outer,
+        windows: [{ field: row, fn: 'row_number', args: [], partitionBy: [], orderBy: [] }],
+      };
+      const joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: marked, condition };
+      const grouped: LogicalPlan = {
+        kind: 'Aggregate',
+        input: joined,
+        groupBy: [row, ...fields].map((f) => ({ field: f, expr: ref(f) })),
+        aggregates,
+      };
+      return { kind: 'Project', input: grouped, exprs: [...fields, matches, any].map((f) => ({ field: f, expr: ref(f) })) };
+    };
+    return { join, value };
+  }
+
+  /**
    * Scalar subqueries. Correlated ones (aggregate, equality correlation) become a left join on
    * the correlation keys, added to `correlated`. Uncorrelated ungrouped aggregates always yield
    * exactly one row, so when `constant` is given they become a cross join the optimizer can
@@ -233,7 +400,7 @@ export class SubqueryBinder {
         const m = this.mark(env, node, queryNode, compare);
         if (marks) marks.push(m);
         else correlated.push((plan) => m.apply(plan));
-        return { kind: 'ref', id: m.id, type: t.bool };
+        return m.value ?? { kind: 'ref', id: m.id, type: t.bool };
       },
       scalar: (node, queryNode, s) => {
         try {
@@ -258,9 +425,15 @@ export class SubqueryBinder {
   ): Expr {
     const mode: CorrelationMode = { kind: 'scalar', outer: s, pulled: [], ...(general ? { general } : {}) };
     const q = this.q.bindQuery(queryNode, mode);
+    if (mode.deferred) throw this.q.ctx.unsupported('a scalar subquery whose NOT EXISTS or NOT IN reads this query', node);
     if (q.columns.length !== 1) throw this.q.ctx.error('user', 'syntax_error', 'subquery must return only one column', node);
     const out = q.columns[0].field;
     if (!mode.keys || mode.keys.length === 0) {
+      if (mode.pulled.length > 0 && mode.rows) {
+        const rows = this.decorrelateRows(q.plan, out, mode.pulled, node);
+        correlated.push(rows.join);
+        return rows.value;
+      }
       if (mode.pulled.length > 0) {
         correlated.push(this.decorrelate(q.plan, mode.pulled, node));
         return ref(out);
