@@ -282,11 +282,13 @@ describe('Engine', () => {
     expect((err as JunctionError).kind).toBe('user');
   });
 
-  it('spills a GROUP BY past the budget, and fails with memory_budget_exceeded where an operator cannot spill (DISTINCT)', async () => {
+  it('spills a GROUP BY and a DISTINCT past the budget, and fails with memory_budget_exceeded where an operator cannot spill (a join on no equality)', async () => {
     const grouped = await rows(`SELECT o_id, count(*) FROM pg.orders GROUP BY o_id`, [], { memoryBudgetBytes: 10_000, pushdown: false });
     const direct = await rows(`SELECT o_id, count(*) FROM pg.orders GROUP BY o_id`);
     expect(bag(grouped)).toEqual(bag(direct));
-    const err = await rows(`SELECT DISTINCT o_id, o_total FROM pg.orders`, [], { memoryBudgetBytes: 10_000, pushdown: false }).catch((e: unknown) => e);
+    const distinct = await rows(`SELECT DISTINCT o_id, o_total FROM pg.orders`, [], { memoryBudgetBytes: 10_000, pushdown: false });
+    expect(bag(distinct)).toEqual(bag(await rows(`SELECT DISTINCT o_id, o_total FROM pg.orders`)));
+    const err = await rows(`SELECT count(*) FROM pg.orders a JOIN pg.orders b ON a.o_id < b.o_id`, [], { memoryBudgetBytes: 10_000, pushdown: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JunctionError);
     expect((err as JunctionError).code).toBe('memory_budget_exceeded');
   });
