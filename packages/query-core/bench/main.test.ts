@@ -20,6 +20,7 @@ describe('npm run bench', () => {
       expect(stdout).toContain('JUNCTION_TOKEN');
       expect(stdout).toContain('--preset tpch22');
       expect(stdout).toContain('--documents [--sf 0.1]');
+      expect(stdout).toContain('--shapes [--sf 1]');
     }
   });
 

@@ -118,6 +118,21 @@ class Planner {
     return printExpr(e, names, { omitIds: true });
   }
 
+  /**
+   * A WHERE keeps a row only when every conjunct is TRUE, so, as PostgreSQL runs its quals, it
+   * stops at the first that is not (FALSE or NULL): a later one that would raise (a scalar
+   * subquery meeting two rows, a division by zero) is not evaluated for a row already rejected.
+   */
+  private filterPredicate(predicate: Expr, layout: Layout): RowFn {
+    const parts = conjunctsOf(predicate);
+    if (parts.length < 2) return this.o.compiler.expr(predicate, layout);
+    const fns = parts.map((p) => this.o.compiler.expr(p, layout));
+    return (row) => {
+      for (const f of fns) if (f(row) !== true) return false;
+      return true;
+    };
+  }
+
   private statementText(e: Expr): string {
     if (this.statementNames.size === 0) return this.text(e);
     return printExpr(e, new Map([...this.names, ...this.statementNames]), { omitIds: true });
@@ -145,7 +160,7 @@ class Planner {
         return this.remote(plan, est);
       case 'Filter': {
         const input = this.plan(plan.input);
-        const pred = this.o.compiler.expr(plan.predicate, input.layout);
+        const pred = this.filterPredicate(plan.predicate, input.layout);
         return { ...input, op: new FilterOp(input.op, pred, this.text(plan.predicate, input.fields), plan.notPushed) };
       }
       case 'Project': {
@@ -338,7 +353,8 @@ class Planner {
       const driverSide = strategy.driver;
       const other = driverSide === 'left' ? right : left;
       const dep = this.dependentTarget(other, keys.map((k) => (driverSide === 'left' ? k.right : k.left)));
-      const preservedOther = driverSide === 'left' ? type === 'right' || type === 'full' : type === 'left' || type === 'full' || type === 'semi' || type === 'anti';
+      // a semi join's left rows without a match are dropped: restricting them to the right's keys is exact
+      const preservedOther = driverSide === 'left' ? type === 'right' || type === 'full' : type === 'left' || type === 'full' || type === 'anti';
       if (dep && !preservedOther) {
         const driverCols = driverSide === 'left' ? leftCols : rightCols;
         const op = new DependentJoinOp(
@@ -371,7 +387,7 @@ class Planner {
     const buildCols = buildSide === 'right' ? rightCols : leftCols;
     let dependentSwitch: DependentSwitch | undefined;
     const switchKeys = this.o.dependentSwitchKeys ?? 0;
-    const probePreserved = buildSide === 'right' ? type === 'left' || type === 'full' || type === 'semi' || type === 'anti' : type === 'right' || type === 'full';
+    const probePreserved = buildSide === 'right' ? type === 'left' || type === 'full' || type === 'anti' : type === 'right' || type === 'full';
     const probePlan = buildSide === 'right' ? plan.left : plan.right;
     const probeEst = this.o.estimate?.(probePlan);
     const probeRead = this.o.estimate?.(readByKeys(probePlan, keyIds(probeKeys)));

@@ -87,7 +87,12 @@ const SUBQUERY_SHAPES: Record<string, string> = {
   'scalar-sum-mixed-correlation-across-sources': `SELECT c_custkey FROM dbB.customer WHERE c_acctbal < (SELECT sum(o_totalprice) FROM dbA.orders WHERE o_custkey = c_custkey AND o_orderdate > DATE '1998-01-01' AND o_totalprice <> c_acctbal)`,
   'exists-not-equal-correlation-q21-shape': `SELECT l_orderkey, l_suppkey, EXISTS (SELECT 1 FROM dbA.lineitem l2 WHERE l2.l_orderkey = l1.l_orderkey AND l2.l_suppkey <> l1.l_suppkey) AS shared FROM dbA.lineitem l1 WHERE l_orderkey < 10`,
   'exists-in-left-join-on': `SELECT c_custkey, o_orderkey FROM dbB.customer LEFT JOIN dbA.orders ON o_custkey = c_custkey AND EXISTS (SELECT 1 FROM dbA.lineitem WHERE l_orderkey = o_orderkey AND l_quantity > 49)`,
+  // issue 30 (b): the subquery's few customers drive, orders is read by their keys
+  'in-from-another-source-drives': `SELECT o_orderkey, o_totalprice FROM dbA.orders WHERE o_custkey IN (SELECT c_custkey FROM dbB.customer WHERE c_nationkey = 7 AND c_mktsegment = 'AUTOMOBILE')`,
   'in-in-having': `SELECT o_custkey, count(*) AS n FROM dbA.orders GROUP BY o_custkey HAVING o_custkey IN (SELECT c_custkey FROM dbB.customer WHERE c_acctbal > 9000) OR count(*) > 30`,
+  // issue 30, the last refusals: NOT EXISTS reading the query two levels up; a scalar subquery that may find several rows
+  'not-exists-two-levels-up': `SELECT c_custkey FROM dbB.customer c WHERE NOT EXISTS (SELECT 1 FROM dbA.orders o WHERE o.o_custkey = c.c_custkey AND NOT EXISTS (SELECT 1 FROM dbA.lineitem l WHERE l.l_orderkey = o.o_orderkey AND l.l_linenumber = c.c_nationkey))`,
+  'scalar-several-rows-checked': `SELECT c_custkey, (SELECT n_name FROM dbD.nation WHERE n_regionkey = c_nationkey) AS nation FROM dbB.customer WHERE c_acctbal > 9000`,
 };
 
 describe('subquery shapes, golden plans, layout pg-mariadb', () => {
@@ -100,6 +105,28 @@ describe('subquery shapes, golden plans, layout pg-mariadb', () => {
     const plan = optimize(bind(sql, catalog, {}).plan, input);
     const text = goldenText(name, 'pg-mariadb', sql, plan, [], registered).replace(/^-- JDV query (\S+), federated form/, '-- subquery shape $1');
     expectGolden(join(here, 'subqueries', `${name}.plan`), text);
+  });
+});
+
+/**
+ * Issue 30's cross-source shapes beside TPC-H's: what each source is sent and how the joins
+ * left in Junction run.
+ */
+const FEDERATED_SHAPES: Record<string, string> = {
+  // lineitem's filter has no index, its l_orderkey has: the orders found drive it by key
+  'outer-join-chain-unindexed-filter': `SELECT c_custkey, o_orderkey, l_linenumber FROM dbB.customer LEFT JOIN dbA.orders ON o_custkey = c_custkey LEFT JOIN dbA.lineitem ON l_orderkey = o_orderkey AND l_shipdate = DATE '1998-11-01' WHERE c_nationkey = 9`,
+};
+
+describe('federated shapes, golden plans, layout pg-mariadb', () => {
+  const registered = registeredSources('pg-mariadb');
+  const catalog = new Catalog(registered);
+  const input = { sources: sourcesFromRegistered(registered), options: { pushdown: true } };
+
+  it.each(Object.keys(FEDERATED_SHAPES))('%s', (name) => {
+    const sql = FEDERATED_SHAPES[name];
+    const plan = optimize(bind(sql, catalog, {}).plan, input);
+    const text = goldenText(name, 'pg-mariadb', sql, plan, [], registered).replace(/^-- JDV query (\S+), federated form/, '-- federated shape $1');
+    expectGolden(join(here, 'shapes', `${name}.plan`), text);
   });
 });
 

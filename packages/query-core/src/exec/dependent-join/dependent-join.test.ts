@@ -58,6 +58,22 @@ describe('planKeyBatches', () => {
     expect(statements.flat(2)).toEqual(many);
   });
 
+  it('spreads an array source\'s keys over up to `spread` statements, never fewer than SPREAD_MIN_KEYS keys each, nor past SPREAD_MAX_KEYS in all', () => {
+    const keys = Array.from({ length: 12_500 }, (_, i) => i);
+    const sizes = (n: number, spread: number) => planKeyBatches(keys.slice(0, n), { maxInList: 1000, maxBindParams: 0, baseParams: 0, array: true, spread }).map((s) => s.map((l) => l.length));
+    // 12,500 keys over 4 statements of 3,125: four connections probe the index at once
+    expect(sizes(12_500, 4)).toEqual([[3125], [3125], [3125], [3125]]);
+    // 3,000 keys: one statement of 2,000 and one of 1,000, not four short ones
+    expect(sizes(3000, 4)).toEqual([[2000], [1000]]);
+    expect(sizes(1500, 4)).toEqual([[1500]]);
+    // without spread, as many as 50 lists hold (50,000 here)
+    expect(sizes(12_500, 1)).toEqual([[12_500]]);
+    // past SPREAD_MAX_KEYS the source would rather scan than probe: one statement, not four scans
+    const many = Array.from({ length: 30_000 }, (_, i) => i);
+    expect(planKeyBatches(many, { maxInList: 1000, maxBindParams: 0, baseParams: 0, array: true, spread: 4 }).map((s) => s[0].length)).toEqual([30_000]);
+    expect(planKeyBatches(keys, { maxInList: 1000, maxBindParams: 0, baseParams: 0, array: true, spread: 4 }).flat(2)).toEqual(keys);
+  });
+
   it('wraps a grouped query before restricting it by a column it computes, so the IN does not change the groups', () => {
     const count: RemoteQuery = {
       ...parts(),
@@ -169,6 +185,26 @@ describe('DependentJoinOp on MariaDB', () => {
     const text = testContext();
     expect(bag(await run(join('semi', withText, 2), text))).toEqual(bag([[2, 'x'], [5, 'y'], [5, 'z']]));
     expect(text.statements[0].sql).toMatch(/^SELECT (?!DISTINCT)/);
+  });
+
+  it('a semi join driven by its subquery side returns each outer row once per copy, never asking for NULL or repeated keys', async () => {
+    // the outer side is ps_partkey alone: 1..10, each 4 times; the subquery's keys repeat and hold a NULL
+    const outer: RemoteQuery = {
+      select: [{ expr: { kind: 'column', table: 'ps', column: 'ps_partkey', type: t.int32 }, alias: 'ps_partkey' }],
+      from: { kind: 'table', alias: 'ps', schema: db.name, table: 'ps' },
+    };
+    const op = new DependentJoinOp(
+      new RowsOp([[[2], [5], [null]], [[2], [77], [5]]]),
+      new RemoteScanOp('my', conn, outer, conn.render(outer)),
+      { type: 'semi', buildSide: 'right', leftKey: makeKeyFn([0], [t.int32], false), rightKey: makeKeyFn([0], [t.int32], false), leftWidth: 1, rightWidth: 1 },
+      { driverColumn: 0, driverType: t.int32, remoteColumn: 0, maxInList: 1, maxParallel: 2 },
+      '',
+    );
+    const ctx = testContext();
+    expect(bag(await run(op, ctx))).toEqual(bag([[2], [2], [2], [2], [5], [5], [5], [5]]));
+    // the outer rows are the answer: every copy is read, none merged by DISTINCT
+    expect(ctx.statements.map((x) => x.sql).join('\n')).not.toMatch(/DISTINCT/);
+    expect(ctx.statements.flatMap((x) => x.params)).toEqual([2, 5, 77]);
   });
 
   it('a two-column join restricts both key columns and matches exact tuples locally', async () => {

@@ -53,6 +53,8 @@ export async function* fetchByKeys(
     maxBindParams: caps.maxBindParams,
     baseParams: scan.rendered.params.length,
     array: array(column),
+    // further key columns narrow only a single statement: spreading would send them unnarrowed
+    spread: extra.length === 0 ? options.maxParallel : 1,
   });
   report.statements += statements.length;
   // further key columns narrow a single statement when their values fit beside the first key's

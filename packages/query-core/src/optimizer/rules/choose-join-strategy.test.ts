@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { fire } from '../rule-test-helper.js';
-import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, and, col, eq, param, parseType, remote, sources } from '../test-support.js';
+import { MARIADB_CI_CAPS, PG_CAPS, PlanBuilder, and, col, eq, lit, param, parseType, remote, sources } from '../test-support.js';
 import { chooseJoinStrategy } from './choose-join-strategy.js';
 import type { CatalogSnapshot } from '@junction/connectors';
 
-function join(smallRows: number, keyType = 'int64') {
+function join(smallRows: number, keyType = 'int64', type: 'inner' | 'semi' | 'anti' = 'inner') {
   const b = new PlanBuilder();
   const c = b.scan('dbB', 'customer', { c_custkey: keyType }, smallRows);
   const o = b.scan('dbD', 'orders', { o_custkey: keyType }, 1_500_000);
-  return b.join('inner', remote(o), remote(c), eq(col(o, 'o_custkey'), col(c, 'c_custkey')));
+  return b.join(type, remote(o), remote(c), eq(col(o, 'o_custkey'), col(c, 'c_custkey')));
 }
 
 /** orders' o_custkey as the source's statistics describe it: `distinct` customers place orders. */
@@ -87,6 +87,67 @@ describe('choose-join-strategy', () => {
         Remote dbB [c_custkey#1]
           Scan dbB.public.customer AS customer [c_custkey#1]"
     `);
+  });
+
+  it('lets a small subquery side drive a semi join: `o_custkey IN (SELECT c_custkey …)` reads orders by the customers\' keys', () => {
+    expect(fire(chooseJoinStrategy, join(100, 'int64', 'semi'), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS }))).toMatchInlineSnapshot(`
+      "Join semi ON (o_custkey#2 = c_custkey#1) strategy=dependent(driver=right, maxInList=1000, parallel=4)
+        Remote dbD [o_custkey#2]
+          Scan dbD.public.orders AS orders [o_custkey#2]
+        Remote dbB [c_custkey#1]
+          Scan dbB.public.customer AS customer [c_custkey#1]"
+    `);
+  });
+
+  it('never lets the subquery side drive an anti join: the rows it keeps are those without a key among the subquery\'s', () => {
+    expect(fire(chooseJoinStrategy, join(100, 'int64', 'anti'), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS }))).toContain('strategy=hash(build=right)');
+  });
+
+  it('asks by an indexed key when no index serves the other side\'s filter: the source would scan its whole table for a few rows', () => {
+    // lineitem: 6M rows, an index on l_orderkey (and l_partkey), none on l_shipdate; 2,400
+    // rows estimated to pass the filter, fewer than 10× the driver's 12,000 orders
+    const lineitem = (indexed: string[]): CatalogSnapshot => ({
+      defaultSchema: 'public',
+      introspectedAt: '',
+      tables: [
+        {
+          schema: 'public',
+          name: 'lineitem',
+          kind: 'table',
+          rowCount: 6_000_000,
+          foreignKeys: [],
+          indexes: indexed.map((c) => ({ name: `${c}_idx`, columns: [c], unique: false })),
+          columns: [
+            { name: 'l_orderkey', type: parseType('int64'), nativeType: 'bigint', nullable: false, stats: { distinct: 1_500_000 } },
+            { name: 'l_partkey', type: parseType('int64'), nativeType: 'bigint', nullable: false, stats: { distinct: 2_000 } },
+            { name: 'l_shipdate', type: parseType('date'), nativeType: 'date', nullable: false, stats: { distinct: 2500 } },
+          ],
+        },
+      ],
+    });
+    const plan = (filterOn: 'l_shipdate' | 'l_partkey') => {
+      const b = new PlanBuilder();
+      const o = b.scan('dbB', 'orders', { o_orderkey: 'int64' }, 12_000);
+      const l = b.scan('dbA', 'lineitem', { l_orderkey: 'int64', l_partkey: 'int64', l_shipdate: 'date' }, 6_000_000);
+      const value = filterOn === 'l_shipdate' ? lit('1998-11-01', 'date') : lit(7);
+      const filtered = remote(b.filter(l, eq(col(l, filterOn), value)));
+      return b.join('left', remote(o), filtered, eq(col(filtered, 'l_orderkey'), col(o, 'o_orderkey')));
+    };
+    const input = (indexed: string[]) => sources({ dbB: PG_CAPS, dbA: { capabilities: PG_CAPS, catalog: lineitem(indexed) } });
+    expect(fire(chooseJoinStrategy, plan('l_shipdate'), input(['l_orderkey', 'l_partkey']))).toMatchInlineSnapshot(`
+      "Join left ON (l_orderkey#2 = o_orderkey#1) strategy=dependent(driver=left, maxInList=1000, parallel=4)
+        Remote dbB [o_orderkey#1]
+          Scan dbB.public.orders AS orders [o_orderkey#1]
+        Remote dbA [l_orderkey#2, l_partkey#3, l_shipdate#4]
+          Filter (l_shipdate#4 = '1998-11-01'::date)
+            Scan dbA.public.lineitem AS lineitem [l_orderkey#2, l_partkey#3, l_shipdate#4]"
+    `);
+    // an index serves the filter: the source reads only its 3,000 rows
+    expect(fire(chooseJoinStrategy, plan('l_partkey'), input(['l_orderkey', 'l_partkey']))).toContain('strategy=hash(build=right)');
+    // no index on the key: IN lists would scan the table as well
+    expect(fire(chooseJoinStrategy, plan('l_shipdate'), input(['l_partkey']))).toContain('strategy=hash(build=right)');
+    // the catalog lists no indexes: nothing is assumed
+    expect(fire(chooseJoinStrategy, plan('l_shipdate'), input([]))).toContain('strategy=hash(build=right)');
   });
 
   it("reads the other side once when the driver's keys cover most of its distinct keys (statistics)", () => {

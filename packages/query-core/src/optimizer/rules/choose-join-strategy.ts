@@ -1,7 +1,7 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { readByKeys } from '../../plan/fields.js';
-import { capabilitiesOf, type OptimizerContext } from '../context.js';
-import { conjoin, conjuncts, fieldIds, isConstant, isInteger, keyColumn, sameType } from '../exprs.js';
+import { capabilitiesOf, tableInfo, type OptimizerContext } from '../context.js';
+import { conjoin, conjuncts, fieldIds, isConstant, isInteger, keyColumn, refsOf, sameType } from '../exprs.js';
 import { distinctInOutput, distinctOf, estimateRows } from '../stats.js';
 import { knownPredicates } from './infer-predicates-through-join-keys.js';
 
@@ -21,7 +21,8 @@ export const DEPENDENT_MAX_KEY_COVERAGE = 0.5;
 
 /**
  * Picks how Junction runs each join it keeps. Equi-joins hash with the smaller estimated side
- * as build. When one side is small and the other is a Remote whose source takes IN lists of
+ * as build. When one side is small (for a semi join, either: `IN (subquery)` with a selective
+ * subquery in another source reads the outer table by the subquery's keys) and the other is a Remote whose source takes IN lists of
  * the key's type exactly, the join is dependent: read the small side, send its keys to the
  * other source in IN lists. Not when the other side is tiny (reading it whole costs less than a
  * round trip per key batch) or its key is already pinned to a constant by key inference.
@@ -49,13 +50,15 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
   const ordered = orderKeys(node, keys, l <= r ? 'left' : 'right', ctx);
   if (ordered) return chooseJoinStrategy(ordered, ctx);
 
-  // the driver's rows must all be read anyway: the preserved side of an outer join, the probing side of semi/anti
+  // the driver's rows must all be read anyway: the preserved side of an outer join, the
+  // probing side of an anti join. A semi join keeps only left rows with a match, so its
+  // subquery side may drive too: the left rows whose key is among its keys are all it can keep.
   const drivers: ('left' | 'right')[] =
-    node.type === 'inner'
+    node.type === 'inner' || node.type === 'semi'
       ? l <= r
         ? ['left', 'right']
         : ['right', 'left']
-      : node.type === 'left' || node.type === 'semi' || node.type === 'anti'
+      : node.type === 'left' || node.type === 'anti'
         ? ['left']
         : node.type === 'right'
           ? ['right']
@@ -64,11 +67,14 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
     const [small, out, other] = driver === 'left' ? [l, r, node.right] : [r, l, node.left];
     // a grouped source asked by key reads only its keys' rows: its input is what is saved
     const big = Math.max(out, estimateRows(readByKeys(other, new Set(keys.map((k) => (driver === 'left' ? k.r : k.l)))), ctx));
+    // a filter no index serves makes the source scan its whole table to answer: IN lists on
+    // an indexed key read only the keys' rows (lineitem by orderkey, not by shipdate)
+    const reads = Math.max(big, scannedRows(other, new Set(keys.map((k) => (driver === 'left' ? k.r : k.l))), ctx) ?? 0);
     // the keys the driver sends, not its rows, make the IN lists
     const driverKeys = Math.min(small, distinctInOutput(ref(driver === 'left' ? keys[0].l : keys[0].r, keys[0].type), driver === 'left' ? node.left : node.right, ctx) ?? small);
     if (
       driverKeys >= DEPENDENT_MAX_DRIVER_ROWS ||
-      small * DEPENDENT_MIN_RATIO > big ||
+      small * DEPENDENT_MIN_RATIO > reads ||
       big <= TINY_SIDE_ROWS ||
       other.kind !== 'Remote'
     )
@@ -154,4 +160,40 @@ function pinsKey(p: Expr, keys: ReadonlySet<number>): boolean {
   if (p.kind !== 'call' || p.fn !== 'eq') return false;
   const [a, b] = p.args;
   return (a.kind === 'ref' && keys.has(a.id) && isConstant(b)) || (b.kind === 'ref' && keys.has(b.id) && isConstant(a));
+}
+
+/**
+ * The rows a Remote over one filtered table reads to answer without key lists, when that is
+ * its whole table: some key column leads one of the table's indexes (an IN list can seek) and
+ * no filter column leads any (the filter cannot). Undefined for any other shape, or when the
+ * catalog lists no indexes.
+ */
+function scannedRows(other: LogicalPlan, keyIds: ReadonlySet<number>, ctx: OptimizerContext): number | undefined {
+  let p = other.kind === 'Remote' ? other.plan : undefined;
+  let ids = keyIds;
+  let filterRefs = new Set<number>();
+  while (p && p.kind !== 'Scan') {
+    if (p.kind === 'Filter') for (const id of refsOf(p.predicate)) filterRefs.add(id);
+    else if (p.kind === 'Project') {
+      // only a projection passing the key through as it is keeps its index usable; a filter
+      // above it reads the columns its expressions read
+      const keys = new Set<number>();
+      const filtered = new Set<number>();
+      for (const x of p.exprs) {
+        if (ids.has(x.field.id) && x.expr.kind === 'ref') keys.add(x.expr.id);
+        if (filterRefs.has(x.field.id)) for (const id of refsOf(x.expr)) filtered.add(id);
+      }
+      ids = keys;
+      filterRefs = filtered;
+    } else return undefined;
+    p = p.input;
+  }
+  if (!p || filterRefs.size === 0) return undefined;
+  const table = tableInfo(ctx, p.table);
+  if (!table?.indexes.length || table.rowCount === undefined) return undefined;
+  const leading = new Set(table.indexes.map((i) => i.columns[0]));
+  const column = (id: number): string | undefined => p.columns[p.fields.findIndex((f) => f.id === id)];
+  if (![...ids].some((id) => leading.has(column(id) ?? ''))) return undefined;
+  if ([...filterRefs].some((id) => leading.has(column(id) ?? ''))) return undefined;
+  return table.rowCount;
 }
