@@ -39,7 +39,14 @@ ORDER BY revenue DESC`;
 async function main(): Promise<void> {
   const tag = `jbench_${String(args.sf).replace('.', '_')}`;
   let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  // what the process held when its RSS peaked: V8's heap (live and not yet collected) against buffers outside it
+  let atPeak = process.memoryUsage();
+  const sampler = setInterval(() => {
+    const rss = process.memoryUsage.rss();
+    if (rss <= peakRss) return;
+    peakRss = rss;
+    atPeak = process.memoryUsage();
+  }, 20);
 
   const directUrl = new URL(PG_URL);
   directUrl.pathname = `/${tag}_direct`;
@@ -65,6 +72,7 @@ async function main(): Promise<void> {
   const sql = Q5((s) => `${s}.`);
   const rssBefore = process.memoryUsage().rss;
   peakRss = rssBefore;
+  atPeak = process.memoryUsage();
   const t1 = performance.now();
   const r = await engine.query(sql, { pushdown: args.pushdown });
   const rows: Row[] = [];
@@ -85,6 +93,7 @@ async function main(): Promise<void> {
       `direct PostgreSQL: ${directMs.toFixed(0)} ms, ${expected.rows.length} rows`,
       `Junction, 4 sources: ${fedMs.toFixed(0)} ms (${(fedMs / directMs).toFixed(2)}× direct), ${rows.length} rows, answer ${same ? 'same' : 'DIFFERS'}`,
       `Junction peak memory (tracked) ${mb(stats.peakMemoryBytes)} MB, spilled ${mb(stats.spilledBytes)} MB, process RSS before ${mb(rssBefore)} MB, peak ${mb(peakRss)} MB`,
+      `at peak RSS: V8 heap used ${mb(atPeak.heapUsed)} MB of ${mb(atPeak.heapTotal)} MB, external ${mb(atPeak.external)} MB (array buffers ${mb(atPeak.arrayBuffers)} MB)`,
     ].join('\n') + '\n',
   );
   if (args.explain) {

@@ -6,6 +6,12 @@ export const SPILL_FANOUT = 32;
 /** Estimated bytes a partition buffers before they are written as one chunk. */
 const FLUSH_BYTES = 64 * 1024;
 /**
+ * Encoded bytes a partition's file gathers before one write to disk. Outside the memory
+ * budget (encoded chunks are a fraction of the rows they hold), so kept small enough that
+ * the 32 files of two levels of splits stay a few MiB each.
+ */
+const WRITE_BLOCK = 256 * 1024;
+/**
  * The buffers of one set of partitions take at most this share of the query's budget:
  * they must not crowd out the hash tables of other operators (or of this one's next
  * partition), or everything else would spill for want of memory the buffers hold.
@@ -60,6 +66,7 @@ export class SpillPartitions<T> {
   /** Writes every buffer; the files are complete afterwards. */
   async flushAll(): Promise<void> {
     for (let p = 0; p < this.fanout; p++) if (this.buffers[p].length > 0) await this.flush(p);
+    for (const f of this.files) await f?.flush();
   }
 
   records(p: number): number {
@@ -87,7 +94,7 @@ export class SpillPartitions<T> {
     this.buffers[p] = [];
     let file = this.files[p];
     if (!file) {
-      file = await SpillFile.create<T>(this.ctx.spillDir, this.ctx.disk, this.operator);
+      file = await SpillFile.create<T>(this.ctx.spillDir, this.ctx.disk, this.operator, { writeBlock: WRITE_BLOCK });
       this.files[p] = file;
     }
     await file.write(rows);
