@@ -206,25 +206,7 @@ export class SubqueryBinder {
     const condition = and([...pulled])!;
     return (outer, rewrite) => {
       if (rewrite) throw ctx.unsupported('a correlated scalar subquery in an aggregate query whose correlation is not only equalities', node);
-      const fields = outputFields(outer);
-      const outerIds = new Set(fields.map((f) => f.id));
-      for (const id of refsOf(condition))
-        if (!innerIds.has(id) && !outerIds.has(id))
-          throw ctx.unsupported('a subquery correlated with a query more than one level out', node);
-      const row: Field = { id: ctx.newId(), name: '?row?', type: t.int64, nullable: false };
-      const numbered: LogicalPlan = {
-        kind: 'Window',
-        input: outer,
-        windows: [{ field: row, fn: 'row_number', args: [], partitionBy: [], orderBy: [] }],
-      };
-      const joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: marked, condition };
-      // the row number alone identifies the group; the outer columns ride along as keys
-      const grouped: LogicalPlan = {
-        kind: 'Aggregate',
-        input: joined,
-        groupBy: [row, ...fields].map((f) => ({ field: f, expr: ref(f) })),
-        aggregates,
-      };
+      const { grouped, fields } = perOuterRow(ctx, node, outer, marked, condition, innerIds, aggregates);
       return { kind: 'Project', input: grouped, exprs: [...fields.map((f) => ({ field: f, expr: ref(f) })), ...values] };
     };
   }
@@ -252,12 +234,7 @@ export class SubqueryBinder {
       exprs: [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }],
     };
     const fields = outputFields(outer);
-    const row: Field = { id: ctx.newId(), name: '?row?', type: t.int64, nullable: false };
-    const numbered: LogicalPlan = {
-      kind: 'Window',
-      input: outer,
-      windows: [{ field: row, fn: 'row_number', args: [], partitionBy: [], orderBy: [] }],
-    };
+    const { row, numbered } = numberRows(ctx, outer);
     let joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: marked, ...(condition ? { condition } : {}) };
     // an anti join would drop a row's last pair, and the row with it: each pair gets a mark instead
     const ruledOut: Expr[] = [];
@@ -355,24 +332,7 @@ export class SubqueryBinder {
     const condition = and([...pulled])!;
     const join: PendingJoin = (outer, rewrite) => {
       if (rewrite) throw ctx.unsupported('a correlated scalar subquery that may return several rows, in a query with GROUP BY or aggregates', node);
-      const fields = outputFields(outer);
-      const outerIds = new Set(fields.map((f) => f.id));
-      for (const id of refsOf(condition))
-        if (!innerIds.has(id) && !outerIds.has(id))
-          throw ctx.unsupported('a subquery correlated with a query more than one level out', node);
-      const row: Field = { id: ctx.newId(), name: '?row?', type: t.int64, nullable: false };
-      const numbered: LogicalPlan = {
-        kind: 'Window',
-        input: outer,
-        windows: [{ field: row, fn: 'row_number', args: [], partitionBy: [], orderBy: [] }],
-      };
-      const joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: marked, condition };
-      const grouped: LogicalPlan = {
-        kind: 'Aggregate',
-        input: joined,
-        groupBy: [row, ...fields].map((f) => ({ field: f, expr: ref(f) })),
-        aggregates,
-      };
+      const { grouped, fields } = perOuterRow(ctx, node, outer, marked, condition, innerIds, aggregates);
       return { kind: 'Project', input: grouped, exprs: [...fields, matches, any].map((f) => ({ field: f, expr: ref(f) })) };
     };
     return { join, value };
@@ -486,6 +446,38 @@ class AmbiguousHaving extends Error {}
  * taken over no rows (count 0, the others NULL), or NULL when HAVING rejects that. null when
  * the answer is NULL, which the left join gives already.
  */
+/**
+ * The outer rows numbered, so that each one is a group of its own whatever its values
+ * (duplicates and NULLs included): row_number() over no order.
+ */
+function numberRows(ctx: QueryBinder['ctx'], outer: LogicalPlan): { row: Field; numbered: LogicalPlan } {
+  const row: Field = { id: ctx.newId(), name: '?row?', type: t.int64, nullable: false };
+  return { row, numbered: { kind: 'Window', input: outer, windows: [{ field: row, fn: 'row_number', args: [], partitionBy: [], orderBy: [] }] } };
+}
+
+/**
+ * A correlated subquery's rows aggregated per outer row: the outer rows numbered, left-joined
+ * with the subquery's on the correlation, grouped by the row number (the outer columns ride
+ * along as keys). The correlation may read only this query and the subquery.
+ */
+function perOuterRow(
+  ctx: QueryBinder['ctx'],
+  node: C.Node,
+  outer: LogicalPlan,
+  inner: LogicalPlan,
+  condition: Expr,
+  innerIds: ReadonlySet<number>,
+  aggregates: readonly AggregateCall[],
+): { grouped: LogicalPlan; fields: readonly Field[] } {
+  const fields = outputFields(outer);
+  const outerIds = new Set(fields.map((f) => f.id));
+  for (const id of refsOf(condition))
+    if (!innerIds.has(id) && !outerIds.has(id)) throw ctx.unsupported('a subquery correlated with a query more than one level out', node);
+  const { row, numbered } = numberRows(ctx, outer);
+  const joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: inner, condition };
+  return { grouped: { kind: 'Aggregate', input: joined, groupBy: [row, ...fields].map((f) => ({ field: f, expr: ref(f) })), aggregates }, fields };
+}
+
 function emptyGroupValue(plan: LogicalPlan, id: number, node: C.Node, ctx: QueryBinder['ctx']): Value {
   let p = plan;
   while (p.kind === 'Limit' || p.kind === 'Sort') p = p.input;
