@@ -3,6 +3,7 @@ import mysql from 'mysql2/promise';
 import { createConnector, type Connector, type SourceConfig } from '@junction/connectors';
 import { LAYOUTS, ProgressBars, loadTpch, type LoadTarget } from '@junction/tpch';
 import type { RegisteredSource } from '../src/api.js';
+import { Engine } from '../src/engine.js';
 
 /**
  * The benchmark's own databases (jbench_<sf>_a … _d, jbench_<sf>_direct): dbA, dbB and the
@@ -97,4 +98,16 @@ async function ensureDatabase(url: string, db: string): Promise<void> {
       await c.end();
     }
   }
+}
+
+/** An engine over the four JDV sources at this scale, and their connectors (the caller closes both). */
+export async function federatedEngine(sf: number): Promise<{ fed: Engine; connectors: Connector[] }> {
+  const connectors: Connector[] = [];
+  const fed = new Engine();
+  for (const name of ['dbA', 'dbB', 'dbC', 'dbD']) {
+    const s = await benchSource(sf, name);
+    connectors.push(s.connector);
+    fed.addSource(s);
+  }
+  return { fed, connectors };
 }

@@ -11,12 +11,11 @@
  * and an order-independent checksum) and the 2× / +100 ms target; any difference fails the run.
  */
 import { parseArgs } from 'node:util';
-import type { Connector, Value } from '@junction/connectors';
+import type { Value } from '@junction/connectors';
 import { tpchFederatedSearchPath } from '@junction/tpch';
-import { Engine } from '../src/engine.js';
 import { Digester, type AnswerDigest } from './answer.js';
 import { median } from './measure.js';
-import { DIRECT_TYPES, benchSource, directPool } from './databases.js';
+import { DIRECT_TYPES, directPool, federatedEngine } from './databases.js';
 import { SHAPES } from './shapes-sql.js';
 
 const { values: args } = parseArgs({
@@ -37,13 +36,7 @@ async function main(): Promise<void> {
   const sf = Number(args.sf);
   const runs = Math.max(1, Number(args.runs));
   const only = args.only ? new Set(args.only.split(',')) : undefined;
-  const connectors: Connector[] = [];
-  const fed = new Engine();
-  for (const name of ['dbA', 'dbB', 'dbC', 'dbD']) {
-    const s = await benchSource(sf, name);
-    connectors.push(s.connector);
-    fed.addSource(s);
-  }
+  const { fed, connectors } = await federatedEngine(sf);
   const searchPath = tpchFederatedSearchPath();
   const pool = directPool(sf, 4);
   const runDirect = async (sql: string): Promise<{ ms: number; digest: AnswerDigest }> => {

@@ -20,12 +20,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Connector, Value } from '@junction/connectors';
+import type { Value } from '@junction/connectors';
 import { tpchFederatedSearchPath, tpchQueries } from '@junction/tpch';
-import { Engine } from '../src/engine.js';
 import { Digester, type AnswerDigest } from './answer.js';
 import { median, withPeakRss } from './measure.js';
-import { DIRECT_TYPES, benchSource, directPool, prepareBenchData } from './databases.js';
+import { DIRECT_TYPES, directPool, federatedEngine, prepareBenchData } from './databases.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -68,13 +67,7 @@ function fmt(ms: number): string {
 
 async function main(): Promise<void> {
   await prepareBenchData(sf, !args['skip-load']);
-  const connectors: Connector[] = [];
-  const fed = new Engine();
-  for (const name of ['dbA', 'dbB', 'dbC', 'dbD']) {
-    const s = await benchSource(sf, name);
-    connectors.push(s.connector);
-    fed.addSource(s);
-  }
+  const { fed, connectors } = await federatedEngine(sf);
   const searchPath = tpchFederatedSearchPath();
   const pool = directPool(sf, 4);
 
