@@ -196,12 +196,7 @@ export class SubqueryBinder {
     );
     const inner = aggregate.input;
     const innerIds = new Set(outputFields(inner).map((f) => f.id));
-    const present: Field = { id: ctx.newId(), name: '?matched?', type: t.bool, nullable: false };
-    const marked: LogicalPlan = {
-      kind: 'Project',
-      input: inner,
-      exprs: [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }],
-    };
+    const { present, marked } = markPresent(ctx, inner);
     const aggregates = aggregate.aggregates.map((a) => ({ ...a, filter: a.filter ? and([ref(present), a.filter])! : ref(present) }));
     const condition = and([...pulled])!;
     return (outer, rewrite) => {
@@ -227,12 +222,7 @@ export class SubqueryBinder {
     matches: Field = { id: this.q.ctx.newId(), name: '?matches?', type: t.int64, nullable: false },
   ) {
     const ctx = this.q.ctx;
-    const present: Field = { id: ctx.newId(), name: '?matched?', type: t.bool, nullable: false };
-    const marked: LogicalPlan = {
-      kind: 'Project',
-      input: inner,
-      exprs: [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }],
-    };
+    const { present, marked } = markPresent(ctx, inner);
     const fields = outputFields(outer);
     const { row, numbered } = numberRows(ctx, outer);
     let joined: LogicalPlan = { kind: 'Join', type: 'left', left: numbered, right: marked, ...(condition ? { condition } : {}) };
@@ -308,12 +298,7 @@ export class SubqueryBinder {
     let inner = plan;
     while (inner.kind === 'Sort') inner = inner.input;
     const innerIds = new Set(outputFields(inner).map((f) => f.id));
-    const present: Field = { id: ctx.newId(), name: '?matched?', type: t.bool, nullable: false };
-    const marked: LogicalPlan = {
-      kind: 'Project',
-      input: inner,
-      exprs: [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }],
-    };
+    const { present, marked } = markPresent(ctx, inner);
     const matches: Field = { id: ctx.newId(), name: '?matches?', type: t.int64, nullable: false };
     const any: Field = { ...out, id: ctx.newId(), nullable: true };
     // at most one match reaches the value: min (bool_or for booleans, which have no min) is that match
@@ -446,6 +431,13 @@ class AmbiguousHaving extends Error {}
  * taken over no rows (count 0, the others NULL), or NULL when HAVING rejects that. null when
  * the answer is NULL, which the left join gives already.
  */
+/** The subquery's rows with a column that is true on each: NULL on an outer row a left join found no match for. */
+function markPresent(ctx: QueryBinder['ctx'], inner: LogicalPlan): { present: Field; marked: LogicalPlan } {
+  const present: Field = { id: ctx.newId(), name: '?matched?', type: t.bool, nullable: false };
+  const exprs = [...outputFields(inner).map((f) => ({ field: f, expr: ref(f) })), { field: present, expr: lit(true, t.bool) }];
+  return { present, marked: { kind: 'Project', input: inner, exprs } };
+}
+
 /**
  * The outer rows numbered, so that each one is a group of its own whatever its values
  * (duplicates and NULLs included): row_number() over no order.
