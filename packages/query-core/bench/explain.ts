@@ -47,7 +47,7 @@ else {
   engine.addSource(await source('dbD', MYSQL_URL, `${tag}_d`));
 }
 for (const q of args.query.split(',')) {
-  const tpch = /^Q\d+$/i.test(q) ? tpchQueries().find((x) => x.id === q.toUpperCase()) : undefined;
+  const tpch = /^Q\d+$/i.test(q) ? tpchQueries(Number(args.sf)).find((x) => x.id === q.toUpperCase()) : undefined;
   let sql: string;
   if (tpch) sql = tpch.sql;
   else {

@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   let totalFed = 0;
   let peakRss = 0;
   const slow: string[] = [];
-  for (const q of tpchQueries()) {
+  for (const q of tpchQueries(sf)) {
     if (only && !only.has(q.number)) continue;
     const direct: Measured[] = [];
     const federated: Measured[] = [];

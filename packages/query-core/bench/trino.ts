@@ -374,7 +374,7 @@ async function main(): Promise<void> {
     out(`TPC-H 1–22 (unqualified, search path ${searchPath.join(', ')})`);
     out(header);
     const measured: Measured[] = [];
-    for (const q of tpchQueries()) {
+    for (const q of tpchQueries(sf)) {
       if (onlyTpch && !onlyTpch.has(q.number)) continue;
       measured.push(await measure(q.id, q.sql, q.sql, { searchPath }, false));
     }
@@ -382,7 +382,7 @@ async function main(): Promise<void> {
   }
 
   if (!args['skip-spill']) {
-    const q = tpchQueries().find((x) => x.number === spillQuery);
+    const q = tpchQueries(sf).find((x) => x.number === spillQuery);
     if (!q) throw new Error(`--spill-query ${spillQuery}: TPC-H has queries 1–22`);
     const searchPath = tpchFederatedSearchPath();
     const options: QueryOptions = { searchPath, pushdown: false, memoryBudgetBytes: spillBudget };

@@ -13,6 +13,15 @@ describe('the TPC-H queries', () => {
     for (const q of qs) expect(q.sql).not.toMatch(/\bdb[A-D]\./);
   });
 
+  it('scale Q11\'s FRACTION as 0.0001 / SF and leave every other query as it is', () => {
+    const at = (sf: number) => tpchQueries(sf)[10].sql;
+    expect(at(1)).toContain('* 0.0001000000 from partsupp');
+    expect(at(10)).toContain('* 0.0000100000 from partsupp');
+    expect(at(0.1)).toContain('* 0.0010000000 from partsupp');
+    expect(tpchQueries(10).filter((q) => q.number !== 11)).toEqual(tpchQueries().filter((q) => q.number !== 11));
+    expect(() => tpchQueries(0)).toThrow('a scale factor must be positive (got 0)');
+  });
+
   it('read the federation as the JDV layout places the tables (customer from PostgreSQL B)', () => {
     expect(tpchFederatedSearchPath()).toEqual(['dbA', 'dbB', 'dbC', 'dbD']);
     expect(tpchFederatedPlacement()).toEqual({

@@ -21,7 +21,23 @@ export interface TpchQuery {
 
 let cached: readonly TpchQuery[] | undefined;
 
-export function tpchQueries(): readonly TpchQuery[] {
+/** Q11's FRACTION at SF 1, as the query file writes it. */
+const Q11_FRACTION = '0.0001000000';
+
+/**
+ * The queries for a scale factor: Q11's FRACTION is 0.0001 / SF (clause 2.4.11.3), so that at
+ * every scale it keeps the same share of parts. Left at SF 1's value, Q11 answers nothing at
+ * SF 10 and compares nothing.
+ */
+export function tpchQueries(sf = 1): readonly TpchQuery[] {
+  const queries = sqlFiles();
+  if (sf === 1) return queries;
+  if (!(sf > 0)) throw new Error(`a scale factor must be positive (got ${sf})`);
+  const fraction = (0.0001 / sf).toFixed(10);
+  return queries.map((q) => (q.number === 11 ? { ...q, sql: q.sql.replace(Q11_FRACTION, fraction) } : q));
+}
+
+function sqlFiles(): readonly TpchQuery[] {
   if (cached) return cached;
   const files = readdirSync(DIR)
     .filter((f) => /^q\d\d\.sql$/.test(f))
@@ -32,6 +48,7 @@ export function tpchQueries(): readonly TpchQuery[] {
   });
   if (cached.length !== 22 || cached.some((q, i) => q.number !== i + 1))
     throw new Error(`workload/tpch must hold q01.sql … q22.sql, found ${files.join(', ')}`);
+  if (!cached[10].sql.includes(Q11_FRACTION)) throw new Error(`q11.sql must hold FRACTION ${Q11_FRACTION}`);
   return cached;
 }
 
