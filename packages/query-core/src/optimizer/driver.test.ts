@@ -42,8 +42,9 @@ describe('optimize', () => {
       "Project o_orderkey#6 := o_orderkey#4, c_name#7 := c_name#2
         Join inner ON (c_custkey#1 = o_custkey#5)
           Filter ((c_custkey#1 < 100) AND (c_name#2 = 'x'))
-            Remote dbB [c_custkey#1, c_name#2, c_comment#3]
-              Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_comment#3]
+            Project c_custkey#1 := c_custkey#1, c_name#2 := c_name#2
+              Remote dbB [c_custkey#1, c_name#2, c_comment#3]
+                Scan dbB.public.customer AS customer [c_custkey#1, c_name#2, c_comment#3]
           Filter (o_custkey#5 < 100)
             Remote dbA [o_orderkey#4, o_custkey#5]
               Scan dbA.public.orders AS orders [o_orderkey#4, o_custkey#5]"

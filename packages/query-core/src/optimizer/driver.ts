@@ -23,6 +23,7 @@ import { liftResidualFilterAboveJoin } from './rules/lift-residual-filter-above-
 import { mergeProjections } from './rules/merge-projections.js';
 import { mergeAdjacentFilters } from './rules/merge-adjacent-filters.js';
 import { pruneColumns } from './rules/prune-columns.js';
+import { projectColumnsInJunction } from './rules/project-columns-in-junction.js';
 import { pushFilterIntoSetOp } from './rules/push-filter-into-set-op.js';
 import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
 import { pushFilterThroughProject } from './rules/push-filter-through-project.js';
@@ -81,6 +82,7 @@ const PREDICATES: Phase = {
  */
 export const NO_PUSHDOWN_PHASES: readonly Phase[] = [
   PREDICATES,
+  { name: 'columns', mode: 'fixpoint', rules: [r('project-columns-in-junction', projectColumnsInJunction)] },
   { name: 'fetch base tables', mode: 'fixpoint', rules: [r('wrap-scan-in-remote', wrapScanInRemote)] },
 ];
 
