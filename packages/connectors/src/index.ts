@@ -6,6 +6,7 @@ export * from './contract/remote-query.js';
 export * from './contract/capabilities.js';
 export * from './contract/catalog.js';
 export * from './contract/connector.js';
+export { rowBytes } from './contract/row-bytes.js';
 export { createConnector } from './create-connector.js';
 export { capabilitiesForEngine, dialectFor, renderFor } from './sql/dialects.js';
 /** PostgreSQL's type OIDs: what its wire protocol names a column's type by */

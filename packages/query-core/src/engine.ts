@@ -62,6 +62,13 @@ const PLAN_CACHE_SIZE = 256;
 /** A hash join whose build side has at most this many distinct keys asks the probe source by key. */
 const DEPENDENT_SWITCH_KEYS = 1000;
 const BATCH_SIZE = 1024;
+/**
+ * A source batch weighs at most this share of the query's budget (and BATCH_BYTES): each
+ * source has some eight batches in flight outside the budget (its driver's queue, the fixed
+ * read-ahead of prefetch.ts), so two sources hold about a quarter of the budget beside it.
+ */
+const BATCH_BUDGET_SHARE = 64;
+const BATCH_BYTES = 4 * 1024 * 1024;
 const DEFAULT_CACHE_MEMORY = 256 * 1024 * 1024;
 const DEFAULT_CACHE_DISK = 1024 * 1024 * 1024;
 const DEFAULT_FRAGMENT_MEMORY = 64 * 1024 * 1024;
@@ -561,14 +568,16 @@ export class Engine {
       );
       cleanups.push(() => clearTimeout(timer));
     }
+    const budget = options.memoryBudgetBytes ?? this.options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET;
     const ctx: ExecContext = {
       signal: controller.signal,
-      memory: new MemoryTracker(options.memoryBudgetBytes ?? this.options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET),
+      memory: new MemoryTracker(budget),
       statements: [],
       startedAt: performance.now(),
       spillDir: this.spillDir,
       disk: new DiskTracker(this.options.maxSpillBytes ?? DEFAULT_MAX_SPILL),
       batchSize: BATCH_SIZE,
+      batchBytes: Math.min(BATCH_BYTES, Math.max(64 * 1024, Math.floor(budget / BATCH_BUDGET_SHARE))),
       workers: this.workers(),
       fragments: this.fragments,
       ...(prepared.authority ? { access: prepared.authority } : {}),

@@ -138,6 +138,13 @@ export interface StreamOptions {
   readonly access?: StatementAuthority;
   /** rows per batch, default 1024 */
   readonly batchSize?: number;
+  /**
+   * A batch also ends once its rows weigh this many bytes (rowBytes, counting cells as the
+   * values they decode to), whichever comes first: the batches a connector queues ahead of its
+   * consumer are then bounded in memory, not only in rows. Default: no byte limit. Connectors
+   * that cut batches elsewhere (in their engine or client) may ignore it.
+   */
+  readonly batchBytes?: number;
   readonly timeoutMs?: number;
 }
 

@@ -339,6 +339,21 @@ describe('mysql connector', () => {
     expect(last.rows).toEqual([[`row 9999 'q' \\`, '9999.05']]);
   });
 
+  it('ends a batch of wide rows at batchBytes before batchSize', async () => {
+    const sql = `WITH RECURSIVE g (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 25) SELECT REPEAT('x', 1000) AS s FROM g`;
+    const columns = cols([['s', t.string]]);
+    const sizes: number[] = [];
+    // 25 rows of 1000 characters weigh 16 + 8 + 16 + 2000 = 2040 bytes each as strings: three reach 6120
+    for await (const b of conn.stream({ sql, params: [], columns }, { batchSize: 10, batchBytes: 3 * 2040 })) {
+      sizes.push(b.rows.length);
+      expect(b.rows[0]).toEqual(['x'.repeat(1000)]);
+    }
+    expect(sizes).toEqual([3, 3, 3, 3, 3, 3, 3, 3, 1]);
+    sizes.length = 0;
+    for await (const b of conn.stream({ sql, params: [], columns }, { batchSize: 10, batchBytes: 100 * 2040 })) sizes.push(b.rows.length);
+    expect(sizes).toEqual([10, 10, 5]);
+  });
+
   it('a value the column cannot hold fails the load instead of being truncated', async () => {
     await conn.execute(`CREATE TABLE narrow (id INT, s VARCHAR(3))`);
     async function* once(): AsyncIterable<Row[]> {

@@ -14,6 +14,7 @@ import { JunctionError } from '../contract/errors.js';
 import type { RemoteQuery, RenderedQuery } from '../contract/remote-query.js';
 import type { Batch, ColumnMeta, JType, Row, Value } from '../contract/types.js';
 import { BatchQueue } from '../runtime/batch-queue.js';
+import { textRowBytes } from '../contract/row-bytes.js';
 import {
   authDiagnosis,
   certificateDiagnosis,
@@ -317,6 +318,8 @@ export class MysqlConnector extends NetworkSource implements Connector {
         batchSize,
         () => c.pause(),
         () => c.resume(),
+        undefined,
+        options.batchBytes === undefined ? undefined : { maxBytes: options.batchBytes, sizeOf: textRowBytes },
       );
       queue = q;
       let fields: FieldLike[] | undefined;

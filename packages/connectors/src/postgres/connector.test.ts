@@ -457,6 +457,20 @@ describe('postgres connector', () => {
     expect(sum).toBe(5000050000n);
   });
 
+  it('ends a batch of wide rows at batchBytes before batchSize', async () => {
+    const columns: ColumnMeta[] = [{ name: 's', type: t.string, nullable: false }];
+    const sizes: number[] = [];
+    // 25 rows of 1000 characters weigh 16 + 8 + 16 + 2000 = 2040 bytes each: three reach 6120
+    for await (const b of conn.stream({ sql: `SELECT repeat('x', 1000) AS s FROM generate_series(1, 25)`, params: [], columns }, { batchSize: 10, batchBytes: 3 * 2040 })) {
+      sizes.push(b.rows.length);
+      expect(b.rows[0]).toEqual(['x'.repeat(1000)]);
+    }
+    expect(sizes).toEqual([3, 3, 3, 3, 3, 3, 3, 3, 1]);
+    sizes.length = 0;
+    for await (const b of conn.stream({ sql: `SELECT repeat('x', 1000) AS s FROM generate_series(1, 25)`, params: [], columns }, { batchSize: 10, batchBytes: 100 * 2040 })) sizes.push(b.rows.length);
+    expect(sizes).toEqual([10, 10, 5]);
+  });
+
   it('back-to-back statements share one connection, whatever way each ends', async () => {
     const own = createConnector({ ...cfg, name: 'pgseq', options: { pool: { max: 5 } } });
     const pool = (own as unknown as { pool: { totalCount: number } }).pool;

@@ -373,7 +373,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
       statements = this.statementsOf(c);
       const params = query.params.map(toParam);
       const start = (use: StatementUse): PortalReader => {
-        const r = c.query(new PortalReader(query.sql, params, batchSize, use));
+        const r = c.query(new PortalReader(query.sql, params, batchSize, use, options.batchBytes));
         control.setCanceller(() => {
           send();
           // the consumer hears the stop now, not when a possibly frozen server answers the cancel

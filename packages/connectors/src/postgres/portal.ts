@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { rowBytes } from '../contract/row-bytes.js';
 import type { StatementUse } from './statements.js';
 
 /** What pg's Connection offers a submittable; its typings do not export the class. */
@@ -30,7 +31,9 @@ const HIGH_WATER_BATCHES = 2;
 
 /**
  * A SELECT streamed through pg's Submittable interface (so pg's client keeps queueing and
- * error bookkeeping), in batches of `batchSize` rows.
+ * error bookkeeping), in batches of `batchSize` rows or of `batchBytes` (rowBytes of the
+ * text cells), whichever comes first: the batches held below bound memory only if a batch of
+ * wide rows is bounded too.
  *
  * Parse (unless `statement` names one the connection already holds, see statements.ts), Bind,
  * Describe, Execute and Sync leave in one write and the portal runs to the end
@@ -47,6 +50,7 @@ export class PortalReader implements pg.Submittable {
   private wire: Wire | undefined;
   private fields: FieldLike[] = [];
   private current: (string | null)[][] = [];
+  private currentBytes = 0;
   private readonly queue: RawBatch[] = [];
   private waiter: { resolve: (b: RawBatch) => void; reject: (e: unknown) => void } | undefined;
   private failed: { error: unknown } | undefined;
@@ -62,6 +66,7 @@ export class PortalReader implements pg.Submittable {
     private readonly values: readonly unknown[],
     private readonly batchSize: number,
     private readonly statement: StatementUse = { name: '', parse: true, close: [] },
+    private readonly batchBytes = Infinity,
   ) {
     this.finished = new Promise((resolve) => (this.finish = resolve));
   }
@@ -119,6 +124,7 @@ export class PortalReader implements pg.Submittable {
     this.discarding = true;
     this.queue.length = 0;
     this.current = [];
+    this.currentBytes = 0;
     this.setPaused(false);
   }
 
@@ -129,7 +135,8 @@ export class PortalReader implements pg.Submittable {
   handleDataRow(msg: { fields: (string | null)[] }): void {
     if (this.discarding) return;
     this.current.push(msg.fields);
-    if (this.current.length === this.batchSize) this.push(true);
+    if (this.batchBytes !== Infinity) this.currentBytes += rowBytes(msg.fields);
+    if (this.current.length === this.batchSize || this.currentBytes >= this.batchBytes) this.push(true);
   }
 
   handleCommandComplete(): void {
@@ -164,6 +171,7 @@ export class PortalReader implements pg.Submittable {
   private push(more: boolean): void {
     const batch: RawBatch = { rows: this.current, fields: this.fields, more };
     this.current = [];
+    this.currentBytes = 0;
     const w = this.waiter;
     if (w) {
       this.waiter = undefined;

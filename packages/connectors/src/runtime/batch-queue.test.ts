@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { textRowBytes } from '../contract/row-bytes.js';
 import { BatchQueue } from './batch-queue.js';
 
 describe('BatchQueue', () => {
@@ -52,5 +53,40 @@ describe('BatchQueue', () => {
     q.end();
     await d;
     expect(drained).toBe(true);
+  });
+
+  it('ends a batch at its byte limit or its row count, whichever comes first', async () => {
+    const events: string[] = [];
+    // rows of one 1000-byte text cell: 16 + 8 + 16 + 2 * 1000 = 2040 bytes each as decoded strings
+    const row = [Buffer.alloc(1000, 'x')];
+    expect(textRowBytes(row)).toBe(2040);
+    const q = new BatchQueue<Buffer[]>(
+      4,
+      () => events.push('pause'),
+      () => events.push('resume'),
+      2,
+      { maxBytes: 3 * 2040, sizeOf: textRowBytes },
+    );
+    for (let i = 0; i < 7; i++) q.push(row);
+    // two full batches of three rows (the third reaches the limit) wait: the producer pauses
+    expect(events).toEqual(['pause']);
+    q.end();
+    const sizes: number[] = [];
+    for (let b = await q.next(); b; b = await q.next()) sizes.push(b.length);
+    expect(sizes).toEqual([3, 3, 1]);
+
+    // a limit wider than the rows: the row count ends batches; a row past the limit is a batch alone
+    const byRows = new BatchQueue<Buffer[]>(4, () => undefined, () => undefined, 2, { maxBytes: 100 * 2040, sizeOf: textRowBytes });
+    const wide = new BatchQueue<Buffer[]>(4, () => undefined, () => undefined, 2, { maxBytes: 1000, sizeOf: textRowBytes });
+    for (let i = 0; i < 9; i++) byRows.push(row);
+    for (let i = 0; i < 3; i++) wide.push(row);
+    byRows.end();
+    wide.end();
+    const rowSizes: number[] = [];
+    for (let b = await byRows.next(); b; b = await byRows.next()) rowSizes.push(b.length);
+    const wideSizes: number[] = [];
+    for (let b = await wide.next(); b; b = await wide.next()) wideSizes.push(b.length);
+    expect(rowSizes).toEqual([4, 4, 1]);
+    expect(wideSizes).toEqual([1, 1, 1]);
   });
 });

@@ -1,10 +1,20 @@
+/** Ends a batch by weight as well as by row count (StreamOptions.batchBytes). */
+export interface BatchByteLimit<T> {
+  readonly maxBytes: number;
+  /** what a row will weigh once decoded, as the budget counts it (contract/row-bytes.ts) */
+  readonly sizeOf: (row: T) => number;
+}
+
 /**
  * Turns a driver's push events (a row at a time) into batches pulled by an async
  * iterator, with backpressure: once `highWater` full batches wait unread the driver is
  * paused, and resumed when the reader catches up. Nothing beyond those batches is held.
+ * A batch is full at `batchSize` rows or, with `byteLimit`, once its rows reach maxBytes
+ * (the row that reaches it is the batch's last), so wide rows queue megabytes, not hundreds.
  */
 export class BatchQueue<T> {
   private current: T[] = [];
+  private currentBytes = 0;
   private readonly ready: T[][] = [];
   private ended = false;
   private error: unknown;
@@ -18,13 +28,17 @@ export class BatchQueue<T> {
     private readonly pause: () => void,
     private readonly resume: () => void,
     private readonly highWater = 2,
+    private readonly byteLimit?: BatchByteLimit<T>,
   ) {}
 
   push(row: T): void {
     this.current.push(row);
-    if (this.current.length >= this.batchSize) {
+    const limit = this.byteLimit;
+    if (limit) this.currentBytes += limit.sizeOf(row);
+    if (this.current.length >= this.batchSize || (limit !== undefined && this.currentBytes >= limit.maxBytes)) {
       this.ready.push(this.current);
       this.current = [];
+      this.currentBytes = 0;
       if (this.ready.length >= this.highWater && !this.paused) {
         this.paused = true;
         this.pause();
@@ -78,6 +92,7 @@ export class BatchQueue<T> {
         if (this.current.length === 0) return undefined;
         const last = this.current;
         this.current = [];
+        this.currentBytes = 0;
         return last;
       }
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -88,6 +103,7 @@ export class BatchQueue<T> {
   drain(): Promise<void> {
     this.ready.length = 0;
     this.current = [];
+    this.currentBytes = 0;
     this.push = () => undefined;
     if (this.paused) {
       this.paused = false;

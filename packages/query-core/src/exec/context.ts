@@ -149,6 +149,11 @@ export interface ExecContext {
   readonly disk?: DiskTracker;
   /** rows per batch asked of sources and produced by operators */
   readonly batchSize: number;
+  /**
+   * A source's batch also ends once its rows weigh this much (rowBytes): batches of wide rows
+   * are held outside the budget (in drivers' queues, fixed read-ahead), so they must be small.
+   */
+  readonly batchBytes?: number;
   readonly workers?: WorkerPool;
   /** reuses results of source fragments whose source allows it (cache/fragment-cache.ts) */
   readonly fragments?: FragmentCacheHook;
@@ -191,16 +196,8 @@ export function checkAborted(signal: AbortSignal): void {
   throw new JunctionError('query_cancelled', 'cancelled', 'The query was cancelled.', { cause: reason });
 }
 
-/** Rough heap size of a row: enough to keep a budget honest, cheap enough to call per row. */
-export function rowBytes(row: readonly Value[]): number {
-  let n = 16 + row.length * 8;
-  for (const v of row) {
-    if (typeof v === 'string') n += 16 + v.length * 2;
-    else if (typeof v === 'bigint') n += 16;
-    else if (v instanceof Uint8Array) n += 64 + v.byteLength;
-  }
-  return n;
-}
+/** The row-size measure budgets and source batches share (connectors' contract/row-bytes.ts). */
+export { rowBytes } from '@junction/connectors';
 
 let lastYield = performance.now();
 

@@ -14,8 +14,10 @@ export interface ReadAhead {
  * batches are read while their bytes fit in `ahead.maxBytes` and the budget grants them: a
  * source that is quick beside the build side's then delivers, and its rows are decoded,
  * while the thread would otherwise wait for the slow one (TPC-H Q14: MariaDB's 200,000
- * parts while PostgreSQL scans lineitem). Closing the returned iterator early closes
- * `source` (its cursor) too.
+ * parts while PostgreSQL scans lineitem). The fixed batches are not reserved (rowBytes for
+ * every probe row would cost a join's probe loop a good part of its time): they are bounded by
+ * `maxBatches` batches, and a source's batches by bytes (ExecContext.batchBytes). Closing the
+ * returned iterator early closes `source` (its cursor) too.
  */
 export function prefetch(
   source: AsyncIterable<Row[]>,

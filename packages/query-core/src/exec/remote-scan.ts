@@ -74,7 +74,7 @@ export async function* streamStatement(
   if (ctx.startedAt !== undefined) record.startMs = t0 - ctx.startedAt;
   let complete = false;
   try {
-    for await (const batch of connector.stream(rendered, { signal: ctx.signal, batchSize: ctx.batchSize, access: ctx.access })) {
+    for await (const batch of connector.stream(rendered, { signal: ctx.signal, batchSize: ctx.batchSize, batchBytes: ctx.batchBytes, access: ctx.access })) {
       record.rows += batch.rows.length;
       if (batch.rows.length > 0) {
         record.batches++;

@@ -57,6 +57,17 @@ describe('RemoteScanOp', () => {
     expect(ctx.statements.map((s) => [s.source, s.sql, s.rows])).toEqual([['src', op.rendered.sql, 100]]);
   });
 
+  it('asks its source for batches ended by the query\'s batchBytes as well as its batchSize', async () => {
+    const rendered = { sql: `SELECT repeat('x', 1000) AS s FROM generate_series(1, 25)`, params: [], columns: [{ name: 's', type: t.string, nullable: false }] };
+    // a row of one 1000-character cell weighs 16 + 8 + 16 + 2000 = 2040 bytes: three reach 6120
+    const wide = new RemoteScanOp('src', conn, items, rendered);
+    expect((await run(wide, testContext({ batchSize: 10, batchBytes: 3 * 2040 }))).length).toBe(25);
+    expect(wide.metrics.batches).toBe(9);
+    const narrow = new RemoteScanOp('src', conn, items, rendered);
+    await run(narrow, testContext({ batchSize: 10 }));
+    expect(narrow.metrics.batches).toBe(3);
+  });
+
   it('a satisfied LIMIT closes the remote cursor instead of reading 200,000 rows', async () => {
     const q: RemoteQuery = { ...items, from: { kind: 'table', alias: 'i', schema: 'public', table: 'big' } };
     const ctx = testContext({ batchSize: 100 });

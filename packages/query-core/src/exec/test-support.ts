@@ -36,6 +36,7 @@ export function testContext(overrides: Partial<ExecContext> & { budget?: number 
     statements: overrides.statements ?? [],
     spillDir: overrides.spillDir ?? tmpdir(),
     batchSize: overrides.batchSize ?? 1024,
+    ...(overrides.batchBytes !== undefined ? { batchBytes: overrides.batchBytes } : {}),
     workers: overrides.workers,
     disk: overrides.disk,
   };
