@@ -25,7 +25,7 @@ import { Engine } from '../src/engine.js';
 import { rewriteOdbc } from '../src/sql/odbc.js';
 import { Digester, type AnswerDigest } from './answer.js';
 import { median } from './measure.js';
-import { DIRECT_TYPES, PLACEMENT, benchDatabase, benchSource, directPool as openDirectPool, prepareBenchData } from './databases.js';
+import { DIRECT_TYPES, PLACEMENT, benchDatabase, benchSource, directPool as openDirectPool, prepareBenchData, mariadbCacheNote } from './databases.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -125,6 +125,8 @@ async function main(): Promise<void> {
   const dbName = (target: string): string => benchDatabase(sf, target);
   const placement = PLACEMENT;
   await prepareBenchData(sf, !args['skip-load']);
+  const cacheNote = await mariadbCacheNote(sf);
+  if (cacheNote) process.stdout.write(`${cacheNote}\n`);
   const connectors: Connector[] = [];
   const connect = async (name: string) => {
     const s = await benchSource(sf, name);

@@ -24,7 +24,7 @@ import type { Value } from '@junction/connectors';
 import { tpchFederatedSearchPath, tpchQueries } from '@junction/tpch';
 import { Digester, type AnswerDigest } from './answer.js';
 import { median, withPeakRss } from './measure.js';
-import { DIRECT_TYPES, directPool, federatedEngine, prepareBenchData } from './databases.js';
+import { DIRECT_TYPES, directPool, federatedEngine, prepareBenchData, mariadbCacheNote } from './databases.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -67,6 +67,8 @@ function fmt(ms: number): string {
 
 async function main(): Promise<void> {
   await prepareBenchData(sf, !args['skip-load']);
+  const cacheNote = await mariadbCacheNote(sf);
+  if (cacheNote) process.stdout.write(`${cacheNote}\n`);
   const { fed, connectors } = await federatedEngine(sf);
   const searchPath = tpchFederatedSearchPath();
   const pool = directPool(sf, 4);
