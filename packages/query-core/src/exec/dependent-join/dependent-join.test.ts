@@ -5,7 +5,7 @@ import { makeKeyFn } from '../hash-key.js';
 import { RemoteScanOp } from '../remote-scan.js';
 import { RowsOp, bag, run, testContext } from '../test-support.js';
 import { DependentJoinOp } from './index.js';
-import { planKeyBatches, restrictToKeys } from './key-batches.js';
+import { MAX_ARRAY_KEYS_PER_STATEMENT, planKeyBatches, restrictToKeys } from './key-batches.js';
 
 let db: TestDatabase;
 let conn: Connector;
@@ -52,10 +52,18 @@ describe('planKeyBatches', () => {
 
   it('gives each statement one list where the source binds it as one array parameter', () => {
     const many = Array.from({ length: 120 }, (_, i) => i);
-    // a parameter limit of 6 does not bind: the list is one parameter
+    // neither a parameter limit of 6 nor 2 values per IN list binds: the list is one parameter
     const statements = planKeyBatches(many, { maxInList: 2, maxBindParams: 6, baseParams: 1, array: true });
-    expect(statements.map((s) => s.map((l) => l.length))).toEqual([[100], [20]]);
+    expect(statements.map((s) => s.map((l) => l.length))).toEqual([[120]]);
     expect(statements.flat(2)).toEqual(many);
+  });
+
+  it('splits an array source\'s keys only past MAX_ARRAY_KEYS_PER_STATEMENT, not at what 50 IN lists hold', () => {
+    // Q9 at SF 10: 108,000 part keys in three statements read lineitem three times
+    const q9 = Array.from({ length: 108_000 }, (_, i) => i);
+    expect(planKeyBatches(q9, { maxInList: 1000, maxBindParams: 65535, baseParams: 1, array: true, spread: 4 }).map((s) => s[0].length)).toEqual([108_000]);
+    const past = Array.from({ length: MAX_ARRAY_KEYS_PER_STATEMENT + 1 }, (_, i) => i);
+    expect(planKeyBatches(past, { maxInList: 1000, maxBindParams: 65535, baseParams: 1, array: true }).map((s) => s[0].length)).toEqual([MAX_ARRAY_KEYS_PER_STATEMENT, 1]);
   });
 
   it('spreads an array source\'s keys over up to `spread` statements, never fewer than SPREAD_MIN_KEYS keys each, nor past SPREAD_MAX_KEYS in all', () => {

@@ -3,6 +3,14 @@ import type { RemoteExpr, RemoteQuery, Value } from '@junction/connectors';
 /** Teiid sends at most this many IN lists in one statement (OR-ed together). */
 export const MAX_IN_LISTS_PER_STATEMENT = 50;
 
+/**
+ * Keys one array parameter carries (Capabilities.arrayKeySets), about 4 MB of text. Not the
+ * IN-list cap: split at 50,000, TPC-H Q9's 108,000 green part keys at SF 10 went out as three
+ * statements, each scanning all of lineitem and orders, or (past a hash join's switch limit) not
+ * at all, and the 60 million lineitem rows were read whole.
+ */
+export const MAX_ARRAY_KEYS_PER_STATEMENT = 500_000;
+
 export interface KeyBatchLimits {
   /** values per IN list */
   readonly maxInList: number;
@@ -12,7 +20,7 @@ export interface KeyBatchLimits {
   readonly baseParams: number;
   /**
    * The source binds a whole key list as one array parameter (Capabilities.arrayKeySets): each
-   * statement gets one list, as many keys as MAX_IN_LISTS_PER_STATEMENT lists would hold.
+   * statement gets one list, up to MAX_ARRAY_KEYS_PER_STATEMENT keys whatever `maxInList`.
    */
   readonly array?: boolean;
   /**
@@ -37,7 +45,7 @@ export function planKeyBatches(keys: readonly Value[], limits: KeyBatchLimits): 
   const perList = Math.max(1, limits.maxInList);
   if (limits.array) {
     const spread = keys.length > SPREAD_MAX_KEYS ? 1 : Math.max(1, limits.spread ?? 1);
-    const perStatement = Math.min(perList * MAX_IN_LISTS_PER_STATEMENT, Math.max(SPREAD_MIN_KEYS, Math.ceil(keys.length / spread)));
+    const perStatement = Math.min(MAX_ARRAY_KEYS_PER_STATEMENT, Math.max(SPREAD_MIN_KEYS, Math.ceil(keys.length / spread)));
     const statements: Value[][][] = [];
     for (let i = 0; i < keys.length; i += perStatement) statements.push([keys.slice(i, i + perStatement)]);
     return statements;

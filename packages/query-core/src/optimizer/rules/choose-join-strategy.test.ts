@@ -157,6 +157,13 @@ describe('choose-join-strategy', () => {
     expect(fire(chooseJoinStrategy, join(100), withStats(100_000))).toContain('strategy=dependent(driver=right');
   });
 
+  it('keeps the keys in one statement when they select more than 1% of the other side\'s: each of four would scan its table', () => {
+    // 100 of 100,000 customers (0.1%): spread, each statement probes an index
+    expect(fire(chooseJoinStrategy, join(100), withStats(100_000))).toContain('strategy=dependent(driver=right, maxInList=1000, parallel=4)');
+    // 100 of 5,000 (2%): Q7's 8,000 of 100,000 suppliers at SF 10 scanned lineitem once per statement
+    expect(fire(chooseJoinStrategy, join(100), withStats(5_000))).toContain('strategy=dependent(driver=right, maxInList=1000, parallel=1)');
+  });
+
   it('hashes with the smaller side as build when neither side is small', () => {
     expect(fire(chooseJoinStrategy, join(200_000), sources({ dbB: PG_CAPS, dbD: MARIADB_CI_CAPS })))
       .toMatchInlineSnapshot(`
