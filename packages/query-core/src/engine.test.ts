@@ -31,10 +31,15 @@ beforeAll(async () => {
   await pgDb.exec(`CREATE TABLE orders (o_id integer PRIMARY KEY, o_cust integer, o_total numeric(10,2))`);
   await pgDb.exec(`INSERT INTO orders SELECT g, 1 + (g % 3), (g * 1.25)::numeric(10,2) FROM generate_series(1, 3000) g`);
   await pgDb.exec(`CREATE INDEX ON orders (o_cust)`);
+  await pgDb.exec(`CREATE TABLE lines (l_id integer PRIMARY KEY, l_part integer NOT NULL, l_nation integer NOT NULL, l_cost numeric(10,2) NOT NULL)`);
+  await pgDb.exec(`INSERT INTO lines SELECT g, 1 + g % 20000, 1 + g % 3, (g % 97)::numeric(10,2) FROM generate_series(1, 40000) g`);
   await pgDb.exec(`ANALYZE`);
   await myDb.exec(`CREATE TABLE nation (n_id int PRIMARY KEY, n_name varchar(20) NOT NULL)`);
   await myDb.exec(`INSERT INTO nation VALUES (1, 'FRANCE'), (2, 'PERU'), (3, 'CHAD')`);
-  await myDb.exec(`ANALYZE TABLE nation`);
+  await myDb.exec(`CREATE TABLE picks (p_id int PRIMARY KEY)`);
+  const digit = `(SELECT 0 AS i UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)`;
+  await myDb.exec(`INSERT INTO picks SELECT k FROM (SELECT 1 + a.i + 10 * b.i + 100 * c.i + 1000 * d.i AS k FROM ${digit} a, ${digit} b, ${digit} c, ${digit} d) n WHERE k <= 1500`);
+  await myDb.exec(`ANALYZE TABLE nation, picks`);
   engine = new Engine({ workers: 1 });
   engine.addSource(await registered(pgDb, 'pg'));
   engine.addSource(await registered(myDb, 'my'));
@@ -313,6 +318,23 @@ describe('Engine', () => {
       ].join('\n'),
     );
     expect(text).toContain('HashAggregate group by o_id; count := count_star() (actual rows=4 ');
+  });
+
+  it('sizes the dynamic filter by the probe side under its projection: 1,500 build keys reach a grouping estimated at 20,000 rows', async () => {
+    // TPC-H Q2's shape: the probe side is a projection of a grouping over a cross-source join, and
+    // its estimate was lost under the projection, so the filter stopped at 1,000 keys (at SF 10
+    // Q2 read 1.6M partsupp rows for 4,744 keys)
+    const sql = `SELECT p_id, l_id FROM my.picks JOIN pg.lines ON l_part = p_id
+      WHERE l_cost = (SELECT min(CASE WHEN n_name <> '' THEN l2.l_cost END) FROM pg.lines l2 JOIN my.nation ON l2.l_nation = n_id WHERE l2.l_part = p_id)`;
+    const expected: Row[] = [];
+    for (let p = 1; p <= 1500; p++) {
+      const gs = p === 1 ? [20000, 40000] : [p - 1, p - 1 + 20000];
+      const least = Math.min(...gs.map((g) => g % 97));
+      for (const g of gs) if (g % 97 === least) expected.push([p, g]);
+    }
+    const text = (await engine.explain(sql, { analyze: true })).text;
+    expect(text).toContain("1500 build keys passed down to the probe side's pg statement (actual rows=");
+    expect(bag(await rows(sql))).toEqual(bag(expected));
   });
 
   it('asks an int32 column by the int64 keys of another source (SQLite INTEGER), dropping keys no int32 can hold', async () => {

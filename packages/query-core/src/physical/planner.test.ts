@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { t } from '@junction/connectors';
 import type { Expr, Field, LogicalPlan } from '../plan/logical.js';
+import { MAX_ARRAY_KEYS_PER_STATEMENT } from '../exec/dependent-join/key-batches.js';
 import { keyCarrier, switchKeyLimit } from './planner.js';
 
 describe('switchKeyLimit', () => {
@@ -13,6 +14,13 @@ describe('switchKeyLimit', () => {
     expect(switchKeyLimit(1000, undefined, 1000)).toBe(1000);
     // the source takes 100 values per IN list: 50 lists of them
     expect(switchKeyLimit(1000, 871_129, 100)).toBe(5000);
+  });
+
+  it('lets a source that binds the keys as one array take up to MAX_ARRAY_KEYS_PER_STATEMENT of them', () => {
+    // Q9 at SF 10: 108,000 green part keys against 60 million lineitem rows restrict the probe
+    expect(switchKeyLimit(1000, 59_986_052, 1000, true)).toBe(MAX_ARRAY_KEYS_PER_STATEMENT);
+    expect(switchKeyLimit(1000, 59_986_052, 1000, false)).toBe(50_000);
+    expect(switchKeyLimit(1000, 120_000, 1000, true)).toBe(12_000);
   });
 });
 
