@@ -320,6 +320,15 @@ describe('Engine', () => {
     expect(text).toContain('HashAggregate group by o_id; count := count_star() (actual rows=4 ');
   });
 
+  it('with pushdown off, a hash join still passes its few build keys to the probe statement under the columns it drops', async () => {
+    // the oracle plan drops o_total right above the orders statement: the statement is still the probe side
+    const sql = `SELECT count(*), sum(o_id) FROM pg.orders JOIN pg.customer ON o_cust = c_id WHERE c_name <> 'bob'`;
+    expect(await rows(sql, [], { pushdown: false })).toEqual([[2000n, 3002000n]]);
+    const text = (await engine.explain(sql, { analyze: true, pushdown: false })).text;
+    expect(text).toContain("HashJoin inner build=right on (o_cust = c_id), 3 build keys passed down to the probe side's pg statement (actual rows=2000 ");
+    expect(text).toContain('Project o_id, o_cust (actual rows=2000 ');
+  });
+
   it('sizes the dynamic filter by the probe side under its projection: 1,500 build keys reach a grouping estimated at 20,000 rows', async () => {
     // TPC-H Q2's shape: the probe side is a projection of a grouping over a cross-source join, and
     // its estimate was lost under the projection, so the filter stopped at 1,000 keys (at SF 10

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rowBytes } from '../contract/row-bytes.js';
+import { textRowBytes } from '../contract/row-bytes.js';
 import { PortalReader } from './portal.js';
 
 /** Feeds rows as the server's DataRow messages (no connection: nothing is submitted), then reads every batch. */
@@ -20,7 +20,7 @@ describe('PortalReader batches', () => {
   const rows = Array.from({ length: 10 }, () => row);
 
   it('end at the byte limit when wide rows reach it before the row count', async () => {
-    expect(rowBytes(row)).toBe(2048);
+    expect(textRowBytes(row)).toBe(2048);
     // the row that reaches the limit ends its batch
     expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 3 * 2048), rows)).toEqual([3, 3, 3, 1]);
     expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 3 * 2048 - 1), rows)).toEqual([3, 3, 3, 1]);

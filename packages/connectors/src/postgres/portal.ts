@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { rowBytes } from '../contract/row-bytes.js';
+import { textRowBytes } from '../contract/row-bytes.js';
 import type { StatementUse } from './statements.js';
 
 /** What pg's Connection offers a submittable; its typings do not export the class. */
@@ -31,7 +31,7 @@ const HIGH_WATER_BATCHES = 2;
 
 /**
  * A SELECT streamed through pg's Submittable interface (so pg's client keeps queueing and
- * error bookkeeping), in batches of `batchSize` rows or of `batchBytes` (rowBytes of the
+ * error bookkeeping), in batches of `batchSize` rows or of `batchBytes` (textRowBytes of the
  * text cells), whichever comes first: the batches held below bound memory only if a batch of
  * wide rows is bounded too.
  *
@@ -135,7 +135,7 @@ export class PortalReader implements pg.Submittable {
   handleDataRow(msg: { fields: (string | null)[] }): void {
     if (this.discarding) return;
     this.current.push(msg.fields);
-    if (this.batchBytes !== Infinity) this.currentBytes += rowBytes(msg.fields);
+    if (this.batchBytes !== Infinity) this.currentBytes += textRowBytes(msg.fields);
     if (this.current.length === this.batchSize || this.currentBytes >= this.batchBytes) this.push(true);
   }
 

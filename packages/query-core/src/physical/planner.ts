@@ -414,7 +414,8 @@ class Planner {
     pinned ||= pinsKey(probePlan, probeKeys);
     // a tiny probe statement is better started at once, alongside the build side, than restricted later
     if (switchKeys > 0 && !pinned && !probePreserved && !(probeRead !== undefined && probeRead <= TINY_SIDE_ROWS)) {
-      const direct = this.dependentTarget(probe, probeKeys);
+      // columns dropped right above the statement (pushdown off) leave it the probe side all the same
+      const direct = this.dependentTarget(probe, probeKeys) ?? (columnsOfRemote(probePlan) ? this.innerTarget(probePlan, probeKeys) : undefined);
       const dep = direct ?? this.innerTarget(probePlan, probeKeys);
       const maxInList = (dep && dep.scan.connector.capabilities().maxInList) || 1000;
       const limit = dep && switchKeyLimit(switchKeys, probeEst, maxInList, arrayKeys(dep.scan, dep.column));
@@ -532,6 +533,11 @@ class Planner {
     if (usable.length === 0) return undefined;
     return { scan: side.op, ...usable[0], others: usable.slice(1) };
   }
+}
+
+/** A projection that only picks columns of a statement (project-columns-in-junction.ts). */
+function columnsOfRemote(plan: LogicalPlan): boolean {
+  return plan.kind === 'Project' && plan.input.kind === 'Remote' && plan.exprs.every((e) => e.expr.kind === 'ref');
 }
 
 function keyIds(keys: readonly Expr[]): Set<number> {

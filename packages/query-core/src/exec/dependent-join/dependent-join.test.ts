@@ -59,7 +59,7 @@ describe('planKeyBatches', () => {
   });
 
   it('splits an array source\'s keys only past MAX_ARRAY_KEYS_PER_STATEMENT, not at what 50 IN lists hold', () => {
-    // Q9 at SF 10: 108,000 part keys in three statements read lineitem three times
+    // Q9 at SF 10: split at 50,000, its 108,000 part keys went out as three statements, each reading lineitem
     const q9 = Array.from({ length: 108_000 }, (_, i) => i);
     expect(planKeyBatches(q9, { maxInList: 1000, maxBindParams: 65535, baseParams: 1, array: true, spread: 4 }).map((s) => s[0].length)).toEqual([108_000]);
     const past = Array.from({ length: MAX_ARRAY_KEYS_PER_STATEMENT + 1 }, (_, i) => i);

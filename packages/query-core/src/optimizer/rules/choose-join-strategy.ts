@@ -23,7 +23,8 @@ export const DEPENDENT_MAX_KEY_COVERAGE = 0.5;
  * read most of its table's pages for any batch of them, the rows of a key lying scattered
  * (PostgreSQL scans all of lineitem for 2,000 of SF 10's 100,000 suppliers): spread over
  * DEPENDENT_MAX_PARALLEL statements they would read the table that many times at once (TPC-H
- * Q7 at SF 10: four scans of lineitem and orders for 8,000 suppliers). They go in one statement.
+ * Q7 at SF 10: four scans of lineitem and orders for 8,000 suppliers). They are not spread: one
+ * statement where the source takes them all, else one statement at a time.
  */
 export const DEPENDENT_SPREAD_MAX_COVERAGE = 0.01;
 
@@ -88,7 +89,7 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
     )
       continue;
     // the driver's keys span (nearly) all of the other side's: IN lists would restrict nothing
-    if (keys.every((k) => covers(k, driver, node, small, ctx))) continue;
+    if (keys.every((k) => covers(k, driver, node, small, ctx, DEPENDENT_MAX_KEY_COVERAGE))) continue;
     // key inference already pinned the other side's key to a constant: IN lists add nothing
     const otherKeys = new Set(keys.map((k) => (driver === 'left' ? k.r : k.l)));
     if (knownPredicates(other).some((p) => pinsKey(p, otherKeys))) continue;
@@ -101,8 +102,7 @@ export function chooseJoinStrategy(node: LogicalPlan, ctx: OptimizerContext): Lo
       k.type.kind !== 'float32' &&
       k.type.kind !== 'float64';
     if (!keys.some(exact)) continue;
-    const otherDistinct = distinctOf(ref(driver === 'left' ? keys[0].r : keys[0].l, keys[0].type), other, ctx);
-    const scans = otherDistinct !== undefined && driverKeys > otherDistinct * DEPENDENT_SPREAD_MAX_COVERAGE;
+    const scans = covers(keys[0], driver, node, small, ctx, DEPENDENT_SPREAD_MAX_COVERAGE);
     return {
       ...node,
       strategy: {
@@ -157,13 +157,15 @@ function covers(
   join: Extract<LogicalPlan, { kind: 'Join' }>,
   driverRows: number,
   ctx: OptimizerContext,
+  /** the share of the other side's key values the driver's keys must pass */
+  share: number,
 ): boolean {
   const [mine, theirs] = driver === 'left' ? [k.l, k.r] : [k.r, k.l];
   const [mySide, otherSide] = driver === 'left' ? [join.left, join.right] : [join.right, join.left];
   const other = distinctOf(ref(theirs, k.type), otherSide, ctx);
   if (other === undefined) return false;
   const driverKeys = Math.min(driverRows, distinctInOutput(ref(mine, k.type), mySide, ctx) ?? driverRows);
-  return driverKeys > other * DEPENDENT_MAX_KEY_COVERAGE;
+  return driverKeys > other * share;
 }
 
 function pinsKey(p: Expr, keys: ReadonlySet<number>): boolean {

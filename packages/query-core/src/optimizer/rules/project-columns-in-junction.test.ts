@@ -25,6 +25,9 @@ describe('project-columns-in-junction', () => {
     const s = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64', o_comment: 'varchar(79)' });
     expect(fire(projectColumnsInJunction, b.select(s, ['o_custkey']))).toBe('did not fire');
     expect(fire(projectColumnsInJunction, b.aggregate(s, [], [['n', 'count_star', []]]))).toBe('did not fire');
+    // nor when reached from a projection above: SELECT o_custkey, count(*) … GROUP BY o_custkey
+    const grouped = b.aggregate(s, ['o_custkey'], [['n', 'count_star', []]]);
+    expect(fire(projectColumnsInJunction, b.select(grouped, ['n']))).toBe('did not fire');
     const o = b.scan('dbA', 'orders', { o_orderkey: 'int64', o_custkey: 'int64', o_comment: 'varchar(79)' });
     const once = b.select(b.filter(o, lt(col(o, 'o_custkey'), lit(10))), ['o_orderkey']);
     const fired = projectColumnsInJunction(once)!;

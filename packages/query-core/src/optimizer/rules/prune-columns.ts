@@ -93,7 +93,7 @@ function narrow(plan: LogicalPlan, needed: ReadonlySet<number>, atScan: AtScan):
         ...plan.groupBy.map((g) => g.expr),
         ...aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])]),
       ]);
-      const input = narrow(plan.input, used, atScan);
+      const input = atScan.keepsScan && plan.input.kind === 'Scan' ? plan.input : narrow(plan.input, used, atScan);
       if (aggregates.length === plan.aggregates.length && input === plan.input) return plan;
       return { ...plan, aggregates, input };
     }
