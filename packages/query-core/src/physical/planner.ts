@@ -20,6 +20,7 @@ import { NullAwareAntiJoinOp } from '../exec/null-aware-anti-join.js';
 import { MarkJoinOp, type MarkCompare, type MarkJoinSpec } from '../exec/mark-join.js';
 import { HashJoinOp, type DependentSwitch } from '../exec/hash-join/index.js';
 import { DependentJoinOp } from '../exec/dependent-join/index.js';
+import { bindsKeyArray } from '../exec/dependent-join/fetch-by-keys.js';
 import { canRestrict, MAX_ARRAY_KEYS_PER_STATEMENT, MAX_IN_LISTS_PER_STATEMENT } from '../exec/dependent-join/key-batches.js';
 import type { HashJoinType, JoinSpec } from '../exec/hash-join/join-core.js';
 import { makeKeyFn } from '../exec/hash-key.js';
@@ -49,11 +50,6 @@ export const SWITCH_PROBE_RATIO = 10;
 export function switchKeyLimit(switchKeys: number, probeEstimate: number | undefined, maxInList: number, array = false): number {
   const byProbe = probeEstimate === undefined ? 0 : Math.floor(probeEstimate / SWITCH_PROBE_RATIO);
   return Math.min(Math.max(switchKeys, byProbe), array ? MAX_ARRAY_KEYS_PER_STATEMENT : maxInList * MAX_IN_LISTS_PER_STATEMENT);
-}
-
-/** Whether the source binds a key set on this output column of the statement as one array parameter. */
-function arrayKeys(scan: RemoteScanOp, column: number): boolean {
-  return scan.connector.capabilities().arrayKeySets.includes(scan.query.select[column].expr.type.kind);
 }
 
 /** Field id → position in the rows an operator produces. */
@@ -414,11 +410,12 @@ class Planner {
     pinned ||= pinsKey(probePlan, probeKeys);
     // a tiny probe statement is better started at once, alongside the build side, than restricted later
     if (switchKeys > 0 && !pinned && !probePreserved && !(probeRead !== undefined && probeRead <= TINY_SIDE_ROWS)) {
+      const remote = this.dependentTarget(probe, probeKeys);
+      const dep = remote ?? this.innerTarget(probePlan, probeKeys);
       // columns dropped right above the statement (pushdown off) leave it the probe side all the same
-      const direct = this.dependentTarget(probe, probeKeys) ?? (columnsOfRemote(probePlan) ? this.innerTarget(probePlan, probeKeys) : undefined);
-      const dep = direct ?? this.innerTarget(probePlan, probeKeys);
+      const direct = remote !== undefined || (dep !== undefined && columnsOfRemote(probePlan));
       const maxInList = (dep && dep.scan.connector.capabilities().maxInList) || 1000;
-      const limit = dep && switchKeyLimit(switchKeys, probeEst, maxInList, arrayKeys(dep.scan, dep.column));
+      const limit = dep && switchKeyLimit(switchKeys, probeEst, maxInList, bindsKeyArray(dep.scan, dep.column));
       // a dynamic filter holds the whole probe side back until the build side is read, where it
       // would otherwise start at once: only worth it when the build side is expected to pass
       const buildEst = this.rows(buildSide === 'right' ? plan.right : plan.left);
@@ -465,7 +462,7 @@ class Planner {
             column: dep.column,
             leftColumn: this.column(k.left, left.layout),
             leftType: k.left.type,
-            maxKeys: switchKeyLimit(switchKeys, rightEst, maxInList, arrayKeys(dep.scan, dep.column)),
+            maxKeys: switchKeyLimit(switchKeys, rightEst, maxInList, bindsKeyArray(dep.scan, dep.column)),
             maxInList,
             maxParallel: 4,
           },

@@ -22,6 +22,11 @@ export interface FetchReport {
   keys: number;
 }
 
+/** Whether the source binds a key set on this output column of the statement as one array parameter. */
+export function bindsKeyArray(scan: RemoteScanOp, column: number): boolean {
+  return scan.connector.capabilities().arrayKeySets.includes(scan.query.select[column].expr.type.kind);
+}
+
 /**
  * Reads the rows of `scan` whose output column `column` equals one of `keys`, as key sets
  * (bound IN lists, or one array parameter where the source takes one) batched to the
@@ -46,7 +51,7 @@ export async function* fetchByKeys(
   if (keys.length === 0) return;
   const caps = scan.connector.capabilities();
   // a source that binds a key list as one array parameter gets each column's keys as one list
-  const array = (col: number) => caps.arrayKeySets.includes(scan.query.select[col].expr.type.kind);
+  const array = (col: number) => bindsKeyArray(scan, col);
   const perList = Math.max(1, Math.min(options.maxInList, caps.maxInList || options.maxInList));
   const statements = planKeyBatches(keys, {
     maxInList: perList,

@@ -5,8 +5,7 @@ export const MAX_IN_LISTS_PER_STATEMENT = 50;
 
 /**
  * Keys one array parameter carries (Capabilities.arrayKeySets), about 4 MB of text for integer
- * keys. Not the
- * IN-list cap: split at 50,000, TPC-H Q9's 108,000 green part keys at SF 10 went out as three
+ * keys. Not the IN-list cap: split at 50,000, TPC-H Q9's 108,000 green part keys at SF 10 went out as three
  * statements, each scanning all of lineitem and orders, or (past a hash join's switch limit) not
  * at all, and the 60 million lineitem rows were read whole.
  */

@@ -28,9 +28,8 @@ function narrowScan(scan: ScanNode, keep: readonly number[]): LogicalPlan {
 
 /** pruneColumns with what happens at a scan left to the caller (see project-columns-in-junction.ts). */
 export function pruneColumnsWith(node: LogicalPlan, atScan: AtScan): LogicalPlan | undefined {
-  if (atScan.keepsScan && (node.kind === 'Project' || node.kind === 'Aggregate') && node.input.kind === 'Scan') return undefined;
   if (node.kind === 'Project') {
-    const input = narrow(node.input, refsOfAll(node.exprs.map((e) => e.expr)), atScan);
+    const input = narrowBelow(node.input, refsOfAll(node.exprs.map((e) => e.expr)), atScan);
     return input === node.input ? undefined : { ...node, input };
   }
   if (node.kind === 'Aggregate') {
@@ -38,7 +37,7 @@ export function pruneColumnsWith(node: LogicalPlan, atScan: AtScan): LogicalPlan
       ...node.groupBy.map((g) => g.expr),
       ...node.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])]),
     ]);
-    const input = narrow(node.input, used, atScan);
+    const input = narrowBelow(node.input, used, atScan);
     return input === node.input ? undefined : { ...node, input };
   }
   return undefined;
@@ -47,6 +46,11 @@ export function pruneColumnsWith(node: LogicalPlan, atScan: AtScan): LogicalPlan
 function refsOfAll(es: readonly Expr[], into: Set<number> = new Set()): Set<number> {
   for (const e of es) refsOf(e, into);
   return into;
+}
+
+/** The input of a Project or Aggregate narrowed, except a scan `atScan` keeps whole: they read only their own columns of it. */
+function narrowBelow(input: LogicalPlan, needed: ReadonlySet<number>, atScan: AtScan): LogicalPlan {
+  return atScan.keepsScan && input.kind === 'Scan' ? input : narrow(input, needed, atScan);
 }
 
 /** `plan` with its output cut down to (a superset of) `needed`; the same object when nothing changes. */
@@ -81,7 +85,7 @@ function narrow(plan: LogicalPlan, needed: ReadonlySet<number>, atScan: AtScan):
     case 'Project': {
       let exprs = plan.exprs.filter((e) => needed.has(e.field.id));
       if (exprs.length === 0) exprs = [plan.exprs[0]];
-      const input = atScan.keepsScan && plan.input.kind === 'Scan' ? plan.input : narrow(plan.input, refsOfAll(exprs.map((e) => e.expr)), atScan);
+      const input = narrowBelow(plan.input, refsOfAll(exprs.map((e) => e.expr)), atScan);
       if (exprs.length === plan.exprs.length && input === plan.input) return plan;
       return { ...plan, exprs, input };
     }
@@ -93,7 +97,7 @@ function narrow(plan: LogicalPlan, needed: ReadonlySet<number>, atScan: AtScan):
         ...plan.groupBy.map((g) => g.expr),
         ...aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])]),
       ]);
-      const input = atScan.keepsScan && plan.input.kind === 'Scan' ? plan.input : narrow(plan.input, used, atScan);
+      const input = narrowBelow(plan.input, used, atScan);
       if (aggregates.length === plan.aggregates.length && input === plan.input) return plan;
       return { ...plan, aggregates, input };
     }
