@@ -5,6 +5,7 @@ import type { OptimizeInput, OptimizerContext, Rule } from './context.js';
 import { sameType } from './exprs.js';
 import { absorbDistinctIntoRemote } from './rules/absorb-distinct-into-remote.js';
 import { globalAggregateAsWindow } from './rules/global-aggregate-as-window.js';
+import { dropAggregateOverUniqueRows } from './rules/drop-aggregate-over-unique-rows.js';
 import { groupByUniqueKey } from './rules/group-by-unique-key.js';
 import { pushComputationIntoJoinInput } from './rules/push-computation-into-join-input.js';
 import { absorbAggregateIntoRemote } from './rules/absorb-aggregate-into-remote.js';
@@ -140,6 +141,7 @@ export const PHASES: readonly Phase[] = [
     rules: [
       r('merge-projections', mergeProjections),
       // only aggregates left in Junction: a source groups by what it likes
+      r('drop-aggregate-over-unique-rows', dropAggregateOverUniqueRows),
       r('group-by-unique-key', groupByUniqueKey),
     ],
   },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { behindBarrier } from '../../plan/barrier.js';
 import { fire } from '../rule-test-helper.js';
-import { PlanBuilder, call, col, lit } from '../test-support.js';
+import type { Expr } from '../../plan/logical.js';
+import { PlanBuilder, call, col, lit, parseType } from '../test-support.js';
 import { mergeProjections } from './merge-projections.js';
 
 describe('merge-projections', () => {
@@ -53,5 +54,29 @@ describe('merge-projections', () => {
       notPushed: [{ what: 'u := abs(o_orderkey)', reason: 'function abs not supported by source' }],
     };
     expect(fire(mergeProjections, b.project(inner, [['v', col(inner, 'u')]]))).toBe('did not fire');
+  });
+
+  it('drops an integer\'s round trip through a wider type, and keeps any cast that may round or overflow', () => {
+    const b = new PlanBuilder();
+    const s = b.scan('dbA', 'orders', { n: 'int64', m: 'int32' });
+    const cast = (e: Expr, type: string): Expr => ({ kind: 'cast', expr: e, type: parseType(type) });
+    const inner = b.project(s, [
+      ['as_decimal', cast(col(s, 'n'), 'decimal')],
+      ['as_money', cast(col(s, 'n'), 'decimal(12,2)')],
+      ['as_short', cast(col(s, 'n'), 'decimal(5)')],
+      ['m_wide', cast(col(s, 'm'), 'int64')],
+      ['n_narrow', cast(col(s, 'n'), 'int32')],
+    ]);
+    const outer = b.project(inner, [
+      ['a', cast(col(inner, 'as_decimal'), 'int64')],
+      ['b', cast(col(inner, 'as_money'), 'int64')],
+      ['c', cast(col(inner, 'as_short'), 'int64')],
+      ['d', cast(col(inner, 'm_wide'), 'int32')],
+      ['e', cast(col(inner, 'n_narrow'), 'int64')],
+    ]);
+    expect(fire(mergeProjections, outer)).toMatchInlineSnapshot(`
+      "Project a#8 := n#1, b#9 := CAST(CAST(n#1 AS decimal(12,2)) AS int64), c#10 := CAST(CAST(n#1 AS decimal(5,0)) AS int64), d#11 := m#2, e#12 := CAST(CAST(n#1 AS int32) AS int64)
+        Scan dbA.public.orders AS orders [n#1, m#2]"
+    `);
   });
 });
