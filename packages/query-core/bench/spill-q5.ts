@@ -1,11 +1,13 @@
 /**
- * node --import tsx packages/query-core/bench/spill-q5.ts [--sf 1] [--budget-mb 256] [--no-pushdown] [--explain]
+ * node --import tsx packages/query-core/bench/spill-q5.ts [--sf 1] [--budget-mb 256] [--no-pushdown] [--explain] [--floor]
  *
  * Issue 14's federated TPC-H Q5 shape (orders and lineitem in PostgreSQL dbA, customer in
  * PostgreSQL dbB, supplier in MariaDB dbC, nation and region in MariaDB dbD) on the JDV
  * benchmark's databases (jbench_<sf>_a … _d, loaded by `npm run bench`), against the same
  * SQL on the one PostgreSQL holding every table (jbench_<sf>_direct). Prints time, the
- * answer check, Junction's peak memory, bytes spilled and the process's peak RSS.
+ * answer check, Junction's peak memory, bytes spilled and the process's peak RSS. With
+ * --floor, also the time Junction takes to read each of the six tables whole, as the plan
+ * with pushdown off must: what no join or spill can make faster.
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -23,6 +25,7 @@ const { values: args } = parseArgs({
     'budget-mb': { type: 'string', default: '256' },
     pushdown: { type: 'boolean', default: true },
     explain: { type: 'boolean', default: false },
+    floor: { type: 'boolean', default: false },
   },
   allowNegative: true,
 });
@@ -96,6 +99,20 @@ async function main(): Promise<void> {
       `at peak RSS: V8 heap used ${mb(atPeak.heapUsed)} MB of ${mb(atPeak.heapTotal)} MB, external ${mb(atPeak.external)} MB (array buffers ${mb(atPeak.arrayBuffers)} MB)`,
     ].join('\n') + '\n',
   );
+  if (args.floor) {
+    const times: string[] = [];
+    let total = 0;
+    for (const [source, table] of [['dbA', 'lineitem'], ['dbA', 'orders'], ['dbB', 'customer'], ['dbC', 'supplier'], ['dbD', 'nation'], ['dbD', 'region']]) {
+      const t = performance.now();
+      // count(*) with pushdown off reads every row and column of the table into Junction
+      const c = await engine.query(`SELECT count(*) FROM ${source}.${table}`, { pushdown: false });
+      for await (const _ of c.rows) void _;
+      const ms = performance.now() - t;
+      total += ms;
+      times.push(`${table} ${ms.toFixed(0)}`);
+    }
+    process.stdout.write(`reading the six tables whole (the floor with pushdown off): ${total.toFixed(0)} ms (${(total / directMs).toFixed(2)}× direct): ${times.join(', ')}\n`);
+  }
   if (args.explain) {
     const e = await engine.explain(sql, { analyze: true, pushdown: args.pushdown });
     process.stdout.write(e.text + '\n');
