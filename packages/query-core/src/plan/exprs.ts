@@ -1,3 +1,4 @@
+import type { JType } from '@junction/connectors';
 import type { Expr } from './logical.js';
 
 /** AND-ed parts of a predicate, flattened. */
@@ -68,6 +69,21 @@ export function refsOf(e: Expr, out: Set<number> = new Set()): Set<number> {
 }
 
 const INTEGER_BITS: Readonly<Partial<Record<string, number>>> = { int16: 16, int32: 32, int64: 64 };
+
+/**
+ * Whether every value of type `from` is a value of type `to` unchanged: an integer to an
+ * integer as wide or wider, or to a decimal without precision; a decimal to one of the same
+ * scale without precision. A cast along it neither rounds nor overflows.
+ */
+export function widensExactly(from: JType, to: JType): boolean {
+  const a = INTEGER_BITS[from.kind];
+  if (a !== undefined) {
+    const b = INTEGER_BITS[to.kind];
+    if (b !== undefined) return b >= a;
+    return to.kind === 'decimal' && !to.scale && to.precision === undefined;
+  }
+  return from.kind === 'decimal' && to.kind === 'decimal' && from.scale === to.scale && to.precision === undefined;
+}
 
 /**
  * The column a join key reads: the column itself, or one under a widening integer cast (an

@@ -1,5 +1,6 @@
 import type { AggregateCall, Expr, LogicalPlan, NamedExpr } from '../../plan/logical.js';
-import { sameType } from '../../expr/types.js';
+import { widensExactly } from '../../plan/exprs.js';
+import { sameType } from '../exprs.js';
 import type { OptimizerContext } from '../context.js';
 import { uniqueOn } from '../unique-rows.js';
 
@@ -37,16 +38,10 @@ function oneRowValue(a: AggregateCall): Expr | undefined {
     case 'bool_and':
     case 'bool_or':
       return sameType(arg.type, a.field.type) ? arg : undefined;
-    case 'sum': {
+    case 'sum':
       if (sameType(arg.type, a.field.type)) return arg;
-      // a wider integer or a decimal of the same scale holds the value exactly
-      const k = arg.type.kind;
-      const exact =
-        ((k === 'int16' || k === 'int32') && a.field.type.kind === 'int64') ||
-        ((k === 'int16' || k === 'int32' || k === 'int64') && a.field.type.kind === 'decimal' && a.field.type.scale === undefined) ||
-        (k === 'decimal' && a.field.type.kind === 'decimal' && arg.type.scale === a.field.type.scale);
-      return exact ? { kind: 'cast', expr: arg, type: a.field.type } : undefined;
-    }
+      // an integer's sum is a wider integer or a decimal, which holds the one value as it is
+      return widensExactly(arg.type, a.field.type) ? { kind: 'cast', expr: arg, type: a.field.type } : undefined;
     default:
       return undefined;
   }

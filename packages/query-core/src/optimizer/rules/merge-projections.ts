@@ -1,8 +1,7 @@
 import type { Expr, LogicalPlan } from '../../plan/logical.js';
 import { outputFields } from '../../plan/fields.js';
-import { sameType } from '../../expr/types.js';
-import { mapOperands } from '../../plan/exprs.js';
-import { replaceRefs } from '../exprs.js';
+import { mapOperands, widensExactly } from '../../plan/exprs.js';
+import { replaceRefs, sameType } from '../exprs.js';
 
 /**
  * Project(Project(x)) → one Project over x, and a Project that passes its input through
@@ -33,19 +32,13 @@ export function mergeProjections(node: LogicalPlan): LogicalPlan | undefined {
 }
 
 /**
- * CAST(CAST(x AS wider) AS x's type) → x, for an integer widened to a wider integer or to a
- * decimal: merging a count's projection into the grouping's that sums its per-source parts
- * leaves that round trip, a decimal conversion per row for nothing.
+ * CAST(CAST(x AS wider) AS x's type) → x, when the inner cast loses nothing (an integer to a
+ * decimal, say): merging a count's projection into the grouping's that sums its per-source
+ * parts leaves that round trip, a decimal conversion per row for nothing.
  */
 function dropRoundTripCasts(e: Expr): Expr {
   const inner = mapOperands(e, dropRoundTripCasts);
   if (inner.kind !== 'cast' || inner.expr.kind !== 'cast') return inner;
   const x = inner.expr.expr;
-  const via = inner.expr.type;
-  const widens =
-    x.type.kind in INTEGER_BITS &&
-    ((via.kind in INTEGER_BITS && INTEGER_BITS[via.kind] >= INTEGER_BITS[x.type.kind]) || (via.kind === 'decimal' && !via.scale && via.precision === undefined));
-  return widens && sameType(x.type, inner.type) ? x : inner;
+  return widensExactly(x.type, inner.expr.type) && sameType(x.type, inner.type) ? x : inner;
 }
-
-const INTEGER_BITS: Readonly<Record<string, number>> = { int16: 16, int32: 32, int64: 64 };
