@@ -73,6 +73,11 @@ export class SourceShare {
     return this.#holders.size;
   }
 
+  /** queries waiting for a share */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
   get health(): SourceHealth {
     return this.#health;
   }

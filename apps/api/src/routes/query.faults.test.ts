@@ -96,6 +96,7 @@ describe.skipIf(skip)('a frozen or killed source (private MariaDB)', () => {
     }
 
     maria.freeze();
+    const share = 6; // ¾ of 8 slots
     let maxRunning = 0;
     let maxOnFrozen = 0;
     const frozenShare = h.app.junction.shares.get('frozen')!;
@@ -108,6 +109,11 @@ describe.skipIf(skip)('a frozen or killed source (private MariaDB)', () => {
     );
     let frozenDone = false;
     const allFrozen = Promise.all(frozen).finally(() => (frozenDone = true));
+    // every frozen query at its source before the healthy ones start: a healthy query admitted
+    // first would leave one frozen query waiting for a global slot, and it would reach the
+    // share only after the others were refused, with nobody queueing behind it (no pressure):
+    // it would wait for a share and time out instead of being refused
+    await until('the frozen queries hold or wait for its share', () => frozenShare.active === share && frozenShare.waiting === 8 - share, 5000);
     const healthy: number[] = [];
     const healthyStatuses: number[] = [];
     while (!frozenDone) {
@@ -120,7 +126,6 @@ describe.skipIf(skip)('a frozen or killed source (private MariaDB)', () => {
 
     const timeouts = results.filter((r) => r.res.statusCode === 504);
     const busy = results.filter((r) => r.res.statusCode === 503);
-    const share = 6; // ¾ of 8 slots
     expect(timeouts).toHaveLength(share);
     for (const r of timeouts) {
       expect(r.res.json()).toMatchObject({ code: 'query_timeout', kind: 'timeout' });
