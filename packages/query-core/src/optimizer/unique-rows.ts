@@ -50,15 +50,8 @@ function joinUniqueOn(join: Extract<LogicalPlan, { kind: 'Join' }>, ids: Readonl
   if (join.type === 'full') return false;
   const leftIds = fieldIds(join.left);
   const pairs = equiPairs(join.condition, leftIds, fieldIds(join.right));
-  // an inner join's key columns hold equal values in every row it emits: unique on one is unique on the other
-  const known = new Set(ids);
-  if (join.type === 'inner' || join.type === 'cross')
-    for (const [l, r] of pairs) {
-      if (known.has(l)) known.add(r);
-      if (known.has(r)) known.add(l);
-    }
-  const onLeft = new Set([...known].filter((id) => leftIds.has(id)));
-  const onRight = new Set([...known].filter((id) => !leftIds.has(id)));
+  const onLeft = new Set([...ids].filter((id) => leftIds.has(id)));
+  const onRight = new Set([...ids].filter((id) => !leftIds.has(id)));
   const leftKeys = new Set(pairs.map(([l]) => l));
   const rightKeys = new Set(pairs.map(([, r]) => r));
   // each left row meets at most one right row (a NULL-extended one for a left join's misses)
