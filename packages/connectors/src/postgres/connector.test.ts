@@ -52,6 +52,30 @@ afterAll(async () => {
 });
 
 describe('postgres connector', () => {
+  it('reports as unique only keys that hold for every row a scan of the table reads', async () => {
+    await conn.execute(`CREATE SCHEMA keys`);
+    await conn.execute(`CREATE TABLE keys.t (id int PRIMARY KEY, k int NOT NULL, active boolean NOT NULL, e text NOT NULL)`);
+    await conn.execute(`CREATE UNIQUE INDEX t_k_active ON keys.t (k) WHERE active`);
+    await conn.execute(`CREATE UNIQUE INDEX t_lower_e ON keys.t (lower(e))`);
+    await conn.execute(`CREATE UNIQUE INDEX t_k_e ON keys.t (k, e)`);
+    // a parent's keys do not cover its inheritance children's rows, which a scan of it reads
+    await conn.execute(`CREATE TABLE keys.parent (k int PRIMARY KEY, v int NOT NULL UNIQUE)`);
+    await conn.execute(`CREATE TABLE keys.child () INHERITS (keys.parent)`);
+    // a partitioned table's keys do cover its partitions
+    await conn.execute(`CREATE TABLE keys.part (k int PRIMARY KEY, v int NOT NULL) PARTITION BY RANGE (k)`);
+    await conn.execute(`CREATE TABLE keys.part_1 PARTITION OF keys.part FOR VALUES FROM (0) TO (100)`);
+
+    const tables = (await conn.introspect()).tables.filter((x) => x.schema === 'keys');
+    const keys = (name: string) => {
+      const x = tables.find((t) => t.name === name)!;
+      return { primaryKey: x.primaryKey, unique: x.indexes.map((i) => `${i.name}:${i.unique}`) };
+    };
+    expect(keys('t')).toEqual({ primaryKey: ['id'], unique: ['t_k_active:false', 't_k_e:true', 't_lower_e:false', 't_pkey:true'] });
+    expect(keys('parent')).toEqual({ primaryKey: undefined, unique: ['parent_pkey:false', 'parent_v_key:false'] });
+    expect(keys('child')).toEqual({ primaryKey: undefined, unique: [] });
+    expect(keys('part')).toEqual({ primaryKey: ['k'], unique: ['part_pkey:true'] });
+  });
+
   it('introspects a known schema exactly', async () => {
     await conn.execute(`CREATE SCHEMA shop`);
     await conn.execute(

@@ -17,7 +17,8 @@ export async function introspectPostgres(
   const rels = await q(
     `SELECT c.oid::int8 AS oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,
             c.reltuples::float8 AS reltuples,
-            CASE WHEN c.relkind IN ('r','p','m') THEN pg_relation_size(c.oid) ELSE NULL END AS bytes
+            CASE WHEN c.relkind IN ('r','p','m') THEN pg_relation_size(c.oid) ELSE NULL END AS bytes,
+            c.relkind <> 'p' AND EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhparent = c.oid) AS inherited
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind IN ('r','p','v','m','f') AND ${SYSTEM_SCHEMAS} AND NOT c.relispartition
       ORDER BY n.nspname, c.relname`,
@@ -45,7 +46,10 @@ export async function introspectPostgres(
       ORDER BY con.conrelid, con.conname`,
   );
   const idx = await q(
-    `SELECT i.indrelid::int8 AS oid, ic.relname AS name, i.indisunique AS uniq,
+    // unique for Junction only where every row of the table is: not a partial index (WHERE), not
+    // one on expressions, not one left invalid by a failed CREATE UNIQUE INDEX CONCURRENTLY
+    `SELECT i.indrelid::int8 AS oid, ic.relname AS name,
+            (i.indisunique AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL) AS uniq,
             ARRAY(SELECT pg_get_indexdef(i.indexrelid, k, true) FROM generate_series(1, i.indnkeyatts) k ORDER BY k)::text[] AS cols
        FROM pg_index i
        JOIN pg_class ic ON ic.oid = i.indexrelid
@@ -120,7 +124,10 @@ export async function introspectPostgres(
       const ident = `${quoteIdent(String(r.schema))}.${quoteIdent(String(r.name))}`;
       rowCount = Number((await q(`SELECT count(*)::int8 AS n FROM ${ident}`))[0].n);
     }
-    const pk = pks.get(oid);
+    // a table with inheritance children is read with their rows, which its keys do not cover
+    // (a partitioned table's keys do cover its partitions)
+    const inherited = r.inherited === true;
+    const pk = inherited ? undefined : pks.get(oid);
     const tableColumns = (columns.get(oid) ?? []).map((c) => {
       const st = stats.get(`${oid}\u0000${c.name}`);
       const cs = st && columnStats(st, rowCount, c.type.kind === 'string' && c.type.fixed === true);
@@ -133,7 +140,7 @@ export async function introspectPostgres(
       columns: tableColumns,
       ...(pk ? { primaryKey: pk } : {}),
       foreignKeys: (fks.get(oid) ?? []).filter((f): f is ForeignKeyInfo => f !== undefined),
-      indexes: indexes.get(oid) ?? [],
+      indexes: (indexes.get(oid) ?? []).map((ix) => (inherited && ix.unique ? { ...ix, unique: false } : ix)),
       ...(rowCount !== undefined ? { rowCount } : {}),
     });
   }

@@ -32,6 +32,29 @@ afterAll(async () => {
 });
 
 describe('sqlite connector', () => {
+  it('reports a primary key column nullable where SQLite lets it hold NULL, and a partial index not unique', async () => {
+    const keys = createConnector({ name: 'keys', engine: 'sqlite', file: path.join(dir, 'keys.db') });
+    try {
+      // a rowid table's primary key other than a lone INTEGER one takes NULL in any number of rows
+      await keys.execute(`CREATE TABLE s (k TEXT PRIMARY KEY, v INTEGER NOT NULL)`);
+      await keys.execute(`CREATE TABLE w (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID`);
+      await keys.execute(`CREATE TABLE c (a INTEGER, b INTEGER, PRIMARY KEY (a, b))`);
+      await keys.execute(`CREATE TABLE i (k INTEGER PRIMARY KEY, v INTEGER NOT NULL, live INTEGER NOT NULL)`);
+      await keys.execute(`CREATE UNIQUE INDEX i_v_live ON i (v) WHERE live = 1`);
+      await keys.execute(`CREATE UNIQUE INDEX i_v_k ON i (v, k)`);
+      await keys.execute(`INSERT INTO s VALUES (NULL, 1), (NULL, 2)`);
+      const snap = await keys.introspect();
+      const nullable = (name: string) => Object.fromEntries(snap.tables.find((x) => x.name === name)!.columns.map((c) => [c.name, c.nullable]));
+      expect(nullable('s')).toEqual({ k: true, v: false });
+      expect(nullable('w')).toEqual({ k: false, v: false });
+      expect(nullable('c')).toEqual({ a: true, b: true });
+      expect(nullable('i')).toEqual({ k: false, v: false, live: false });
+      expect(snap.tables.find((x) => x.name === 'i')!.indexes.map((x) => `${x.name}:${x.unique}`)).toEqual(['i_v_k:true', 'i_v_live:false']);
+    } finally {
+      await keys.close();
+    }
+  });
+
   it('introspects a known schema exactly', async () => {
     await conn.execute(
       `CREATE TABLE region (r_id INTEGER PRIMARY KEY, r_name CHAR(25) NOT NULL, r_comment VARCHAR(152))`,

@@ -250,6 +250,12 @@ export class SqliteConnector implements Connector {
           pk: bigint;
           hidden: bigint;
         }[];
+        // SQLite lets a primary key column hold NULL (in several rows) unless it is the rowid's
+        // alias (a lone INTEGER PRIMARY KEY) or the table is WITHOUT ROWID
+        const pkCount = cols.filter((c) => c.pk > 0n).length;
+        const withoutRowid = o.type === 'table' && (db.prepare(`PRAGMA table_list(${q})`).get() as { wr?: bigint } | undefined)?.wr === 1n;
+        const keyNotNull = (c: { type: string; pk: bigint }): boolean =>
+          c.pk > 0n && (withoutRowid || (pkCount === 1 && c.type.trim().toUpperCase() === 'INTEGER'));
         const columns: ColumnInfo[] = cols
           .filter((c) => c.hidden === 0n)
           .map((c) => {
@@ -259,7 +265,7 @@ export class SqliteConnector implements Connector {
               name: c.name,
               type: m.type,
               nativeType: c.type,
-              nullable: c.notnull === 0n && c.pk === 0n,
+              nullable: c.notnull === 0n && !keyNotNull(c),
               default: c.dflt_value,
             };
           });
@@ -309,7 +315,8 @@ export class SqliteConnector implements Connector {
             indexes.push({
               name: ix.name,
               columns: ordered.map((i) => i.name ?? '<expression>'),
-              unique: ix.unique === 1n,
+              // a partial index (WHERE) is unique only over the rows it holds
+              unique: ix.unique === 1n && ix.partial !== 1n,
             });
             const leading = ordered[0]?.name ?? null;
             shapes.push({ name: ix.name, leading, partial: ix.partial === 1n, origin: ix.origin });

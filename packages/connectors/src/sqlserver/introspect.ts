@@ -28,7 +28,8 @@ export async function introspectSqlServer(
       ORDER BY c.object_id, c.column_id`,
   );
   const idx = await q(
-    `SELECT i.object_id, i.name, i.is_unique, i.is_primary_key, c.name
+    // a filtered index (WHERE) is unique only over the rows it holds
+    `SELECT i.object_id, i.name, CAST(CASE WHEN i.is_unique = 1 AND i.has_filter = 0 THEN 1 ELSE 0 END AS bit) AS is_unique, i.is_primary_key, c.name
        FROM sys.indexes i
        JOIN sys.index_columns ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id AND ic.is_included_column = 0
        JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id

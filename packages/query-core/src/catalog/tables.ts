@@ -13,11 +13,15 @@ export function coversUniqueKey(info: TableInfo | undefined, columns: ReadonlySe
 
 /**
  * Whether `columns` include a key no two rows share, NULL included: the primary key, or a
- * unique index on NOT NULL columns (a unique index lets several rows hold NULL).
+ * unique index on NOT NULL columns (a unique index lets several rows hold NULL). A primary
+ * key column the catalog reports nullable does not count either: SQLite lets a primary key
+ * other than an INTEGER one hold NULL in several rows.
  */
 export function coversRowKey(info: TableInfo | undefined, columns: ReadonlySet<string>): boolean {
-  const notNull = (c: string): boolean => info?.columns.find((x) => x.name === c)?.nullable === false;
-  return uniqueKeys(info).some((k) => k.length > 0 && k.every((c) => columns.has(c) && (k === info?.primaryKey || notNull(c))));
+  const nullable = (c: string): boolean | undefined => info?.columns.find((x) => x.name === c)?.nullable;
+  return uniqueKeys(info).some(
+    (k) => k.length > 0 && k.every((c) => columns.has(c) && (k === info?.primaryKey ? nullable(c) !== true : nullable(c) === false)),
+  );
 }
 
 function uniqueKeys(info: TableInfo | undefined): (readonly string[])[] {
