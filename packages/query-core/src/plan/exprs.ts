@@ -92,10 +92,6 @@ export function widensExactly(from: JType, to: JType): boolean {
  */
 export function keyColumn(e: Expr): Extract<Expr, { kind: 'ref' }> | undefined {
   if (e.kind === 'ref') return e;
-  if (e.kind === 'cast' && e.expr.kind === 'ref') {
-    const from = INTEGER_BITS[e.expr.type.kind];
-    const to = INTEGER_BITS[e.type.kind];
-    if (from !== undefined && to !== undefined && to >= from) return e.expr;
-  }
-  return undefined;
+  const widened = e.kind === 'cast' && e.expr.kind === 'ref' && INTEGER_BITS[e.type.kind] !== undefined && widensExactly(e.expr.type, e.type);
+  return widened ? e.expr : undefined;
 }
