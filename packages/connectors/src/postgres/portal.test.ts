@@ -15,23 +15,23 @@ async function batchSizes(reader: PortalReader, rows: (string | null)[][]): Prom
 }
 
 describe('PortalReader batches', () => {
-  // one 1000-character text cell and a NULL: 16 + 2 * 8 + 16 + 2 * 1000 = 2048 bytes a row
+  // one 1000-character text cell and a NULL: 48 + 2 * 8 + 16 + 2 * 1000 = 2080 bytes a row
   const row = ['x'.repeat(1000), null];
   const rows = Array.from({ length: 10 }, () => row);
 
   it('end at the byte limit when wide rows reach it before the row count', async () => {
-    expect(textRowBytes(row)).toBe(2048);
+    expect(textRowBytes(row)).toBe(2080);
     // the row that reaches the limit ends its batch
-    expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 3 * 2048), rows)).toEqual([3, 3, 3, 1]);
-    expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 3 * 2048 - 1), rows)).toEqual([3, 3, 3, 1]);
-    expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 2 * 2048 + 1), rows)).toEqual([3, 3, 3, 1]);
-    expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 2 * 2048), rows)).toEqual([2, 2, 2, 2, 2]);
+    expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 3 * 2080), rows)).toEqual([3, 3, 3, 1]);
+    expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 3 * 2080 - 1), rows)).toEqual([3, 3, 3, 1]);
+    expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 2 * 2080 + 1), rows)).toEqual([3, 3, 3, 1]);
+    expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 2 * 2080), rows)).toEqual([2, 2, 2, 2, 2]);
     // a row heavier than the limit is a batch of its own
     expect(await batchSizes(new PortalReader('q', [], 1024, undefined, 100), rows)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
   });
 
   it('end at the row count when it comes first, or without a byte limit', async () => {
-    expect(await batchSizes(new PortalReader('q', [], 4, undefined, 100 * 2048), rows)).toEqual([4, 4, 2]);
+    expect(await batchSizes(new PortalReader('q', [], 4, undefined, 100 * 2080), rows)).toEqual([4, 4, 2]);
     expect(await batchSizes(new PortalReader('q', [], 4), rows)).toEqual([4, 4, 2]);
   });
 });

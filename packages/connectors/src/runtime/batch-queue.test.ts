@@ -57,15 +57,15 @@ describe('BatchQueue', () => {
 
   it('ends a batch at its byte limit or its row count, whichever comes first', async () => {
     const events: string[] = [];
-    // rows of one 1000-byte text cell: 16 + 8 + 16 + 2 * 1000 = 2040 bytes each as decoded strings
+    // rows of one 1000-byte text cell: 48 + 8 + 16 + 2 * 1000 = 2072 bytes each as decoded strings
     const row = [Buffer.alloc(1000, 'x')];
-    expect(textRowBytes(row)).toBe(2040);
+    expect(textRowBytes(row)).toBe(2072);
     const q = new BatchQueue<Buffer[]>(
       4,
       () => events.push('pause'),
       () => events.push('resume'),
       2,
-      { maxBytes: 3 * 2040, sizeOf: textRowBytes },
+      { maxBytes: 3 * 2072, sizeOf: textRowBytes },
     );
     for (let i = 0; i < 7; i++) q.push(row);
     // two full batches of three rows (the third reaches the limit) wait: the producer pauses
@@ -76,7 +76,7 @@ describe('BatchQueue', () => {
     expect(sizes).toEqual([3, 3, 1]);
 
     // a limit wider than the rows: the row count ends batches; a row past the limit is a batch alone
-    const byRows = new BatchQueue<Buffer[]>(4, () => undefined, () => undefined, 2, { maxBytes: 100 * 2040, sizeOf: textRowBytes });
+    const byRows = new BatchQueue<Buffer[]>(4, () => undefined, () => undefined, 2, { maxBytes: 100 * 2072, sizeOf: textRowBytes });
     const wide = new BatchQueue<Buffer[]>(4, () => undefined, () => undefined, 2, { maxBytes: 1000, sizeOf: textRowBytes });
     for (let i = 0; i < 9; i++) byRows.push(row);
     for (let i = 0; i < 3; i++) wide.push(row);
