@@ -82,11 +82,11 @@ export class DependentJoinOp extends Operator {
         let b = 0;
         for (const r of batch) b += rowBytes(r);
         if (!memory.tryReserve(b)) {
-          memory.release(held);
-          held = 0;
           const read = rows.splice(0);
           for (const r of batch) read.push(r);
-          yield* joinPastBudget({ spec: this.spec, ctx, report: this.spill, read, buildRest: driverIt, other: this.remote.execute(outer) });
+          const readBytes = held;
+          held = 0;
+          yield* joinPastBudget({ spec: this.spec, ctx, report: this.spill, read, readBytes, buildRest: driverIt, other: this.remote.execute(outer) });
           return;
         }
         held += b;

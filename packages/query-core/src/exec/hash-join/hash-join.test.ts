@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { t, type Row } from '@junction/connectors';
+import { describe, expect, it, vi } from 'vitest';
+import { rowBytes, t, type Row } from '@junction/connectors';
 import { makeKeyFn } from '../hash-key.js';
 import { RowsOp, bag, run, testContext } from '../test-support.js';
 import type { OperatorInfo } from '../operator.js';
+import { SpillFile } from '../spill/spill-file.js';
 import { HashJoinOp } from './index.js';
 import type { HashJoinType, JoinSpec } from './join-core.js';
 
@@ -139,6 +140,31 @@ describe('HashJoinOp', () => {
     const ctx = testContext({ budget: 100_000 });
     expect(bag(await run(op, ctx))).toEqual(bag([[1, 'a', 1, 'x'.repeat(100)], [2, 'b', 2, 'x'.repeat(100)], [2, 'b2', 2, 'x'.repeat(100)]]));
     expect(op.spill.swapped).toBe(true);
+    expect(ctx.memory.usedBytes).toBe(0);
+  });
+
+  it('keeps the build rows read before the budget was passed reserved until they are on disk', async () => {
+    const batches: Row[][] = [0, 1, 2].map((b) => Array.from({ length: 500 }, (_, i) => [b * 500 + i, 'x'.repeat(100)]));
+    const bytes = (rows: Row[]): number => rows.reduce((n, r) => n + rowBytes(r), 0);
+    const fitted = bytes(batches[0]) + bytes(batches[1]);
+    const ctx = testContext({ budget: fitted + bytes(batches[2]) / 2 });
+    const atWrites: number[] = [];
+    const original = SpillFile.prototype.write;
+    const write = vi.spyOn(SpillFile.prototype, 'write').mockImplementation(function (this: SpillFile<unknown>, rows) {
+      atWrites.push(ctx.memory.usedBytes);
+      return original.call(this, rows);
+    });
+    try {
+      const op = new HashJoinOp(new RowsOp([L]), new RowsOp(batches), spec('inner', 'right'), '');
+      expect(await run(op, ctx)).toHaveLength(3);
+      expect(op.spill.swapped).toBe(true);
+    } finally {
+      write.mockRestore();
+    }
+    // while the stash is written the rows it holds still count (the probe side's rows read ahead may too)
+    expect(atWrites.length).toBeGreaterThan(0);
+    expect(atWrites[0]).toBeGreaterThanOrEqual(fitted);
+    expect(atWrites[0]).toBeLessThanOrEqual(fitted + bytes(L));
     expect(ctx.memory.usedBytes).toBe(0);
   });
 

@@ -131,12 +131,13 @@ export class HashJoinOp extends Operator {
         let b = 0;
         for (const r of batch) b += rowBytes(r);
         if (!memory.tryReserve(b)) {
-          // past the budget: swap sides if the probe side fits, else partition both to disk
-          memory.release(held);
-          held = 0;
+          // past the budget: swap sides if the probe side fits, else partition both to disk;
+          // the rows read so far stay reserved until they are on disk
           const read = buildRows.splice(0);
           for (const r of batch) read.push(r);
-          yield* joinPastBudget({ spec: this.spec, ctx, report: this.spill, read, buildRest: buildIt, other: probeAhead ?? probeOp.execute(outer), forceWorkers: this.forceWorkers });
+          const readBytes = held;
+          held = 0;
+          yield* joinPastBudget({ spec: this.spec, ctx, report: this.spill, read, readBytes, buildRest: buildIt, other: probeAhead ?? probeOp.execute(outer), forceWorkers: this.forceWorkers });
           return;
         }
         held += b;

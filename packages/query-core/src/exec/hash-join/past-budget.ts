@@ -14,8 +14,10 @@ export interface PastBudget {
   /** the join's own share of the budget */
   readonly ctx: ExecContext;
   readonly report: SpillMetrics;
-  /** build rows read so far (their memory already given back); emptied once they are on disk */
+  /** build rows read so far; emptied once they are on disk */
   readonly read: Row[];
+  /** what `read` holds reserved in the join's share (the last batch, which did not fit, is not); given back once on disk */
+  readonly readBytes: number;
   /** the rest of the build side */
   readonly buildRest: AsyncIterator<Row[]>;
   /** the other side, whole */
@@ -36,12 +38,14 @@ export async function* joinPastBudget(p: PastBudget): AsyncIterable<Row[]> {
   const memory = ctx.memory;
   const stash = await SpillFile.create(ctx.spillDir, ctx.disk, 'HashJoin');
   const other = p.other[Symbol.asyncIterator]();
-  let held = 0;
+  let held = p.readBytes;
   let grace: GraceJoin | undefined;
   try {
     for (let i = 0; i < p.read.length; i += STASH_CHUNK) await stash.write(p.read.slice(i, i + STASH_CHUNK));
     // the rows are on disk now: holding them too would double what this join keeps
     p.read.length = 0;
+    memory.release(held);
+    held = 0;
     p.report.bytes += stash.bytes;
     p.report.depth = Math.max(p.report.depth, 1);
     const swapped: JoinSpec = { ...spec, buildSide: spec.buildSide === 'right' ? 'left' : 'right' };
