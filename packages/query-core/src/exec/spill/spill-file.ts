@@ -9,12 +9,18 @@ import { decodeChunk, encodeChunk } from './spill-codec.js';
 const READ_BLOCK = 1024 * 1024;
 /** chunk header: body length, records in it */
 const HEAD = 8;
+/**
+ * Encoded bytes kept before one write, unless the caller asks otherwise: a sort run or a
+ * join's stash written a chunk (1,024 rows) a call took twice as long (1.6M rows: 0.87 s
+ * against 0.44 s). Partitioned spills keep less each (spill-partitions.ts): many are open.
+ */
+const WRITE_BLOCK = 1024 * 1024;
 
 export interface SpillFileOptions {
   /**
    * Encoded chunks are kept until this many bytes are pending, then written in one call
    * (the file must be flush()ed before it is complete; read() does so). 0: every write()
-   * goes to disk before it returns.
+   * goes to disk before it returns. Default 1 MiB.
    */
   readonly writeBlock?: number;
 }
@@ -48,7 +54,7 @@ export class SpillFile<T = Row> {
   }
 
   static async create<T = Row>(dir: string, disk?: DiskTracker, operator = 'Sort', options: SpillFileOptions = {}): Promise<SpillFile<T>> {
-    const f = new SpillFile<T>(dir, disk, operator, options.writeBlock ?? 0);
+    const f = new SpillFile<T>(dir, disk, operator, options.writeBlock ?? WRITE_BLOCK);
     try {
       f.handle = await open(f.path, 'w+');
     } catch (e) {
