@@ -37,8 +37,8 @@ import { copyRows } from './copy.js';
 import { introspectPostgres, quoteIdent } from './introspect.js';
 import { renderFor } from '../sql/dialects.js';
 import { capabilitiesFor } from './capabilities.js';
-import { decoderForOid, mapOid, type Decoder } from './type-map.js';
-import { PortalReader, type FieldLike, type RawBatch } from './portal.js';
+import { cellDecoderForOid, cellOf, decoderForOid, mapOid } from './type-map.js';
+import { PortalReader, type ColumnDecoder, type FieldLike, type PortalBatch } from './portal.js';
 import { PreparedStatements, type StatementUse } from './statements.js';
 
 // Every value arrives as the server's text so int8/numeric/timestamps never pass through
@@ -345,14 +345,15 @@ export class PostgresConnector extends NetworkSource implements Connector {
     }
   }
 
-  private decoders(fields: readonly FieldLike[], expected: readonly ColumnMeta[] | undefined): Decoder[] {
+  private decoders(fields: readonly FieldLike[], expected: readonly ColumnMeta[] | undefined): ColumnDecoder[] {
     return fields.map((f, i) => {
       const base = decoderForOid(f.dataTypeID);
       const want: JType | undefined = expected?.[i]?.type;
       const mapped = mapOid(f.dataTypeID, f.dataTypeModifier);
       if (mapped.warning) this.warnings.push(`${this.name}: column "${f.name}": ${mapped.warning}`);
-      if (!want || want.kind === 'unknown' || sameRepresentation(mapped.type, want)) return base;
-      return (s: string) => coerce(base(s), want);
+      if (!want || want.kind === 'unknown' || sameRepresentation(mapped.type, want)) return { text: base, cell: cellDecoderForOid(f.dataTypeID) };
+      const text = (s: string): Value => coerce(base(s), want);
+      return { text, cell: cellOf(text) };
     });
   }
 
@@ -373,7 +374,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
       statements = this.statementsOf(c);
       const params = query.params.map(toParam);
       const start = (use: StatementUse): PortalReader => {
-        const r = c.query(new PortalReader(query.sql, params, batchSize, use, options.batchBytes));
+        const r = c.query(new PortalReader(query.sql, params, batchSize, (fields) => this.decoders(fields, query.columns), use, options.batchBytes));
         control.setCanceller(() => {
           send();
           // the consumer hears the stop now, not when a possibly frozen server answers the cancel
@@ -383,10 +384,9 @@ export class PostgresConnector extends NetworkSource implements Connector {
       };
       let use = statements.use(query.sql);
       reader = start(use);
-      let decoders: Decoder[] | undefined;
       let yielded = false;
       for (;;) {
-        let raw: RawBatch;
+        let raw: PortalBatch;
         try {
           raw = await reader.read();
         } catch (err) {
@@ -409,9 +409,8 @@ export class PostgresConnector extends NetworkSource implements Connector {
         }
         control.throwIfStopped();
         if (raw.rows.length > 0) {
-          decoders ??= this.decoders(raw.fields, query.columns);
           yielded = true;
-          yield { rows: decodeRows(raw.rows, decoders) };
+          yield { rows: raw.rows };
           control.throwIfStopped();
         }
         if (!raw.more) break;
@@ -533,7 +532,7 @@ export class PostgresConnector extends NetworkSource implements Connector {
         nullable: true,
       }));
       const rows = (last.rows as unknown[][]).map((raw) =>
-        raw.map((v, i) => (v === null ? null : decoders[i](v as string))),
+        raw.map((v, i) => (v === null ? null : decoders[i].text(v as string))),
       );
       this.answered();
       return { rowCount: last.rowCount ?? rows.length, rows, columns };

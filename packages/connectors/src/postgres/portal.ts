@@ -1,10 +1,13 @@
 import type pg from 'pg';
 import { textRowBytes } from '../contract/row-bytes.js';
+import type { Row } from '../contract/types.js';
+import { DataRowTap, type CellDecoder } from './data-rows.js';
 import type { StatementUse } from './statements.js';
+import type { Decoder } from './type-map.js';
 
 /** What pg's Connection offers a submittable; its typings do not export the class. */
 interface Wire {
-  readonly stream: { cork(): void; uncork(): void; pause(): void; resume(): void };
+  readonly stream: { cork(): void; uncork(): void; pause(): void; resume(): void; destroy(err: Error): void } & Parameters<typeof DataRowTap.attach>[0];
   parse(q: { text: string; name: string }, more: boolean): void;
   bind(c: { statement: string; values: readonly unknown[] }, more: boolean): void;
   close(m: { type: 'S'; name: string }, more: boolean): void;
@@ -19,12 +22,22 @@ export interface FieldLike {
   readonly dataTypeModifier: number;
 }
 
-/** One batch of rows as the server's text (null for SQL NULL), and whether more may follow. */
-export interface RawBatch {
-  readonly rows: (string | null)[][];
-  readonly fields: readonly FieldLike[];
+/** A column's decoder from the text format: of a string (pg parsed the row) or of the bytes in place. */
+export interface ColumnDecoder {
+  readonly text: Decoder;
+  readonly cell: CellDecoder;
+}
+
+/** One batch of decoded rows, and whether more may follow. */
+export interface PortalBatch {
+  readonly rows: Row[];
   readonly more: boolean;
 }
+
+/** rowBytes' row and slot, and a string's header: a row weighed from its cells' lengths (see textRowBytes) */
+const ROW = 48;
+const SLOT = 8;
+const STRING = 16;
 
 /** Whole batches held before the socket is paused; the server then blocks on TCP. */
 const HIGH_WATER_BATCHES = 2;
@@ -42,17 +55,20 @@ const HIGH_WATER_BATCHES = 2;
  * the same SQL sent directly; pg-cursor also needed three round trips before the first row.
  * Memory stays bounded by pausing the socket once HIGH_WATER_BATCHES batches wait for the
  * consumer: TCP flow control then holds the server, as a suspended portal would.
+ * Rows are decoded by `columns`, made from the RowDescription: straight from the socket's
+ * bytes while a DataRowTap holds it (data-rows.ts), from pg's strings otherwise.
  * A consumer that stops early must cancel the statement (the caller sends PostgreSQL's
  * cancel request) and `abandon()` this reader, which discards what still arrives until
  * the server is ready for the next statement.
  */
 export class PortalReader implements pg.Submittable {
   private wire: Wire | undefined;
-  private fields: FieldLike[] = [];
-  private current: (string | null)[][] = [];
+  private decoders: readonly ColumnDecoder[] = [];
+  private tap: DataRowTap | undefined;
+  private current: Row[] = [];
   private currentBytes = 0;
-  private readonly queue: RawBatch[] = [];
-  private waiter: { resolve: (b: RawBatch) => void; reject: (e: unknown) => void } | undefined;
+  private readonly queue: PortalBatch[] = [];
+  private waiter: { resolve: (b: PortalBatch) => void; reject: (e: unknown) => void } | undefined;
   private failed: { error: unknown } | undefined;
   private paused = false;
   private discarding = false;
@@ -65,6 +81,7 @@ export class PortalReader implements pg.Submittable {
     private readonly text: string,
     private readonly values: readonly unknown[],
     private readonly batchSize: number,
+    private readonly columns: (fields: readonly FieldLike[]) => readonly ColumnDecoder[],
     private readonly statement: StatementUse = { name: '', parse: true, close: [] },
     private readonly batchBytes = Infinity,
   ) {
@@ -74,6 +91,7 @@ export class PortalReader implements pg.Submittable {
   submit(connection: pg.Connection): void {
     const wire = connection as unknown as Wire;
     this.wire = wire;
+    this.tap = DataRowTap.attach(wire.stream, (buf, start, end) => this.dataRow(buf, start, end));
     wire.stream.cork();
     for (const name of this.statement.close) wire.close({ type: 'S', name }, true);
     if (this.statement.parse) wire.parse({ text: this.text, name: this.statement.name }, true);
@@ -85,7 +103,7 @@ export class PortalReader implements pg.Submittable {
   }
 
   /** The next batch; call again only after the previous call settled and reported `more`. */
-  read(): Promise<RawBatch> {
+  read(): Promise<PortalBatch> {
     if (this.interrupted) return Promise.reject(this.interrupted.error);
     const b = this.queue.shift();
     if (b) {
@@ -129,13 +147,53 @@ export class PortalReader implements pg.Submittable {
   }
 
   handleRowDescription(msg: { fields: FieldLike[] }): void {
-    this.fields = msg.fields;
+    this.decoders = this.columns(msg.fields);
   }
 
+  /** a row pg parsed (no tap on this connection) */
   handleDataRow(msg: { fields: (string | null)[] }): void {
     if (this.discarding) return;
-    this.current.push(msg.fields);
-    if (this.batchBytes !== Infinity) this.currentBytes += textRowBytes(msg.fields);
+    const cells = msg.fields;
+    const row: Row = new Array(cells.length);
+    for (let i = 0; i < cells.length; i++) {
+      const v = cells[i];
+      row[i] = v === null ? null : this.decoders[i].text(v);
+    }
+    this.add(row, this.batchBytes === Infinity ? 0 : textRowBytes(cells));
+  }
+
+  /** a DataRow's body in place: a cell count, then each cell's length (-1: NULL) and bytes */
+  private dataRow(buf: Buffer, start: number, end: number): void {
+    if (this.discarding) return;
+    const n = (buf[start] << 8) | buf[start + 1];
+    const row: Row = new Array(n);
+    let bytes = ROW + n * SLOT;
+    let p = start + 2;
+    try {
+      for (let i = 0; i < n; i++) {
+        const len = (buf[p] << 24) | (buf[p + 1] << 16) | (buf[p + 2] << 8) | buf[p + 3];
+        p += 4;
+        if (len < 0) row[i] = null;
+        else {
+          row[i] = this.decoders[i].cell(buf, p, p + len);
+          p += len;
+          bytes += STRING + 2 * len;
+        }
+      }
+      if (p !== end) throw new Error(`A DataRow message's cells ran to byte ${p - start} of ${end - start}.`);
+    } catch (err) {
+      // this runs in the socket's data listener, where a throw would end the process: the
+      // statement fails instead, and the connection with it (its bytes can no longer be trusted)
+      this.discarding = true;
+      this.wire?.stream.destroy(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    this.add(row, bytes);
+  }
+
+  private add(row: Row, bytes: number): void {
+    this.current.push(row);
+    this.currentBytes += bytes;
     if (this.current.length === this.batchSize || this.currentBytes >= this.batchBytes) this.push(true);
   }
 
@@ -153,6 +211,7 @@ export class PortalReader implements pg.Submittable {
   }
 
   handleError(err: unknown): void {
+    this.tap?.detach();
     this.setPaused(false);
     this.failed = { error: err };
     const w = this.waiter;
@@ -164,12 +223,13 @@ export class PortalReader implements pg.Submittable {
   }
 
   handleReadyForQuery(): void {
+    this.tap?.detach();
     this.setPaused(false);
     this.finish();
   }
 
   private push(more: boolean): void {
-    const batch: RawBatch = { rows: this.current, fields: this.fields, more };
+    const batch: PortalBatch = { rows: this.current, more };
     this.current = [];
     this.currentBytes = 0;
     const w = this.waiter;

@@ -1,5 +1,6 @@
 import { t, type JType, type Value } from '../contract/types.js';
 import { bytesOf, canonicalTimestamp, timestamptzToUtc } from '../runtime/values.js';
+import { boolCell, int32Cell, utf8Cell, type CellDecoder } from './data-rows.js';
 
 /** Result of mapping a native type: `warning` is set when Junction reads it as text only. */
 export interface Mapped {
@@ -205,4 +206,22 @@ export function decoderForOid(oid: number): Decoder {
       // (blank-padded by the server), json and interval (IntervalStyle iso_8601) as sent
       return asText;
   }
+}
+
+/** decoderForOid's decoder, applied to a cell's bytes in place (data-rows.ts): integers and booleans without a string */
+export function cellDecoderForOid(oid: number): CellDecoder {
+  switch (oid) {
+    case OID.bool:
+      return boolCell;
+    case OID.int2:
+    case OID.int4:
+      return int32Cell;
+    default:
+      return cellOf(decoderForOid(oid));
+  }
+}
+
+/** A text decoder over a cell's bytes. */
+export function cellOf(decode: Decoder): CellDecoder {
+  return decode === asText ? utf8Cell : (b, s, e) => decode(utf8Cell(b, s, e));
 }
