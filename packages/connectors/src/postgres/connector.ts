@@ -31,7 +31,7 @@ import { NetworkSource } from '../runtime/network-source.js';
 import { connectionBrokeError, isSocketError, pgDataExceptionCode, sourceError } from '../runtime/errors.js';
 import { acquireUnlessStopped, StatementControl } from '../runtime/statement-control.js';
 import { assertReadingStatement, multipleStatementsError, notReadOnlyError } from '../runtime/native-sql.js';
-import { coerce, decodeRows, sameRepresentation } from '../runtime/values.js';
+import { coerce, sameRepresentation } from '../runtime/values.js';
 import { sendCancelRequest } from './cancel.js';
 import { copyRows } from './copy.js';
 import { introspectPostgres, quoteIdent } from './introspect.js';

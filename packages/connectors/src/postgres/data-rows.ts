@@ -28,7 +28,7 @@ const DATA_ROW = 0x44;
 const HEADER = 5;
 
 interface Tappable {
-  listeners(event: 'data'): Function[];
+  listeners(event: 'data'): ((...args: never[]) => unknown)[];
   on(event: 'data', l: (chunk: Buffer) => void): unknown;
   removeListener(event: 'data', l: (chunk: Buffer) => void): unknown;
 }
