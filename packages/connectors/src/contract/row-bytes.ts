@@ -10,9 +10,9 @@ import type { Value } from './types.js';
  * (an upper bound on ASCII text); a bigint 16 bytes and 8 a 64-bit digit; a byte array about
  * 200 bytes of objects beside its bytes. Booleans and null are in the slot.
  */
-const ROW = 48;
-const SLOT = 8;
-const STRING = 16;
+export const ROW = 48;
+export const SLOT = 8;
+export const STRING = 16;
 const HEAP_NUMBER = 16;
 const BYTE_ARRAY = 200;
 

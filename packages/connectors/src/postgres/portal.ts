@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { textRowBytes } from '../contract/row-bytes.js';
+import { ROW, SLOT, STRING, textRowBytes } from '../contract/row-bytes.js';
 import type { Row } from '../contract/types.js';
 import { DataRowTap, type CellDecoder } from './data-rows.js';
 import type { StatementUse } from './statements.js';
@@ -33,11 +33,6 @@ export interface PortalBatch {
   readonly rows: Row[];
   readonly more: boolean;
 }
-
-/** rowBytes' row and slot, and a string's header: a row weighed from its cells' lengths (see textRowBytes) */
-const ROW = 48;
-const SLOT = 8;
-const STRING = 16;
 
 /** Whole batches held before the socket is paused; the server then blocks on TCP. */
 const HIGH_WATER_BATCHES = 2;
@@ -155,14 +150,18 @@ export class PortalReader implements pg.Submittable {
     if (this.discarding) return;
     const cells = msg.fields;
     const row: Row = new Array(cells.length);
-    for (let i = 0; i < cells.length; i++) {
-      const v = cells[i];
-      row[i] = v === null ? null : this.decoders[i].text(v);
+    try {
+      for (let i = 0; i < cells.length; i++) {
+        const v = cells[i];
+        row[i] = v === null ? null : this.decoders[i].text(v);
+      }
+    } catch (err) {
+      return this.undecodable(err);
     }
     this.add(row, this.batchBytes === Infinity ? 0 : textRowBytes(cells));
   }
 
-  /** a DataRow's body in place: a cell count, then each cell's length (-1: NULL) and bytes */
+  /** a DataRow's body in place (its cells weighed as textRowBytes weighs them): a cell count, then each cell's length (-1: NULL) and bytes */
   private dataRow(buf: Buffer, start: number, end: number): void {
     if (this.discarding) return;
     const n = (buf[start] << 8) | buf[start + 1];
@@ -182,13 +181,18 @@ export class PortalReader implements pg.Submittable {
       }
       if (p !== end) throw new Error(`A DataRow message's cells ran to byte ${p - start} of ${end - start}.`);
     } catch (err) {
-      // this runs in the socket's data listener, where a throw would end the process: the
-      // statement fails instead, and the connection with it (its bytes can no longer be trusted)
-      this.discarding = true;
-      this.wire?.stream.destroy(err instanceof Error ? err : new Error(String(err)));
-      return;
+      return this.undecodable(err);
     }
     this.add(row, bytes);
+  }
+
+  /**
+   * Rows are decoded in the socket's data listener, where a throw would end the process: the
+   * statement fails instead, and the connection with it (its bytes can no longer be trusted).
+   */
+  private undecodable(err: unknown): void {
+    this.discarding = true;
+    this.wire?.stream.destroy(err instanceof Error ? err : new Error(String(err)));
   }
 
   private add(row: Row, bytes: number): void {
