@@ -40,10 +40,11 @@ interface Tappable {
  * row, which the connector then decoded again: reading 6M rows of four columns spent half
  * its time there. Here a row's cells are decoded straight from the socket's bytes.
  *
- * It holds the socket from the statement's Bind to its ReadyForQuery (or error), when pg's
- * client is waiting on this statement alone: pg sends the next statement only after
- * ReadyForQuery. What follows a detach in the same read goes to whoever listens next (pg's
- * parser, or the next statement's tap).
+ * It holds the socket from the statement's submission to its ReadyForQuery (or error), when
+ * pg's client is waiting on this statement alone: pg sends the next statement only after
+ * ReadyForQuery, and its parser holds no part of a message then (between statements the
+ * server sends only whole asynchronous notices). What follows a detach in the same read goes
+ * to whoever listens next (pg's parser, or the next statement's tap).
  */
 export class DataRowTap {
   private attached = true;
