@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector, type Connector, type JunctionError, type Row } from '@junction/connectors';
-import { createMysqlDatabase, createPgDatabase, type TestDatabase } from '../test/support/databases.js';
+import { createMysqlDatabase, createPgDatabase, registered, type TestDatabase } from '../test/support/databases.js';
 import { recordingBackend, tablesOf, type Recorded } from '../test/support/backend.js';
 import { Engine } from './engine.js';
-import type { AccessPolicy, ExecutionBackend, QueryOptions, QueryResult, RegisteredSource } from './api.js';
+import type { AccessPolicy, ExecutionBackend, QueryOptions, QueryResult } from './api.js';
 
 /**
  * Queries run on a backend engine, end to end on real databases: a PostgreSQL database plays the
@@ -16,11 +16,6 @@ let lite: Connector;
 let warehouseConnector: Connector;
 let engine: Engine;
 let recorded: Recorded;
-
-async function registered(db: TestDatabase, name: string): Promise<RegisteredSource> {
-  const connector = await db.connector(name);
-  return { name, connector, catalog: await connector.introspect(), semantics: await connector.probe() };
-}
 
 function backendOn(connector: Connector): ExecutionBackend {
   return {

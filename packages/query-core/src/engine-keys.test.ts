@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnector, type Row } from '@junction/connectors';
-import { createMysqlDatabase, createPgDatabase, type TestDatabase } from '../test/support/databases.js';
+import { createMysqlDatabase, createPgDatabase, registered, type TestDatabase } from '../test/support/databases.js';
 import { Engine } from './engine.js';
-import type { RegisteredSource } from './api.js';
+import { collect } from './exec/operator.js';
 
 let pgDb: TestDatabase;
 let myDb: TestDatabase;
 let engine: Engine;
 
-async function registered(db: TestDatabase, name: string): Promise<RegisteredSource> {
-  const connector = await db.connector(name);
-  return { name, connector, catalog: await connector.introspect(), semantics: await connector.probe() };
-}
-async function rows(sql: string, extra: object = {}): Promise<Row[]> {
-  const r = await engine.query(sql, extra as never);
-  const out: Row[] = [];
-  for await (const b of r.rows) out.push(...b);
-  return out;
+async function rows(sql: string): Promise<Row[]> {
+  return collect((await engine.query(sql)).rows);
 }
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { JunctionError, createConnector, type Row } from '@junction/connectors';
-import { createMysqlDatabase, createPgDatabase, pgAdmin, sourceFromUrl, PG_URL, type TestDatabase } from '../test/support/databases.js';
+import { createMysqlDatabase, createPgDatabase, pgAdmin, registered, sourceFromUrl, PG_URL, type TestDatabase } from '../test/support/databases.js';
 import { Engine } from './engine.js';
 import type { RegisteredSource } from './api.js';
 import { bag } from './exec/test-support.js';
@@ -10,11 +10,6 @@ let pgDb: TestDatabase;
 let myDb: TestDatabase;
 let engine: Engine;
 let admin: pg.Client;
-
-async function registered(db: TestDatabase, name: string): Promise<RegisteredSource> {
-  const connector = await db.connector(name);
-  return { name, connector, catalog: await connector.introspect(), semantics: await connector.probe() };
-}
 
 async function rows(sql: string, params: unknown[] = [], extra: object = {}): Promise<Row[]> {
   const r = await engine.query(sql, { params: params as never, ...extra });

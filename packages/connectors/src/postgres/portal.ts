@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { ROW, SLOT, STRING, textRowBytes } from '../contract/row-bytes.js';
 import type { Row } from '../contract/types.js';
+import { decodeRow } from '../runtime/values.js';
 import { DataRowTap, type CellDecoder } from './data-rows.js';
 import type { StatementUse } from './statements.js';
 import type { Decoder } from './type-map.js';
@@ -58,7 +59,9 @@ const HIGH_WATER_BATCHES = 2;
  */
 export class PortalReader implements pg.Submittable {
   private wire: Wire | undefined;
-  private decoders: readonly ColumnDecoder[] = [];
+  /** each column's decoder, of pg's strings and of the bytes in place */
+  private texts: readonly Decoder[] = [];
+  private cells: readonly CellDecoder[] = [];
   private tap: DataRowTap | undefined;
   private current: Row[] = [];
   private currentBytes = 0;
@@ -142,23 +145,21 @@ export class PortalReader implements pg.Submittable {
   }
 
   handleRowDescription(msg: { fields: FieldLike[] }): void {
-    this.decoders = this.columns(msg.fields);
+    const columns = this.columns(msg.fields);
+    this.texts = columns.map((c) => c.text);
+    this.cells = columns.map((c) => c.cell);
   }
 
   /** a row pg parsed (no tap on this connection) */
   handleDataRow(msg: { fields: (string | null)[] }): void {
     if (this.discarding) return;
-    const cells = msg.fields;
-    const row: Row = new Array(cells.length);
+    let row: Row;
     try {
-      for (let i = 0; i < cells.length; i++) {
-        const v = cells[i];
-        row[i] = v === null ? null : this.decoders[i].text(v);
-      }
+      row = decodeRow(msg.fields, this.texts);
     } catch (err) {
       return this.undecodable(err);
     }
-    this.add(row, this.batchBytes === Infinity ? 0 : textRowBytes(cells));
+    this.add(row, this.batchBytes === Infinity ? 0 : textRowBytes(msg.fields));
   }
 
   /** a DataRow's body in place (its cells weighed as textRowBytes weighs them): a cell count, then each cell's length (-1: NULL) and bytes */
@@ -174,7 +175,7 @@ export class PortalReader implements pg.Submittable {
         p += 4;
         if (len < 0) row[i] = null;
         else {
-          row[i] = this.decoders[i].cell(buf, p, p + len);
+          row[i] = this.cells[i](buf, p, p + len);
           p += len;
           bytes += STRING + 2 * len;
         }

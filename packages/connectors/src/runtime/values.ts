@@ -173,16 +173,17 @@ export function sameRepresentation(from: JType, to: JType): boolean {
  */
 export function decodeRows<R>(raws: readonly (readonly (R | null)[])[], decoders: readonly ((raw: R) => Value)[]): Row[] {
   const out: Row[] = new Array(raws.length);
-  for (let r = 0; r < raws.length; r++) {
-    const raw = raws[r];
-    const row: Row = new Array(raw.length);
-    for (let i = 0; i < raw.length; i++) {
-      const v = raw[i];
-      row[i] = v === null ? null : decoders[i](v);
-    }
-    out[r] = row;
-  }
+  for (let r = 0; r < raws.length; r++) out[r] = decodeRow(raws[r], decoders);
   return out;
+}
+
+export function decodeRow<R>(raw: readonly (R | null)[], decoders: readonly ((raw: R) => Value)[]): Row {
+  const row: Row = new Array(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const v = raw[i];
+    row[i] = v === null ? null : decoders[i](v);
+  }
+  return row;
 }
 
 const TAB_TEXT_SPECIAL = /[\\\t\n\r]/;

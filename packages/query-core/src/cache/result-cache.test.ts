@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Row } from '@junction/connectors';
-import { createMysqlDatabase, createPgDatabase, type TestDatabase } from '../../test/support/databases.js';
+import { createMysqlDatabase, createPgDatabase, registered, type TestDatabase } from '../../test/support/databases.js';
 import { Engine } from '../engine.js';
-import type { AccessPolicy, QueryOptions, QueryResult, QueryStats, RegisteredSource } from '../api.js';
+import type { AccessPolicy, QueryOptions, QueryResult, QueryStats } from '../api.js';
 
 let pgDb: TestDatabase;
 let myDb: TestDatabase;
 let engine: Engine;
-
-async function registered(db: TestDatabase, name: string, extra: Partial<RegisteredSource> = {}): Promise<RegisteredSource> {
-  const connector = await db.connector(name);
-  return { name, connector, catalog: await connector.introspect(), semantics: await connector.probe(), ...extra };
-}
 
 async function drain(r: QueryResult): Promise<{ rows: Row[]; stats: QueryStats }> {
   const rows: Row[] = [];

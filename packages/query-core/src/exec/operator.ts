@@ -74,7 +74,7 @@ function instrument(metrics: OperatorMetrics, source: AsyncIterable<Row[]>, sign
 }
 
 /** Every row of an input, materialised. Callers reserve memory for what they keep. */
-export async function collect(input: AsyncIterable<Row[]>): Promise<Row[]> {
+export async function collect(input: AsyncIterable<readonly Row[]>): Promise<Row[]> {
   const out: Row[] = [];
   for await (const b of input) for (const r of b) out.push(r);
   return out;

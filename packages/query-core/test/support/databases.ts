@@ -1,6 +1,7 @@
 import pg from 'pg';
 import mysql from 'mysql2/promise';
 import { createConnector, type Connector, type EngineName, type SourceConfig } from '@junction/connectors';
+import type { RegisteredSource } from '../../src/api.js';
 
 export const PG_URL = process.env.TEST_PG_URL ?? 'postgres://junction:junction@127.0.0.1:5432/junction_test';
 export const MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://junction:junction@127.0.0.1:3306/junction_test';
@@ -32,6 +33,12 @@ export interface TestDatabase {
   connector(sourceName: string): Promise<Connector>;
   exec(sql: string): Promise<void>;
   drop(): Promise<void>;
+}
+
+/** The database as a source for Engine.addSource: a connector, its catalog and its probed semantics. */
+export async function registered(db: TestDatabase, name: string, extra: Partial<RegisteredSource> = {}): Promise<RegisteredSource> {
+  const connector = await db.connector(name);
+  return { name, connector, catalog: await connector.introspect(), semantics: await connector.probe(), ...extra };
 }
 
 export async function createPgDatabase(area: string): Promise<TestDatabase> {
